@@ -68,8 +68,7 @@ class ConfigException(ConnectException):
     ``"Invalid value <value> for configuration <name>: <message>"``; or with one string.
     """
 
-    def __init__(self, name: str, value: object = None, message: str | None = None, *,
-                 _single: bool = False) -> None:
+    def __init__(self, name: str, value: object = None, message: str | None = None) -> None:
         if message is None and value is None:
             text = name
             self.config_name: str | None = None

@@ -1,0 +1,158 @@
+"""``Struct``: a value of a STRUCT schema, with validated puts (``org.apache.kafka.connect.data.Struct``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from kconnect.api.data.schema import Field, Schema, Type, validate_value
+from kconnect.api.errors import DataException
+
+__all__ = ["Struct"]
+
+
+class Struct:
+    """A record-like value whose fields are described by a STRUCT :class:`Schema`.
+
+    ``put`` validates the value against the field's schema and raises :class:`DataException`
+    naming the field and the expected type; ``get`` returns the field's default when the value
+    is unset, as Kafka does; :meth:`validate` checks that every required field has a value.
+    Structs are mutable, so they are not hashable across mutation; equality compares schema and
+    values.
+    """
+
+    __slots__ = ("_schema", "_values")
+
+    def __init__(self, schema: Schema) -> None:
+        if schema.type is not Type.STRUCT:
+            raise DataException("Not a struct schema: " + repr(schema))
+        self._schema = schema
+        self._values: dict[str, Any] = {}
+
+    @classmethod
+    def trusted(cls, schema: Schema, values: dict[str, Any]) -> Struct:
+        """Build a Struct from values already known to match ``schema`` (no per-field checks).
+
+        For converters and connectors on the hot path that produce values straight from a
+        decoded schema; ``values`` is taken over, not copied.
+        """
+        s = cls.__new__(cls)
+        s._schema = schema
+        s._values = values
+        return s
+
+    @property
+    def schema(self) -> Schema:
+        return self._schema
+
+    def _lookup(self, field_name: str) -> Field:
+        f = self._schema.field(field_name)
+        if f is None:
+            raise DataException(f"{field_name} is not a valid field name")
+        return f
+
+    def get(self, field: str | Field) -> Any:
+        """The field's value, or the field schema's default when the value is null."""
+        f = field if isinstance(field, Field) else self._lookup(field)
+        v = self._values.get(f.name)
+        if v is None:
+            return f.schema.default_value
+        return v
+
+    def get_without_default(self, field: str | Field) -> Any:
+        """The field's value as put (null stays null)."""
+        f = field if isinstance(field, Field) else self._lookup(field)
+        return self._values.get(f.name)
+
+    def put(self, field: str | Field, value: Any) -> Struct:
+        """Set a field's value after validating it; returns self for chaining."""
+        f = field if isinstance(field, Field) else self._lookup(field)
+        if isinstance(field, Field) and self._schema.field(field.name) != field:
+            raise DataException("Field not present in this struct's schema: " + field.name)
+        validate_value(f.schema, value, f.name)
+        self._values[f.name] = value
+        return self
+
+    def validate(self) -> None:
+        """Raise DataException unless every field's value is valid (required fields are set)."""
+        for f in self._schema.fields:
+            validate_value(f.schema, self._values.get(f.name), f.name)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """(field name, value without default) pairs in schema order."""
+        for f in self._schema.fields:
+            yield f.name, self._values.get(f.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Field values (without defaults) in schema order; nested structs stay Structs."""
+        return {f.name: self._values.get(f.name) for f in self._schema.fields}
+
+    # Typed getters, as Kafka's Struct has them: they check the schema type.
+    def _typed(self, name: str, t: Type) -> Any:
+        f = self._lookup(name)
+        if f.schema.type is not t:
+            raise DataException(
+                f"Field '{name}' is not of type {t.name}, it is {f.schema.type.name}")
+        return self.get(f)
+
+    def get_int8(self, name: str) -> int | None:
+        return self._typed(name, Type.INT8)  # type: ignore[no-any-return]
+
+    def get_int16(self, name: str) -> int | None:
+        return self._typed(name, Type.INT16)  # type: ignore[no-any-return]
+
+    def get_int32(self, name: str) -> int | None:
+        return self._typed(name, Type.INT32)  # type: ignore[no-any-return]
+
+    def get_int64(self, name: str) -> int | None:
+        return self._typed(name, Type.INT64)  # type: ignore[no-any-return]
+
+    def get_float32(self, name: str) -> float | None:
+        return self._typed(name, Type.FLOAT32)  # type: ignore[no-any-return]
+
+    def get_float64(self, name: str) -> float | None:
+        return self._typed(name, Type.FLOAT64)  # type: ignore[no-any-return]
+
+    def get_boolean(self, name: str) -> bool | None:
+        return self._typed(name, Type.BOOLEAN)  # type: ignore[no-any-return]
+
+    def get_string(self, name: str) -> str | None:
+        return self._typed(name, Type.STRING)  # type: ignore[no-any-return]
+
+    def get_bytes(self, name: str) -> bytes | None:
+        return self._typed(name, Type.BYTES)  # type: ignore[no-any-return]
+
+    def get_array(self, name: str) -> list[Any] | None:
+        return self._typed(name, Type.ARRAY)  # type: ignore[no-any-return]
+
+    def get_map(self, name: str) -> dict[Any, Any] | None:
+        return self._typed(name, Type.MAP)  # type: ignore[no-any-return]
+
+    def get_struct(self, name: str) -> Struct | None:
+        return self._typed(name, Type.STRUCT)  # type: ignore[no-any-return]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Struct):
+            return NotImplemented
+        if self._schema != other._schema:
+            return False
+        return all(
+            _eq(self._values.get(f.name), other._values.get(f.name)) for f in self._schema.fields)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        parts = ",".join(f"{name}={_repr(v)}" for name, v in self.items() if v is not None)
+        return "Struct{" + parts + "}"
+
+
+def _eq(a: Any, b: Any) -> bool:
+    if isinstance(a, (bytes, bytearray, memoryview)) and isinstance(b, (bytes, bytearray, memoryview)):
+        return bytes(a) == bytes(b)
+    return bool(a == b)
+
+
+def _repr(v: Any) -> str:
+    if isinstance(v, (bytes, bytearray)):
+        return repr(bytes(v))
+    return str(v)

@@ -116,17 +116,15 @@ def kafka_artifacts(version: str = KAFKA_VERSION) -> list[str]:
     """Coordinates of everything ``kafka.Kafka`` and ``kafka.tools.StorageTool`` need to run.
 
     ``kafka_2.13`` brings the broker, controller, raft, storage and coordinators as runtime
-    dependencies; ``kafka-tools`` adds the command-line tools; the log4j2 artifacts give SLF4J
-    a backend so the broker log is written (configured by the generated ``log4j2.yaml``).
+    dependencies (``kafka.tools.StorageTool`` is in core); the log4j2 artifacts give SLF4J
+    a backend so the broker log is written (configured by the generated ``log4j2.properties``).
     """
     return [
         f"org.apache.kafka:kafka_{SCALA_BINARY_VERSION}:{version}",
         f"org.apache.kafka:kafka-server:{version}",
         f"org.apache.kafka:kafka-storage:{version}",
-        f"org.apache.kafka:kafka-tools:{version}",
-        "org.apache.logging.log4j:log4j-core:2.24.3",
-        "org.apache.logging.log4j:log4j-slf4j-impl:2.24.3",
-        "org.apache.logging.log4j:log4j-1.2-api:2.24.3",
+        "org.apache.logging.log4j:log4j-core:2.25.5",
+        "org.apache.logging.log4j:log4j-slf4j-impl:2.25.5",
     ]
 
 

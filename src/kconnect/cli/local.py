@@ -1,0 +1,153 @@
+"""``kconnect local start|stop|status``: a local Apache Kafka + PostgreSQL for development.
+
+In the spirit of ``confluent local services start``: one KRaft Kafka node on 127.0.0.1:9092
+and one PostgreSQL on 127.0.0.1:5432 (database ``kcdb``, user ``kcuser``, password ``kcpw``),
+with all data, logs and pid files under ``$KCONNECT_HOME`` (default ``./.kconnect``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+HELP = "run Apache Kafka and PostgreSQL locally for development and tests"
+
+DESCRIPTION = """\
+Run a local development stack:
+
+  kafka     Apache Kafka (the real broker, KRaft mode, one combined broker+controller node)
+            on 127.0.0.1:9092, controller on 127.0.0.1:9093. Jars come from $KAFKA_HOME when it
+            is a Kafka distribution, otherwise from Maven Central (needs java 17+ and mvn;
+            downloaded once into $KCONNECT_HOME/cache).
+  postgres  PostgreSQL on 127.0.0.1:5432, database kcdb, user kcuser, password kcpw
+            (postgresql://kcuser:kcpw@127.0.0.1:5432/kcdb). Needs the PostgreSQL server
+            binaries (initdb, pg_ctl).
+
+Data, logs and pid files live under $KCONNECT_HOME (default ./.kconnect). `start` is
+idempotent and safe to run concurrently; `stop` stops only what `start` started.
+"""
+
+
+def _say(message: str) -> None:
+    print(message, flush=True)
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from kconnect.local.stack import StackOptions
+
+    return StackOptions(
+        kafka=not getattr(args, "postgres_only", False),
+        postgres=not getattr(args, "kafka_only", False),
+        kafka_port=args.kafka_port,
+        controller_port=args.controller_port,
+        pg_port=args.pg_port,
+    )
+
+
+def _start(args: argparse.Namespace) -> int:
+    from kconnect.local import paths, stack
+
+    _say(f"kconnect home: {paths.home()}")
+    stack.start(_options(args), progress=_say)
+    _say("")
+    _say(stack.format_table(stack.status(_options(args))))
+    return 0
+
+
+def _stop(args: argparse.Namespace) -> int:
+    from kconnect.local import stack
+
+    stopped = stack.stop(_options(args), progress=_say, purge=args.purge)
+    if not stopped:
+        _say("Nothing to stop (no service started from this home is running).")
+    return 0
+
+
+def _status(args: argparse.Namespace) -> int:
+    from kconnect.local import paths, stack
+
+    rows = stack.status(_options(args))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        _say(f"kconnect home: {paths.home()}")
+        _say(stack.format_table(rows))
+    return 0
+
+
+def _run(handler: Any) -> Any:
+    """Wrap a handler so missing tools and stack failures print one clear line."""
+
+    def run(args: argparse.Namespace) -> int:
+        from kconnect.local import LocalStackError, MissingToolError
+
+        try:
+            return int(handler(args))
+        except MissingToolError as e:
+            print(f"kconnect local: {e}", file=sys.stderr)
+            return 3
+        except (LocalStackError, TimeoutError) as e:
+            print(f"kconnect local: error: {e}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+def _add_common(p: argparse.ArgumentParser, *, selection: bool = True) -> None:
+    if selection:
+        only = p.add_mutually_exclusive_group()
+        only.add_argument("--kafka-only", action="store_true", help="only Apache Kafka")
+        only.add_argument("--postgres-only", action="store_true", help="only PostgreSQL")
+    p.add_argument(
+        "--kafka-port", type=int, default=9092, metavar="PORT", help="Kafka port (default 9092)"
+    )
+    p.add_argument(
+        "--controller-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="KRaft controller port (default: Kafka port + 1)",
+    )
+    p.add_argument(
+        "--pg-port", type=int, default=5432, metavar="PORT", help="PostgreSQL port (default 5432)"
+    )
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``kconnect local`` and its ``start``/``stop``/``status`` subcommands."""
+    parser = subparsers.add_parser(
+        "local",
+        help=HELP,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="local_command", metavar="ACTION", title="actions")
+    parser.set_defaults(func=lambda _args: (parser.print_help(), 2)[1])
+
+    start = actions.add_parser(
+        "start", help="start the services (idempotent)", description="Start the local stack."
+    )
+    _add_common(start)
+    start.set_defaults(func=_run(_start))
+
+    stop = actions.add_parser(
+        "stop",
+        help="stop the services started by `start`",
+        description="Stop what `kconnect local start` started (graceful, then kill).",
+    )
+    _add_common(stop)
+    stop.add_argument(
+        "--purge",
+        action="store_true",
+        help="also delete the services' data directories (the jar cache stays)",
+    )
+    stop.set_defaults(func=_run(_stop))
+
+    status = actions.add_parser(
+        "status", help="show what runs where", description="Show the local services."
+    )
+    _add_common(status, selection=False)
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    status.set_defaults(func=_run(_status))

@@ -132,7 +132,9 @@ class SourceConnector(Connector):
 
     context: SourceConnectorContext
 
-    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport | None:
+    def exactly_once_support(
+        self, connector_config: Mapping[str, str]
+    ) -> ExactlyOnceSupport | None:
         """Whether this connector can deliver exactly once with this config (None: unknown)."""
         return None
 

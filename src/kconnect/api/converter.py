@@ -43,23 +43,25 @@ class Converter(ABC):
         """Configure once, before any conversion."""
 
     @abstractmethod
-    def from_connect_data(self, topic: str, schema: Schema | None, value: Any,
-                          headers: Headers | None = None) -> bytes | None:
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
         """Serialize a Connect value. A null value (tombstone) may return None."""
 
     @abstractmethod
-    def to_connect_data(self, topic: str, value: bytes | None,
-                        headers: Headers | None = None) -> SchemaAndValue:
+    def to_connect_data(
+        self, topic: str, value: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
         """Deserialize bytes (None for a tombstone) into a schema and value."""
 
-    def from_connect_batch(self, topic: str,
-                           items: Sequence[tuple[Schema | None, Any]]) -> list[bytes | None]:
+    def from_connect_batch(
+        self, topic: str, items: Sequence[tuple[Schema | None, Any]]
+    ) -> list[bytes | None]:
         """Serialize many (schema, value) pairs for one topic; override for speed."""
         f = self.from_connect_data
         return [f(topic, s, v) for s, v in items]
 
-    def to_connect_batch(self, topic: str,
-                         values: Sequence[bytes | None]) -> list[SchemaAndValue]:
+    def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
         """Deserialize many values from one topic; override for speed."""
         f = self.to_connect_data
         return [f(topic, v) for v in values]
@@ -80,13 +82,13 @@ class HeaderConverter(ABC):
         """Configure once, before any conversion."""
 
     @abstractmethod
-    def from_connect_header(self, topic: str, header_key: str, schema: Schema | None,
-                            value: Any) -> bytes | None:
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
         """Serialize one header value."""
 
     @abstractmethod
-    def to_connect_header(self, topic: str, header_key: str,
-                          value: bytes | None) -> SchemaAndValue:
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
         """Deserialize one header value."""
 
     def config(self) -> ConfigDef:

@@ -47,8 +47,9 @@ class Headers:
         return self
 
     def add_string(self, key: str, value: str | None) -> Headers:
-        return self.add(key, value, Schema.OPTIONAL_STRING_SCHEMA if value is None
-                        else Schema.STRING_SCHEMA)
+        return self.add(
+            key, value, Schema.OPTIONAL_STRING_SCHEMA if value is None else Schema.STRING_SCHEMA
+        )
 
     def add_int(self, key: str, value: int) -> Headers:
         return self.add(key, value, Schema.INT32_SCHEMA)
@@ -65,7 +66,8 @@ class Headers:
     def last_with_name(self, key: str) -> Header | None:
         for h in reversed(self._headers):
             if h.key == key:
-                return h
+                found: Header = h
+                return found
         return None
 
     def all_with_name(self, key: str) -> list[Header]:
@@ -115,6 +117,11 @@ class Headers:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return "ConnectHeaders(headers=" + ", ".join(
-            f"ConnectHeader(key={h.key}, value={h.value}, schema={h.schema})"
-            for h in self._headers) + ")"
+        return (
+            "ConnectHeaders(headers="
+            + ", ".join(
+                f"ConnectHeader(key={h.key}, value={h.value}, schema={h.schema})"
+                for h in self._headers
+            )
+            + ")"
+        )

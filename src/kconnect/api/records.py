@@ -58,8 +58,16 @@ class ConnectRecord:
     """The fields every record has: topic, partition, key and value with schemas, timestamp
     (epoch ms or None) and headers."""
 
-    __slots__ = ("headers", "kafka_partition", "key", "key_schema", "timestamp", "topic",
-                 "value", "value_schema")
+    __slots__ = (
+        "headers",
+        "kafka_partition",
+        "key",
+        "key_schema",
+        "timestamp",
+        "topic",
+        "value",
+        "value_schema",
+    )
 
     def __init__(
         self,
@@ -97,14 +105,28 @@ class ConnectRecord:
         ``headers`` defaults to a copy of this record's headers. Subclasses override it to
         carry their own fields over.
         """
-        return type(self)(topic, kafka_partition, key_schema, key, value_schema, value,
-                          timestamp, headers if headers is not None else self.headers.duplicate())
+        return type(self)(
+            topic,
+            kafka_partition,
+            key_schema,
+            key,
+            value_schema,
+            value,
+            timestamp,
+            headers if headers is not None else self.headers.duplicate(),
+        )
 
     def _base_eq(self, other: ConnectRecord) -> bool:
-        return (self.topic == other.topic and self.kafka_partition == other.kafka_partition
-                and self.key_schema == other.key_schema and self.key == other.key
-                and self.value_schema == other.value_schema and self.value == other.value
-                and self.timestamp == other.timestamp and self.headers == other.headers)
+        return (
+            self.topic == other.topic
+            and self.kafka_partition == other.kafka_partition
+            and self.key_schema == other.key_schema
+            and self.key == other.key
+            and self.value_schema == other.value_schema
+            and self.value == other.value
+            and self.timestamp == other.timestamp
+            and self.headers == other.headers
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -131,12 +153,13 @@ class SourceRecord(ConnectRecord):
         timestamp: int | None = None,
         headers: Headers | None = None,
     ) -> None:
-        super().__init__(topic, kafka_partition, key_schema, key, value_schema, value,
-                         timestamp, headers)
+        super().__init__(
+            topic, kafka_partition, key_schema, key, value_schema, value, timestamp, headers
+        )
         self.source_partition = source_partition
         self.source_offset = source_offset
 
-    def new_record(  # type: ignore[override]
+    def new_record(
         self,
         topic: str,
         kafka_partition: int | None,
@@ -147,23 +170,37 @@ class SourceRecord(ConnectRecord):
         timestamp: int | None,
         headers: Headers | None = None,
     ) -> SourceRecord:
-        return SourceRecord(self.source_partition, self.source_offset, topic, kafka_partition,
-                            key_schema, key, value_schema, value, timestamp,
-                            headers if headers is not None else self.headers.duplicate())
+        return SourceRecord(
+            self.source_partition,
+            self.source_offset,
+            topic,
+            kafka_partition,
+            key_schema,
+            key,
+            value_schema,
+            value,
+            timestamp,
+            headers if headers is not None else self.headers.duplicate(),
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SourceRecord):
             return NotImplemented
-        return (self._base_eq(other) and self.source_partition == other.source_partition
-                and self.source_offset == other.source_offset)
+        return (
+            self._base_eq(other)
+            and self.source_partition == other.source_partition
+            and self.source_offset == other.source_offset
+        )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
-        return (f"SourceRecord{{sourcePartition={self.source_partition}, "
-                f"sourceOffset={self.source_offset}}} topic={self.topic} "
-                f"kafkaPartition={self.kafka_partition} key={self.key} value={self.value} "
-                f"timestamp={self.timestamp}")
+        return (
+            f"SourceRecord{{sourcePartition={self.source_partition}, "
+            f"sourceOffset={self.source_offset}}} topic={self.topic} "
+            f"kafkaPartition={self.kafka_partition} key={self.key} value={self.value} "
+            f"timestamp={self.timestamp}"
+        )
 
 
 class SinkRecord(ConnectRecord):
@@ -174,8 +211,13 @@ class SinkRecord(ConnectRecord):
     report offsets against them.
     """
 
-    __slots__ = ("kafka_offset", "original_kafka_offset", "original_kafka_partition",
-                 "original_topic", "timestamp_type")
+    __slots__ = (
+        "kafka_offset",
+        "original_kafka_offset",
+        "original_kafka_partition",
+        "original_topic",
+        "timestamp_type",
+    )
 
     def __init__(
         self,
@@ -193,18 +235,20 @@ class SinkRecord(ConnectRecord):
         original_kafka_partition: int | None = None,
         original_kafka_offset: int | None = None,
     ) -> None:
-        super().__init__(topic, kafka_partition, key_schema, key, value_schema, value,
-                         timestamp, headers)
+        super().__init__(
+            topic, kafka_partition, key_schema, key, value_schema, value, timestamp, headers
+        )
         self.kafka_offset = kafka_offset
         self.timestamp_type = timestamp_type
         self.original_topic = original_topic if original_topic is not None else topic
-        self.original_kafka_partition = (original_kafka_partition
-                                         if original_kafka_partition is not None
-                                         else kafka_partition)
-        self.original_kafka_offset = (original_kafka_offset if original_kafka_offset is not None
-                                      else kafka_offset)
+        self.original_kafka_partition = (
+            original_kafka_partition if original_kafka_partition is not None else kafka_partition
+        )
+        self.original_kafka_offset = (
+            original_kafka_offset if original_kafka_offset is not None else kafka_offset
+        )
 
-    def new_record(  # type: ignore[override]
+    def new_record(
         self,
         topic: str,
         kafka_partition: int | None,
@@ -215,23 +259,37 @@ class SinkRecord(ConnectRecord):
         timestamp: int | None,
         headers: Headers | None = None,
     ) -> SinkRecord:
-        return SinkRecord(topic, kafka_partition if kafka_partition is not None else -1,
-                          key_schema, key, value_schema, value, self.kafka_offset, timestamp,
-                          self.timestamp_type,
-                          headers if headers is not None else self.headers.duplicate(),
-                          self.original_topic, self.original_kafka_partition,
-                          self.original_kafka_offset)
+        return SinkRecord(
+            topic,
+            kafka_partition if kafka_partition is not None else -1,
+            key_schema,
+            key,
+            value_schema,
+            value,
+            self.kafka_offset,
+            timestamp,
+            self.timestamp_type,
+            headers if headers is not None else self.headers.duplicate(),
+            self.original_topic,
+            self.original_kafka_partition,
+            self.original_kafka_offset,
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SinkRecord):
             return NotImplemented
-        return (self._base_eq(other) and self.kafka_offset == other.kafka_offset
-                and self.timestamp_type == other.timestamp_type)
+        return (
+            self._base_eq(other)
+            and self.kafka_offset == other.kafka_offset
+            and self.timestamp_type == other.timestamp_type
+        )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
-        return (f"SinkRecord{{kafkaOffset={self.kafka_offset}, "
-                f"timestampType={self.timestamp_type.value}}} topic={self.topic} "
-                f"kafkaPartition={self.kafka_partition} key={self.key} value={self.value} "
-                f"timestamp={self.timestamp}")
+        return (
+            f"SinkRecord{{kafkaOffset={self.kafka_offset}, "
+            f"timestampType={self.timestamp_type.value}}} topic={self.topic} "
+            f"kafkaPartition={self.kafka_partition} key={self.key} value={self.value} "
+            f"timestamp={self.timestamp}"
+        )

@@ -177,7 +177,9 @@ class SinkTask(Task):
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         """Make everything passed to ``put`` durable before these offsets are committed."""
 
-    def pre_commit(self, current_offsets: Mapping[TopicPartition, int]) -> dict[TopicPartition, int]:
+    def pre_commit(
+        self, current_offsets: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, int]:
         """The offsets safe to commit (default: flush, then all of ``current_offsets``)."""
         self.flush(current_offsets)
         return dict(current_offsets)
@@ -187,4 +189,3 @@ class SinkTask(Task):
 
     def close(self, partitions: Collection[TopicPartition]) -> None:
         """These partitions were revoked: drop any state kept for them."""
-

@@ -29,7 +29,7 @@ from kconnect.api.errors import DataException
 __all__ = ["Date", "Decimal", "Time", "Timestamp"]
 
 _EPOCH_DATE = _dt.date(1970, 1, 1)
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _MS_PER_DAY = 86_400_000
 
 
@@ -41,8 +41,12 @@ class Decimal:
 
     @staticmethod
     def builder(scale: int) -> SchemaBuilder:
-        return (SchemaBuilder.bytes().name(DECIMAL_LOGICAL_NAME)
-                .parameter("scale", str(scale)).version(1))
+        return (
+            SchemaBuilder.bytes()
+            .name(DECIMAL_LOGICAL_NAME)
+            .parameter("scale", str(scale))
+            .version(1)
+        )
 
     @staticmethod
     def schema(scale: int) -> Schema:
@@ -70,7 +74,8 @@ class Decimal:
         if shifted != unscaled:
             raise DataException(
                 f"Decimal value {value} has mismatching scale for given Decimal schema "
-                f"(scale {scale})")
+                f"(scale {scale})"
+            )
         # Java's BigInteger.toByteArray: the fewest bytes that hold the value and its sign bit.
         bits = (unscaled if unscaled >= 0 else ~unscaled).bit_length()
         return unscaled.to_bytes(bits // 8 + 1, "big", signed=True)
@@ -99,18 +104,23 @@ class Date:
     @staticmethod
     def from_logical(schema: Schema, value: _dt.date) -> int:
         if schema.name != DATE_LOGICAL_NAME:
-            raise DataException("Requested conversion of Date object but the schema does not match.")
+            raise DataException(
+                "Requested conversion of Date object but the schema does not match."
+            )
         if isinstance(value, _dt.datetime):
             if value.time() != _dt.time(0):
                 raise DataException(
-                    "Kafka Connect Date type should not have any time fields set to non-zero values.")
+                    "Kafka Connect Date type should not have any time fields set to non-zero values."
+                )
             value = value.date()
         return (value - _EPOCH_DATE).days
 
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.date:
         if schema.name != DATE_LOGICAL_NAME:
-            raise DataException("Requested conversion of Date object but the schema does not match.")
+            raise DataException(
+                "Requested conversion of Date object but the schema does not match."
+            )
         return _EPOCH_DATE + _dt.timedelta(days=value)
 
 
@@ -127,17 +137,23 @@ class Time:
     @staticmethod
     def from_logical(schema: Schema, value: _dt.time) -> int:
         if schema.name != TIME_LOGICAL_NAME:
-            raise DataException("Requested conversion of Time object but the schema does not match.")
-        return ((value.hour * 60 + value.minute) * 60 + value.second) * 1000 \
-            + value.microsecond // 1000
+            raise DataException(
+                "Requested conversion of Time object but the schema does not match."
+            )
+        return (
+            (value.hour * 60 + value.minute) * 60 + value.second
+        ) * 1000 + value.microsecond // 1000
 
     @staticmethod
     def to_logical(schema: Schema, value: int) -> _dt.time:
         if schema.name != TIME_LOGICAL_NAME:
-            raise DataException("Requested conversion of Time object but the schema does not match.")
+            raise DataException(
+                "Requested conversion of Time object but the schema does not match."
+            )
         if value < 0 or value > _MS_PER_DAY:
             raise DataException(
-                "Time values must use number of milliseconds greater than 0 and less than 86400000")
+                "Time values must use number of milliseconds greater than 0 and less than 86400000"
+            )
         value %= _MS_PER_DAY
         s, ms = divmod(value, 1000)
         m, s = divmod(s, 60)
@@ -159,9 +175,10 @@ class Timestamp:
     def from_logical(schema: Schema, value: _dt.datetime) -> int:
         if schema.name != TIMESTAMP_LOGICAL_NAME:
             raise DataException(
-                "Requested conversion of Timestamp object but the schema does not match.")
+                "Requested conversion of Timestamp object but the schema does not match."
+            )
         if value.tzinfo is None:
-            value = value.replace(tzinfo=_dt.timezone.utc)
+            value = value.replace(tzinfo=_dt.UTC)
         delta = value - _EPOCH
         return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
@@ -169,7 +186,8 @@ class Timestamp:
     def to_logical(schema: Schema, value: int) -> _dt.datetime:
         if schema.name != TIMESTAMP_LOGICAL_NAME:
             raise DataException(
-                "Requested conversion of Timestamp object but the schema does not match.")
+                "Requested conversion of Timestamp object but the schema does not match."
+            )
         return _EPOCH + _dt.timedelta(milliseconds=value)
 
 

@@ -17,6 +17,7 @@ Timestamp) use ``decimal.Decimal``, ``datetime.date``, ``datetime.time`` and
 
 from __future__ import annotations
 
+import builtins
 import datetime as _dt
 import decimal as _decimal
 import enum
@@ -90,8 +91,11 @@ class Field:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Field):
             return NotImplemented
-        return (self._name == other._name and self._index == other._index
-                and self._schema == other._schema)
+        return (
+            self._name == other._name
+            and self._index == other._index
+            and self._schema == other._schema
+        )
 
     def __hash__(self) -> int:
         return hash((self._name, self._index, self._schema))
@@ -108,8 +112,20 @@ class Schema:
     ``value_schema`` (MAP; ARRAY uses ``value_schema`` for its items).
     """
 
-    __slots__ = ("_default", "_doc", "_field_map", "_fields", "_hash", "_key_schema", "_name",
-                 "_optional", "_parameters", "_type", "_value_schema", "_version")
+    __slots__ = (
+        "_default",
+        "_doc",
+        "_field_map",
+        "_fields",
+        "_hash",
+        "_key_schema",
+        "_name",
+        "_optional",
+        "_parameters",
+        "_type",
+        "_value_schema",
+        "_version",
+    )
 
     # Predefined schemas, assigned below the class.
     INT8_SCHEMA: ClassVar[Schema]
@@ -151,7 +167,8 @@ class Schema:
         self._version = version
         self._doc = doc
         self._parameters: Mapping[str, str] | None = (
-            MappingProxyType(dict(parameters)) if parameters is not None else None)
+            MappingProxyType(dict(parameters)) if parameters is not None else None
+        )
         if type is Type.STRUCT:
             self._fields: tuple[Field, ...] = tuple(fields or ())
             self._field_map: dict[str, Field] = {f.name: f for f in self._fields}
@@ -225,24 +242,37 @@ class Schema:
 
     # -- equality --------------------------------------------------------------------------
     def _key(self) -> tuple[Any, ...]:
-        return (self._type, self._optional, _hashable(self._default), self._name, self._version,
-                self._doc, tuple(sorted(self._parameters.items())) if self._parameters else None,
-                self._fields, self._key_schema, self._value_schema)
+        return (
+            self._type,
+            self._optional,
+            _hashable(self._default),
+            self._name,
+            self._version,
+            self._doc,
+            tuple(sorted(self._parameters.items())) if self._parameters else None,
+            self._fields,
+            self._key_schema,
+            self._value_schema,
+        )
 
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
         if not isinstance(other, Schema):
             return NotImplemented
-        return (self._type is other._type and self._optional == other._optional
-                and self._name == other._name and self._version == other._version
-                and self._doc == other._doc
-                and (dict(self._parameters) if self._parameters is not None else None)
-                == (dict(other._parameters) if other._parameters is not None else None)
-                and self._fields == other._fields
-                and self._key_schema == other._key_schema
-                and self._value_schema == other._value_schema
-                and _values_equal(self._default, other._default))
+        return (
+            self._type is other._type
+            and self._optional == other._optional
+            and self._name == other._name
+            and self._version == other._version
+            and self._doc == other._doc
+            and (dict(self._parameters) if self._parameters is not None else None)
+            == (dict(other._parameters) if other._parameters is not None else None)
+            and self._fields == other._fields
+            and self._key_schema == other._key_schema
+            and self._value_schema == other._value_schema
+            and _values_equal(self._default, other._default)
+        )
 
     def __hash__(self) -> int:
         if self._hash is None:
@@ -273,8 +303,9 @@ def _hashable(value: Any) -> Any:
 def _values_equal(a: Any, b: Any) -> bool:
     if a is b:
         return True
-    if type(a) is not type(b) and not (isinstance(a, (bytes, bytearray))
-                                       and isinstance(b, (bytes, bytearray))):
+    if type(a) is not type(b) and not (
+        isinstance(a, (bytes, bytearray)) and isinstance(b, (bytes, bytearray))
+    ):
         return False
     return bool(a == b)
 
@@ -306,7 +337,8 @@ def _type_error(schema: Schema, value: Any, field: str | None) -> DataException:
     name = f'"{schema.name}" ' if schema.name else ""
     return DataException(
         f"Invalid Python object for schema {name}with type {schema.type.name}: "
-        f"{type(value).__name__}{where}")
+        f"{type(value).__name__}{where}"
+    )
 
 
 def validate_value(schema: Schema, value: Any, field: str | None = None) -> None:
@@ -318,7 +350,8 @@ def validate_value(schema: Schema, value: Any, field: str | None = None) -> None
         if not schema.optional:
             where = f'field: "{field}"' if field is not None else "field"
             raise DataException(
-                f"Invalid value: null used for required {where}, schema type: {schema.type.name}")
+                f"Invalid value: null used for required {where}, schema type: {schema.type.name}"
+            )
         return
     t = schema.type
     logical = _LOGICAL_PY_TYPES.get(schema.name) if schema.name else None
@@ -340,19 +373,20 @@ def validate_value(schema: Schema, value: Any, field: str | None = None) -> None
     expected = _PY_TYPES[t]
     if not isinstance(value, expected) or (isinstance(value, bool) and t is not Type.BOOLEAN):
         raise _type_error(schema, value, field)
+    v: Any = value  # checked above; keep mypy from narrowing to object
     rng = _INT_RANGES.get(t)
-    if rng is not None and not rng[0] <= value <= rng[1]:
+    if rng is not None and not rng[0] <= v <= rng[1]:
         where = f' for field: "{field}"' if field is not None else ""
-        raise DataException(f"Value {value} out of range for schema type {t.name}{where}")
+        raise DataException(f"Value {v} out of range for schema type {t.name}{where}")
     if t is Type.ARRAY:
         items = schema.value_schema
-        for item in value:
+        for item in v:
             validate_value(items, item, field)
     elif t is Type.MAP:
         ks, vs = schema.key_schema, schema.value_schema
-        for k, v in value.items():
-            validate_value(ks, k, field)
-            validate_value(vs, v, field)
+        for mk, mv in v.items():
+            validate_value(ks, mk, field)
+            validate_value(vs, mv, field)
 
 
 class SchemaBuilder:
@@ -363,8 +397,18 @@ class SchemaBuilder:
     :class:`SchemaBuilderException`, as Kafka does.
     """
 
-    __slots__ = ("_default", "_doc", "_fields", "_key_schema", "_name", "_optional",
-                 "_parameters", "_type", "_value_schema", "_version")
+    __slots__ = (
+        "_default",
+        "_doc",
+        "_fields",
+        "_key_schema",
+        "_name",
+        "_optional",
+        "_parameters",
+        "_type",
+        "_value_schema",
+        "_version",
+    )
 
     def __init__(self, type: Type) -> None:
         self._type = type
@@ -430,8 +474,9 @@ class SchemaBuilder:
         return b
 
     @staticmethod
-    def map(key_schema: Schema | SchemaBuilder,
-            value_schema: Schema | SchemaBuilder) -> SchemaBuilder:
+    def map(
+        key_schema: Schema | SchemaBuilder, value_schema: Schema | SchemaBuilder
+    ) -> SchemaBuilder:
         b = SchemaBuilder(Type.MAP)
         b._key_schema = _built(key_schema)
         b._value_schema = _built(value_schema)
@@ -460,7 +505,8 @@ class SchemaBuilder:
     def _check_unset(self, what: str, current: Any, new: Any) -> None:
         if current is not None and current != new:
             raise SchemaBuilderException(
-                f"Invalid SchemaBuilder call: {what} has already been set.")
+                f"Invalid SchemaBuilder call: {what} has already been set."
+            )
 
     def optional(self) -> SchemaBuilder:
         self._optional = True
@@ -512,8 +558,9 @@ class SchemaBuilder:
         if name is None or name == "":
             raise SchemaBuilderException("fieldName cannot be null.")
         if name in self._fields:
-            raise SchemaBuilderException("Cannot create field because of field name duplication "
-                                         + name)
+            raise SchemaBuilderException(
+                "Cannot create field because of field name duplication " + name
+            )
         built = _built(schema)
         if built is None:
             raise SchemaBuilderException("fieldSchema for field " + name + " cannot be null.")
@@ -531,16 +578,23 @@ class SchemaBuilder:
         return tuple(self._fields.values())
 
     @property
-    def is_optional(self) -> bool:
+    def is_optional(self) -> builtins.bool:
         return self._optional
 
     def build(self) -> Schema:
         """Return the immutable :class:`Schema`."""
         return Schema(
-            self._type, self._optional, self._default, self._name, self._version, self._doc,
+            self._type,
+            self._optional,
+            self._default,
+            self._name,
+            self._version,
+            self._doc,
             self._parameters,
             tuple(self._fields.values()) if self._fields is not None else None,
-            self._key_schema, self._value_schema)
+            self._key_schema,
+            self._value_schema,
+        )
 
     def schema(self) -> Schema:
         return self.build()
@@ -554,8 +608,17 @@ def _primitive(t: Type, optional: bool) -> Schema:
     return Schema(t, optional)
 
 
-for _t in (Type.INT8, Type.INT16, Type.INT32, Type.INT64, Type.FLOAT32, Type.FLOAT64,
-           Type.BOOLEAN, Type.STRING, Type.BYTES):
+for _t in (
+    Type.INT8,
+    Type.INT16,
+    Type.INT32,
+    Type.INT64,
+    Type.FLOAT32,
+    Type.FLOAT64,
+    Type.BOOLEAN,
+    Type.STRING,
+    Type.BYTES,
+):
     setattr(Schema, f"{_t.name}_SCHEMA", _primitive(_t, False))
     setattr(Schema, f"OPTIONAL_{_t.name}_SCHEMA", _primitive(_t, True))
 del _t

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
 from kconnect.api.data.schema import Schema
 
@@ -15,7 +15,6 @@ class SchemaAndValue(NamedTuple):
     schema: Schema | None
     value: Any
 
-    NULL: ClassVar[SchemaAndValue]
 
-
-SchemaAndValue.NULL = SchemaAndValue(None, None)
+# Kafka's SchemaAndValue.NULL; a NamedTuple cannot declare it as a class variable.
+SchemaAndValue.NULL = SchemaAndValue(None, None)  # type: ignore[attr-defined]

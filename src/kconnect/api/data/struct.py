@@ -92,7 +92,8 @@ class Struct:
         f = self._lookup(name)
         if f.schema.type is not t:
             raise DataException(
-                f"Field '{name}' is not of type {t.name}, it is {f.schema.type.name}")
+                f"Field '{name}' is not of type {t.name}, it is {f.schema.type.name}"
+            )
         return self.get(f)
 
     def get_int8(self, name: str) -> int | None:
@@ -137,7 +138,8 @@ class Struct:
         if self._schema != other._schema:
             return False
         return all(
-            _eq(self._values.get(f.name), other._values.get(f.name)) for f in self._schema.fields)
+            _eq(self._values.get(f.name), other._values.get(f.name)) for f in self._schema.fields
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -147,7 +149,9 @@ class Struct:
 
 
 def _eq(a: Any, b: Any) -> bool:
-    if isinstance(a, (bytes, bytearray, memoryview)) and isinstance(b, (bytes, bytearray, memoryview)):
+    if isinstance(a, (bytes, bytearray, memoryview)) and isinstance(
+        b, (bytes, bytearray, memoryview)
+    ):
         return bytes(a) == bytes(b)
     return bool(a == b)
 

@@ -1,4 +1,4 @@
-"""Tiny admin helpers for the local stack and tests: wait for a broker, create a topic.
+"""Tiny admin helpers for the local stack and tests: wait for a broker, create/delete topics.
 
 These live in :mod:`kconnect.kafka` because only this package may import Kafka client
 libraries; :mod:`kconnect.local` and :mod:`kconnect.testing` call them. Each call builds a
@@ -95,4 +95,17 @@ def create_topic(
     raise TimeoutError(f"topic {name} not visible at {bootstrap} after {timeout_s:.0f} s")
 
 
-__all__ = ["create_topic", "wait_for_broker"]
+def delete_topics(bootstrap: str, names: list[str], *, timeout_s: float = 10.0) -> None:
+    """Delete topics, best effort: missing topics and timeouts are ignored (test clean-up)."""
+    if not names:
+        return
+    admin = _admin(bootstrap)
+    futures = admin.delete_topics(names, operation_timeout=timeout_s, request_timeout=timeout_s)
+    for future in futures.values():
+        try:
+            future.result(timeout=timeout_s)
+        except Exception:
+            pass
+
+
+__all__ = ["create_topic", "delete_topics", "wait_for_broker"]

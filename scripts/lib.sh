@@ -1,0 +1,75 @@
+# Shared by scripts/test, scripts/demo and .ci/run (source it; it does not run anything itself).
+# shellcheck shell=bash
+
+KC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PY="${PYTHON:-python3}"
+
+kc_say() { printf '==> %s\n' "$*"; }
+
+# kc_need_python: fail unless $PY is Python 3.11+.
+kc_need_python() {
+  if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    echo "Python 3.11+ is needed as '$PY' (set PYTHON=...): apt-get install python3" >&2
+    exit 3
+  fi
+}
+
+# kc_install: pip install -e '.[dev]' unless kconnect and the dev tools are importable already.
+kc_install() {
+  kc_need_python
+  if [[ "${KC_FORCE_INSTALL:-0}" != 1 ]] &&
+     "$PY" -c 'import kconnect.cli.main, pytest, psycopg, confluent_kafka' 2>/dev/null; then
+    return 0
+  fi
+  if ! "$PY" -m pip --version >/dev/null 2>&1; then
+    if [[ $EUID -eq 0 ]] && command -v apt-get >/dev/null; then
+      kc_say "Installing pip (apt-get install python3-pip)"
+      apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip
+    else
+      echo "pip is needed: apt-get install python3-pip" >&2
+      exit 3
+    fi
+  fi
+  kc_say "Installing kconnect with its dev dependencies (pip install -e '.[dev]')"
+  # A Debian system Python is "externally managed"; this is a dev/CI box, so install anyway.
+  PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q -e "$KC_ROOT[dev]"
+}
+
+# kc_have_postgres: true when PostgreSQL server binaries (initdb) are installed.
+kc_have_postgres() {
+  command -v initdb >/dev/null 2>&1 || compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null
+}
+
+# kc_install_postgres: apt-get install postgresql when initdb is absent (root + apt only).
+# Debian would create and start its own cluster on 5432; kconnect runs its own, so we tell
+# postgresql-common not to create one and stop any that was started.
+kc_install_postgres() {
+  kc_have_postgres && return 0
+  if [[ $EUID -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "PostgreSQL server is needed: apt-get install postgresql-15" >&2
+    exit 3
+  fi
+  kc_say "Installing PostgreSQL (apt-get install postgresql)"
+  mkdir -p /etc/postgresql-common
+  if [[ ! -e /etc/postgresql-common/createcluster.conf ]]; then
+    echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.conf
+  fi
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql
+  if command -v pg_lsclusters >/dev/null; then
+    pg_lsclusters -h 2>/dev/null | while read -r ver name _; do
+      pg_ctlcluster "$ver" "$name" stop 2>/dev/null || true
+    done
+  fi
+}
+
+# kc: run the kconnect CLI of this checkout.
+kc() { "$PY" -m kconnect.cli.main "$@"; }
+
+# kc_stopped_services: the services `kconnect local status` does not report as up.
+kc_stopped_services() {
+  "$PY" - <<'PY'
+from kconnect.local.stack import status
+print(" ".join(r["service"] for r in status() if r["state"] not in ("running", "external")))
+PY
+}

@@ -1,0 +1,133 @@
+"""Java Kafka client properties -> confluent-kafka (librdkafka) properties.
+
+Worker and connector configs name client settings the Java way (``producer.buffer.memory``,
+``consumer.max.poll.records``...). Most names are identical in librdkafka; the ones that are
+not are renamed here, and Java-only settings that have no librdkafka meaning (serializers,
+interceptors, JMX metrics...) are dropped with a debug log, so a worker.properties written
+for Apache Kafka Connect works unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+
+__all__ = ["JAVA_ONLY", "RENAMED", "to_librdkafka"]
+
+log = logging.getLogger(__name__)
+
+# Java name -> librdkafka name.
+RENAMED: dict[str, str] = {
+    "receive.buffer.bytes": "socket.receive.buffer.bytes",
+    "send.buffer.bytes": "socket.send.buffer.bytes",
+    "max.request.size": "message.max.bytes",
+}
+
+# Settings meaningful only to the Java clients; dropped.
+JAVA_ONLY: frozenset[str] = frozenset(
+    {
+        "key.serializer",
+        "value.serializer",
+        "key.deserializer",
+        "value.deserializer",
+        "interceptor.classes",
+        "partitioner.class",
+        "partitioner.ignore.keys",
+        "partitioner.adaptive.partitioning.enable",
+        "partitioner.availability.timeout.ms",
+        "max.block.ms",
+        "buffer.memory",
+        "metric.reporters",
+        "metrics.num.samples",
+        "metrics.recording.level",
+        "metrics.sample.window.ms",
+        "auto.include.jmx.reporter",
+        "default.api.timeout.ms",
+        "max.poll.records",
+        "security.providers",
+        "ssl.truststore.type",
+        "ssl.truststore.location",
+        "ssl.truststore.password",
+        "ssl.truststore.certificates",
+        "ssl.keystore.type",
+        "ssl.keymanager.algorithm",
+        "ssl.trustmanager.algorithm",
+        "ssl.secure.random.implementation",
+        "ssl.engine.factory.class",
+        "ssl.protocol",
+        "ssl.provider",
+        "ssl.enabled.protocols",
+        "sasl.jaas.config",
+        "sasl.login.callback.handler.class",
+        "sasl.client.callback.handler.class",
+        "sasl.login.class",
+        "client.dns.lookup",
+        "retry.backoff.max.ms",
+        "socket.connection.setup.timeout.max.ms",
+        "allow.auto.create.topics",
+        "internal.leave.group.on.close",
+        "metadata.max.idle.ms",
+        "enable.metrics.push",
+        "transaction.two.phase.commit.enable",
+        "group.protocol",
+        "group.remote.assignor",
+    }
+)
+
+_ASSIGNORS = {
+    "org.apache.kafka.clients.consumer.RangeAssignor": "range",
+    "org.apache.kafka.clients.consumer.RoundRobinAssignor": "roundrobin",
+    "org.apache.kafka.clients.consumer.CooperativeStickyAssignor": "cooperative-sticky",
+}
+
+_JAAS_CRED = re.compile(r'(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"')
+
+
+def _jaas_credentials(jaas: str) -> dict[str, str]:
+    """``sasl.username``/``sasl.password`` from a Plain/Scram JAAS line (librdkafka has no JAAS)."""
+    found = {k: re.sub(r"\\(.)", r"\1", v) for k, v in _JAAS_CRED.findall(jaas)}
+    out = {}
+    if "username" in found:
+        out["sasl.username"] = found["username"]
+    if "password" in found:
+        out["sasl.password"] = found["password"]
+    return out
+
+
+def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:
+    """Translate Java client properties into a librdkafka config dict.
+
+    Values are stringified (booleans as ``true``/``false``) except ints, which librdkafka
+    accepts either way. Unknown names pass through: librdkafka rejects them at client creation
+    with a message naming the property.
+    """
+    out: dict[str, object] = {}
+    for key, value in props.items():
+        if value is None:
+            continue
+        if hasattr(value, "value") and callable(value.value):  # Password
+            value = value.value()
+        if key == "sasl.jaas.config":
+            out.update(_jaas_credentials(str(value)))
+            continue
+        if key in JAVA_ONLY:
+            log.debug("Dropping Java-only client setting %s (no librdkafka equivalent)", key)
+            continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif isinstance(value, list | tuple):
+            value = ",".join(str(v) for v in value)
+        if key == "partition.assignment.strategy":
+            names = [_ASSIGNORS.get(v.strip(), v.strip()) for v in str(value).split(",")]
+            names = [n for n in names if n in ("range", "roundrobin", "cooperative-sticky")]
+            if not names:
+                continue
+            # librdkafka cannot mix eager and cooperative assignors; prefer the eager ones.
+            if "cooperative-sticky" in names and len(names) > 1:
+                names = [n for n in names if n != "cooperative-sticky"]
+            value = ",".join(names)
+        elif key == "ssl.endpoint.identification.algorithm" and str(value).strip() == "":
+            value = "none"
+        out[RENAMED.get(key, key)] = value
+    return out

@@ -1,0 +1,138 @@
+"""The consumer sink tasks read with.
+
+Kafka Connect's sink consumer defaults (``Worker.baseConsumerConfigs``): group
+``connect-<connector>``, no auto-commit (the task commits what the sink made durable),
+``auto.offset.reset=earliest``. ``topics.regex`` is subscribed as a librdkafka pattern
+anchored at both ends, because Java matches the whole topic name.
+
+Threading: one consumer per task, used from the task thread only; the assignment callbacks
+run inside :meth:`Consumer.consume` on that thread, as Java's rebalance listener runs inside
+``poll``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from confluent_kafka import OFFSET_INVALID, KafkaException
+from confluent_kafka import Consumer as _Consumer
+from confluent_kafka import TopicPartition as _TP
+
+from kconnect.api.records import TopicPartition
+from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.errors import from_kafka_error
+
+__all__ = ["Consumer", "consumer_defaults"]
+
+PartitionsCallback = Callable[[list[TopicPartition]], None]
+
+
+def consumer_defaults(group_id: str, client_id: str) -> dict[str, object]:
+    """Kafka Connect's sink consumer defaults, in Java property names."""
+    return {
+        "group.id": group_id,
+        "client.id": client_id,
+        "enable.auto.commit": "false",
+        "auto.offset.reset": "earliest",
+    }
+
+
+def _ours(parts: Iterable[Any]) -> list[TopicPartition]:
+    return [TopicPartition(p.topic, p.partition) for p in parts]
+
+
+class Consumer:
+    """A byte-array consumer. Messages from :meth:`consume` expose ``topic()``,
+    ``partition()``, ``offset()``, ``key()``, ``value()``, ``headers()`` (list of
+    ``(str, bytes)`` or None), ``timestamp()`` (``(type, ms)``: type 0 none, 1 create time,
+    2 log append time) and ``error()``.
+    """
+
+    def __init__(self, props: Mapping[str, object]) -> None:
+        config = to_librdkafka(props)
+        try:
+            self._consumer = _Consumer(config)
+        except KafkaException as e:
+            raise from_kafka_error(e, "Failed to construct kafka consumer") from e
+        self.group_id = str(config.get("group.id", ""))
+
+    def subscribe(
+        self,
+        topics: list[str] | None,
+        regex: str | None,
+        on_assign: PartitionsCallback,
+        on_revoke: PartitionsCallback,
+    ) -> None:
+        """Subscribe to ``topics`` or to every topic fully matching ``regex``."""
+        names = list(topics or [])
+        if regex:
+            names = ["^(" + regex + ")$"]
+
+        def assign_cb(_c: Any, parts: list[Any]) -> None:
+            on_assign(_ours(parts))
+
+        def revoke_cb(_c: Any, parts: list[Any]) -> None:
+            on_revoke(_ours(parts))
+
+        self._consumer.subscribe(names, on_assign=assign_cb, on_revoke=revoke_cb, on_lost=revoke_cb)
+
+    def consume(self, max_records: int, timeout: float) -> list[Any]:
+        """Up to ``max_records`` messages, waiting at most ``timeout`` s for the first."""
+        try:
+            return self._consumer.consume(max_records, timeout)
+        except KafkaException as e:
+            raise from_kafka_error(e, "Failed to poll consumer") from e
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(_ours(self._consumer.assignment()))
+
+    def pause(self, partitions: Iterable[TopicPartition]) -> None:
+        parts = [_TP(t, p) for t, p in partitions]
+        if parts:
+            self._consumer.pause(parts)
+
+    def resume(self, partitions: Iterable[TopicPartition]) -> None:
+        parts = [_TP(t, p) for t, p in partitions]
+        if parts:
+            self._consumer.resume(parts)
+
+    def seek(self, tp: TopicPartition, offset: int) -> None:
+        """Move the fetch position; the next consume returns ``offset`` first."""
+        self._consumer.seek(_TP(tp.topic, tp.partition, offset))
+
+    def committed(
+        self, partitions: Iterable[TopicPartition], timeout: float = 10.0
+    ) -> dict[TopicPartition, int | None]:
+        """The group's committed offsets (None when nothing was committed)."""
+        res = self._consumer.committed([_TP(t, p) for t, p in partitions], timeout=timeout)
+        return {
+            TopicPartition(r.topic, r.partition): (
+                None if r.offset == OFFSET_INVALID or r.offset < 0 else r.offset
+            )
+            for r in res
+        }
+
+    def position(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, int | None]:
+        res = self._consumer.position([_TP(t, p) for t, p in partitions])
+        return {
+            TopicPartition(r.topic, r.partition): (None if r.offset < 0 else r.offset) for r in res
+        }
+
+    def commit(self, offsets: Mapping[TopicPartition, int], asynchronous: bool) -> None:
+        """Commit ``offsets`` (next offset to read per partition).
+
+        Raises:
+            KafkaClientError: the synchronous commit failed.
+        """
+        if not offsets:
+            return
+        parts = [_TP(tp.topic, tp.partition, off) for tp, off in offsets.items()]
+        try:
+            self._consumer.commit(offsets=parts, asynchronous=asynchronous)
+        except KafkaException as e:
+            raise from_kafka_error(e, "Offset commit failed") from e
+
+    def close(self) -> None:
+        """Leave the group (revocation callbacks run) and drop the client."""
+        self._consumer.close()

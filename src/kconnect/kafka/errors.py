@@ -1,0 +1,41 @@
+"""Kafka client errors as Connect exceptions, so the runtime never sees confluent-kafka types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kconnect.api.errors import ConnectException
+
+__all__ = ["KafkaClientError", "RetriableKafkaError", "from_kafka_error"]
+
+
+class KafkaClientError(ConnectException):
+    """A Kafka client operation failed (``org.apache.kafka.common.KafkaException``).
+
+    ``code`` is librdkafka's error name (e.g. ``TOPIC_AUTHORIZATION_FAILED``); ``retriable``
+    says whether the same operation may succeed later.
+    """
+
+    java_class_name = "org.apache.kafka.common.KafkaException"
+
+    def __init__(self, message: str, code: str | None = None, retriable: bool = False) -> None:
+        super().__init__(message)
+        self.code = code
+        self.retriable = retriable
+
+
+class RetriableKafkaError(KafkaClientError):
+    """A transient client error (``org.apache.kafka.common.errors.RetriableException``)."""
+
+    java_class_name = "org.apache.kafka.common.errors.RetriableException"
+
+
+def from_kafka_error(err: Any, what: str) -> KafkaClientError:
+    """Wrap a confluent-kafka ``KafkaError`` (or ``KafkaException``) for ``what`` failed."""
+    if hasattr(err, "args") and err.args and hasattr(err.args[0], "code"):
+        err = err.args[0]
+    if hasattr(err, "code") and callable(err.code):
+        retriable = bool(err.retriable()) and not err.fatal()
+        cls = RetriableKafkaError if retriable else KafkaClientError
+        return cls(f"{what}: {err.str()}", err.name(), retriable)
+    return KafkaClientError(f"{what}: {err}")

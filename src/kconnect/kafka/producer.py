@@ -1,0 +1,130 @@
+"""The producer source tasks (and the dead letter queue) write with.
+
+Kafka Connect's task producer defaults (``Worker.baseProducerConfigs``): ``acks=all``,
+one request in flight per connection (so retries keep order), no idempotence, effectively
+unlimited retries and delivery timeout. Keys are partitioned with librdkafka's
+``murmur2_random``, which for a non-null key picks the same partition as Java's default
+partitioner (see :mod:`kconnect.kafka.partitioner`).
+
+Threading: one producer per task, used from the task thread only. Delivery callbacks run on
+the thread that calls :meth:`Producer.poll` or :meth:`Producer.flush`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from confluent_kafka import KafkaException
+from confluent_kafka import Producer as _Producer
+
+from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.errors import KafkaClientError, from_kafka_error
+
+__all__ = ["Producer", "producer_defaults"]
+
+log = logging.getLogger(__name__)
+
+INT_MAX = 2147483647
+
+
+def producer_defaults(client_id: str) -> dict[str, object]:
+    """Kafka Connect's task producer defaults, in Java property names."""
+    return {
+        "acks": "all",
+        "max.in.flight.requests.per.connection": 1,
+        "enable.idempotence": "false",
+        "retries": INT_MAX,
+        "delivery.timeout.ms": INT_MAX,
+        "client.id": client_id,
+    }
+
+
+DeliveryCallback = Callable[[Any, Any], None]
+
+
+class Producer:
+    """A byte-array producer (keys, values and header values are ``bytes``).
+
+    Build it with Java-named properties (``bootstrap.servers``, ``acks``...); they are
+    translated for librdkafka. ``produce`` only enqueues; delivery reports arrive through
+    ``on_delivery(err, msg)`` during :meth:`poll`/:meth:`flush` where ``err`` is None on
+    success and ``msg.topic()``, ``msg.partition()``, ``msg.offset()``,
+    ``msg.timestamp()`` say where the record was written. Use :func:`delivery_error` to
+    turn ``err`` into a :class:`KafkaClientError`.
+    """
+
+    def __init__(self, props: Mapping[str, object]) -> None:
+        config = to_librdkafka(props)
+        config.setdefault("partitioner", "murmur2_random")
+        # Delivery reports carry the message; we never need the payload copied back.
+        config.setdefault("delivery.report.only.error", "false")
+        try:
+            self._producer = _Producer(config)
+        except KafkaException as e:
+            raise from_kafka_error(e, "Failed to construct kafka producer") from e
+        self.client_id = str(config.get("client.id", ""))
+
+    def produce(
+        self,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None = None,
+        partition: int | None = None,
+        timestamp: int | None = None,
+        headers: Sequence[tuple[str, bytes | None]] | None = None,
+        on_delivery: DeliveryCallback | None = None,
+    ) -> None:
+        """Enqueue one record.
+
+        Raises:
+            BufferError: the local queue is full; serve callbacks with :meth:`poll` and retry.
+            KafkaClientError: the record was rejected synchronously (e.g. too large).
+        """
+        kwargs: dict[str, Any] = {}
+        if partition is not None and partition >= 0:
+            kwargs["partition"] = partition
+        if timestamp is not None:
+            kwargs["timestamp"] = timestamp
+        if headers:
+            kwargs["headers"] = headers
+        if on_delivery is not None:
+            kwargs["on_delivery"] = on_delivery
+        try:
+            self._producer.produce(topic, value, key, **kwargs)
+        except KafkaException as e:
+            raise from_kafka_error(e, f"Failed to send record to topic {topic}") from e
+
+    def poll(self, timeout: float = 0.0) -> int:
+        """Serve delivery callbacks; returns how many were served."""
+        return int(self._producer.poll(timeout))
+
+    def flush(self, timeout: float) -> int:
+        """Wait up to ``timeout`` s for every queued record; returns how many are still queued."""
+        return int(self._producer.flush(timeout))
+
+    def __len__(self) -> int:
+        return len(self._producer)
+
+    def partitions_for(self, topic: str, timeout: float = 5.0) -> int:
+        """Number of partitions of ``topic`` (0 if it does not exist)."""
+        md = self._producer.list_topics(topic=topic, timeout=timeout)
+        t = md.topics.get(topic)
+        if t is None or t.error is not None:
+            return 0
+        return len(t.partitions)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Flush what is queued (up to ``timeout`` s) and drop the client."""
+        remaining = self._producer.flush(timeout)
+        if remaining:
+            log.warning("Producer %s closed with %d undelivered records", self.client_id, remaining)
+
+
+def delivery_error(err: Any, topic: str) -> KafkaClientError:
+    """The Connect exception for a failed delivery report."""
+    return from_kafka_error(err, f"Failed to send record to topic {topic}")
+
+
+__all__ += ["delivery_error"]

@@ -1,0 +1,49 @@
+from kconnect.kafka.client_config import to_librdkafka
+
+
+def test_same_names_pass_through_and_java_only_are_dropped() -> None:
+    out = to_librdkafka(
+        {
+            "bootstrap.servers": "a:9092",
+            "acks": "all",
+            "linger.ms": 5,
+            "key.serializer": "org.apache.kafka.common.serialization.ByteArraySerializer",
+            "buffer.memory": "33554432",
+            "max.poll.records": "500",
+        }
+    )
+    assert out == {"bootstrap.servers": "a:9092", "acks": "all", "linger.ms": 5}
+
+
+def test_renames_and_value_translation() -> None:
+    out = to_librdkafka(
+        {
+            "max.request.size": "2000000",
+            "send.buffer.bytes": "1024",
+            "enable.idempotence": False,
+            "ssl.endpoint.identification.algorithm": "",
+            "partition.assignment.strategy": "org.apache.kafka.clients.consumer.RangeAssignor,"
+            "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+        }
+    )
+    assert out == {
+        "message.max.bytes": "2000000",
+        "socket.send.buffer.bytes": "1024",
+        "enable.idempotence": "false",
+        "ssl.endpoint.identification.algorithm": "none",
+        "partition.assignment.strategy": "range",
+    }
+
+
+def test_jaas_plain_credentials_become_sasl_username_password() -> None:
+    out = to_librdkafka(
+        {
+            "sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required "
+            'username="alice" password="s3cr\\"et";',
+            "sasl.mechanism": "PLAIN",
+        }
+    )
+    assert out["sasl.username"] == "alice"
+    assert out["sasl.password"] == 's3cr"et'
+    assert out["sasl.mechanism"] == "PLAIN"
+    assert "sasl.jaas.config" not in out

@@ -1,0 +1,140 @@
+import logging
+import re
+
+import pytest
+
+from kconnect.api.errors import ConfigException, ConnectException
+from kconnect.runtime.client_overrides import PRODUCER_OVERRIDE_PREFIX, client_overrides
+from kconnect.runtime.worker_config import (
+    ListenerSpec,
+    StandaloneConfig,
+    WorkerConfig,
+    load_properties,
+)
+
+BASE = {
+    "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+    "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+}
+
+
+def test_defaults_match_kafka() -> None:
+    c = WorkerConfig(BASE)
+    assert c.bootstrap_servers == "localhost:9092"
+    assert c.offset_flush_interval_ms == 60000
+    assert c.offset_flush_timeout_ms == 5000
+    assert c.graceful_shutdown_timeout_ms == 5000
+    assert c.get_string("connector.client.config.override.policy") == "All"
+    assert c.topic_creation_enable is True
+    assert c.get_list("config.providers") == []
+    assert c.rest_listeners == [ListenerSpec("http", "", 8083)]
+    assert c.converter_configs("header") == (
+        "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+        {},
+    )
+
+
+def test_converters_are_required() -> None:
+    with pytest.raises(
+        ConfigException, match=re.escape('Missing required configuration "key.converter"')
+    ):
+        WorkerConfig({"value.converter": "x"})
+
+
+def test_bad_value_names_key() -> None:
+    with pytest.raises(ConfigException, match=re.escape("offset.flush.interval.ms")):
+        WorkerConfig({**BASE, "offset.flush.interval.ms": "soon"})
+    with pytest.raises(ConfigException, match=re.escape("connector.client.config.override.policy")):
+        WorkerConfig({**BASE, "connector.client.config.override.policy": "Some"})
+    with pytest.raises(ConfigException, match=re.escape("listeners")):
+        WorkerConfig({**BASE, "listeners": "ftp://:21"})
+
+
+def test_standalone_requires_offset_file() -> None:
+    with pytest.raises(ConfigException, match=re.escape("offset.storage.file.filename")):
+        StandaloneConfig(BASE)
+    assert (
+        StandaloneConfig({**BASE, "offset.storage.file.filename": "/tmp/o"}).offset_storage_file
+        == "/tmp/o"
+    )
+
+
+def test_prefixed_settings() -> None:
+    c = WorkerConfig(
+        {
+            **BASE,
+            "bootstrap.servers": "a:1, b:2",
+            "key.converter.schemas.enable": "false",
+            "producer.linger.ms": "7",
+            "producer.key.serializer": "x",
+            "consumer.max.poll.records": "10",
+            "consumer.fetch.min.bytes": "3",
+            "admin.request.timeout.ms": "900",
+            "security.protocol": "PLAINTEXT",
+        }
+    )
+    assert c.bootstrap_servers == "a:1,b:2"
+    assert c.converter_configs("key") == (
+        "org.apache.kafka.connect.json.JsonConverter",
+        {"schemas.enable": "false"},
+    )
+    assert c.producer_props() == {"bootstrap.servers": "a:1,b:2", "linger.ms": "7"}
+    assert c.consumer_props() == {"bootstrap.servers": "a:1,b:2", "fetch.min.bytes": "3"}
+    assert c.admin_props() == {
+        "bootstrap.servers": "a:1,b:2",
+        "security.protocol": "PLAINTEXT",
+        "request.timeout.ms": "900",
+    }
+
+
+def test_advertised_url_and_worker_id() -> None:
+    c = WorkerConfig({**BASE, "listeners": "http://127.0.0.1:8084,https://0.0.0.0:8443"})
+    assert c.advertised_url() == "http://127.0.0.1:8084/"
+    assert c.worker_id() == "127.0.0.1:8084"
+    c = WorkerConfig(
+        {
+            **BASE,
+            "listeners": "http://:8083",
+            "rest.advertised.host.name": "w1",
+            "rest.advertised.port": "9999",
+        }
+    )
+    assert c.advertised_url() == "http://w1:9999/"
+    assert c.worker_id() == "w1:9999"
+
+
+def test_unknown_keys_warn(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        WorkerConfig({**BASE, "offset.flush.intervl.ms": "1", "producer.acks": "1"})
+    assert "offset.flush.intervl.ms" in caplog.text
+    assert "producer.acks" not in caplog.text
+
+
+def test_load_properties(tmp_path) -> None:
+    p = tmp_path / "w.properties"
+    p.write_text(
+        "# comment\nbootstrap.servers=a:9092\nkey.converter : x\nplugin.path=/a,\\\n  /b\n"
+    )
+    assert load_properties(p) == {
+        "bootstrap.servers": "a:9092",
+        "key.converter": "x",
+        "plugin.path": "/a,/b",
+    }
+
+
+def test_client_override_policy() -> None:
+    props = {"producer.override.linger.ms": "1", "producer.override.sasl.mechanism": "PLAIN"}
+    assert client_overrides("All", props, PRODUCER_OVERRIDE_PREFIX) == {
+        "linger.ms": "1",
+        "sasl.mechanism": "PLAIN",
+    }
+    with pytest.raises(
+        ConnectException,
+        match=re.escape("'Principal' policy does not allow 'producer.override.linger.ms'"),
+    ):
+        client_overrides("Principal", props, PRODUCER_OVERRIDE_PREFIX)
+    assert client_overrides(
+        "Principal", {"producer.override.sasl.mechanism": "PLAIN"}, PRODUCER_OVERRIDE_PREFIX
+    ) == {"sasl.mechanism": "PLAIN"}
+    with pytest.raises(ConnectException, match=re.escape("'None' policy")):
+        client_overrides("None", props, PRODUCER_OVERRIDE_PREFIX)

@@ -35,6 +35,8 @@ MAVEN_HINT = "Maven is needed to fetch the Apache Kafka jars: apt-get install ma
 #: Bump to invalidate every cached classpath (e.g. when the cache layout changes).
 _CACHE_FORMAT = "1"
 _MANIFEST = "classpath.txt"
+#: Pinned so resolution does not depend on the Maven version's default plugin binding.
+_DEPENDENCY_PLUGIN = "3.8.1"
 
 Progress = Callable[[str], None]
 
@@ -263,8 +265,8 @@ def _resolve_with_maven(
         "-q",
         "-f",
         str(directory / "pom.xml"),
-        "dependency:build-classpath",
-        "-Dmdep.includeScope=runtime",
+        f"org.apache.maven.plugins:maven-dependency-plugin:{_DEPENDENCY_PLUGIN}:build-classpath",
+        "-DincludeScope=runtime",
         f"-Dmdep.outputFile={raw}",
         "-Dmdep.pathSeparator=\n",
     ]
@@ -309,11 +311,15 @@ __all__ = [
     "KAFKA_VERSION",
     "MAVEN_HINT",
     "MIN_JAVA",
+    "cache_key",
     "cached_classpath",
+    "classpath_dir",
     "java_available",
     "java_executable",
     "kafka_artifacts",
     "mvn_executable",
+    "parse_java_major",
+    "render_pom",
     "require_java",
     "require_mvn",
     "resolve_classpath",

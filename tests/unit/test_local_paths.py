@@ -114,3 +114,12 @@ def test_file_lock_times_out(tmp_path: Path) -> None:
         t.start()
         t.join(5)
     assert len(errors) == 1 and isinstance(errors[0], TimeoutError)
+
+
+def test_running_pid_checks_the_command_line(tmp_path: Path) -> None:
+    f = tmp_path / "x.pid"
+    paths.write_pid(f, os.getpid())
+    cmdline = paths.process_cmdline(os.getpid())
+    assert cmdline
+    assert paths.running_pid(f, expect=cmdline.split()[0]) == os.getpid()
+    assert paths.running_pid(f, expect="kafka.Kafka-not-this-process") is None

@@ -248,7 +248,7 @@ def format_storage(
 def status() -> dict[str, Any]:
     """The node's state: ``{"state": "running"|"stopped"|"stale", "pid", "address", ...}``."""
     state = paths.read_state(paths.state_file(SERVICE)) or {}
-    pid = paths.running_pid(paths.pid_file(SERVICE))
+    pid = paths.running_pid(paths.pid_file(SERVICE), "kafka.Kafka")
     if pid is not None:
         return {**state, "state": "running", "pid": pid}
     stale = paths.read_pid(paths.pid_file(SERVICE)) is not None
@@ -390,7 +390,7 @@ def stop(*, progress: Progress | None = None, grace_s: float = 30.0) -> bool:
     """Stop the node this home started (by pid file). Returns True when something was stopped."""
     say = progress or (lambda _msg: None)
     pid_path = paths.pid_file(SERVICE)
-    pid = paths.running_pid(pid_path)
+    pid = paths.running_pid(pid_path, "kafka.Kafka")
     if pid is None:
         pid_path.unlink(missing_ok=True)
         return False

@@ -98,10 +98,30 @@ def pid_alive(pid: int) -> bool:
         return True
 
 
-def running_pid(path: Path) -> int | None:
-    """The pid in ``path`` when that process is alive, else None (a stale file is ignored)."""
+def process_cmdline(pid: int) -> str | None:
+    """The command line of ``pid`` (arguments joined by spaces), or None when unreadable."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    return raw.replace(b"\0", b" ").decode("utf-8", errors="replace").strip()
+
+
+def running_pid(path: Path, expect: str | None = None) -> int | None:
+    """The pid in ``path`` when that process is alive, else None (a stale file is ignored).
+
+    With ``expect``, the process's command line must also contain that text, so a pid reused by
+    an unrelated process after a reboot is not mistaken for the service.
+    """
     pid = read_pid(path)
-    return pid if pid is not None and pid_alive(pid) else None
+    if pid is None or not pid_alive(pid):
+        return None
+    if expect is not None:
+        cmdline = process_cmdline(pid)
+        if cmdline is not None and expect not in cmdline:
+            return None
+    return pid
 
 
 def write_state(path: Path, state: dict[str, Any]) -> None:

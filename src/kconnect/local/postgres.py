@@ -199,7 +199,7 @@ def _postmaster_pid(data_dir: Path) -> int | None:
 def status() -> dict[str, Any]:
     """The cluster's state: ``{"state": "running"|"stopped"|"stale", "pid", "address", ...}``."""
     state = paths.read_state(paths.state_file(SERVICE)) or {}
-    pid = paths.running_pid(paths.pid_file(SERVICE))
+    pid = paths.running_pid(paths.pid_file(SERVICE), "postgres")
     if pid is not None:
         return {**state, "state": "running", "pid": pid}
     stale = paths.read_pid(paths.pid_file(SERVICE)) is not None
@@ -372,7 +372,7 @@ def stop(*, progress: Progress | None = None, grace_s: float = 30.0) -> bool:
     """Stop the cluster this home started (by pid file). True when something was stopped."""
     say = progress or (lambda _msg: None)
     pid_path = paths.pid_file(SERVICE)
-    pid = paths.running_pid(pid_path)
+    pid = paths.running_pid(pid_path, "postgres")
     if pid is None:
         pid_path.unlink(missing_ok=True)
         return False

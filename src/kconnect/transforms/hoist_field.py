@@ -1,0 +1,48 @@
+"""HoistField$Key / HoistField$Value: wrap the key or value in a one-field Struct or map."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kconnect.api import ConfigDef, Importance, Schema, SchemaBuilder, Struct
+from kconnect.api import ConfigType as CT
+from kconnect.api.records import ConnectRecord
+from kconnect.transforms._util.base import KeySide, SmtBase, ValueSide
+
+__all__ = ["HoistFieldKey", "HoistFieldValue"]
+
+
+class _HoistField(SmtBase):
+    CONFIG_DEF = ConfigDef().define(
+        "field",
+        CT.STRING,
+        importance=Importance.MEDIUM,
+        documentation="Field name for the single field that will be created in the resulting "
+        "Struct or Map.",
+    )
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        self._field: str = self._parse(configs)["field"]
+        self._cache: dict[Schema, Schema] = {}
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
+        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        value = self.operating_value(record)  # type: ignore[attr-defined]
+        if schema is None:
+            return self.new_record(record, None, {self._field: value})  # type: ignore[attr-defined, no-any-return]
+        updated = self._cache.get(schema)
+        if updated is None:
+            updated = SchemaBuilder.struct().field(self._field, schema).build()
+            self._cache[schema] = updated
+        return self.new_record(  # type: ignore[attr-defined, no-any-return]
+            record, updated, Struct(updated).put(self._field, value)
+        )
+
+
+class HoistFieldKey(KeySide, _HoistField):
+    __kconnect_class_name__ = "org.apache.kafka.connect.transforms.HoistField$Key"
+
+
+class HoistFieldValue(ValueSide, _HoistField):
+    __kconnect_class_name__ = "org.apache.kafka.connect.transforms.HoistField$Value"

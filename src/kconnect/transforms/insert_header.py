@@ -1,0 +1,63 @@
+"""InsertHeader: add a header with a literal value to every record.
+
+The literal is typed as Kafka's ``Values.parseString`` would type it ("1" is an INT8 header,
+"true" a BOOLEAN, anything non-numeric a STRING), once at configure time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kconnect.api import ConfigDef, Importance
+from kconnect.api import ConfigType as CT
+from kconnect.api.config_def import NonNullValidator
+from kconnect.api.records import ConnectRecord
+from kconnect.transforms._util.base import SmtBase
+from kconnect.transforms._util.values import parse_string
+
+__all__ = ["InsertHeader"]
+
+
+class InsertHeader(SmtBase):
+    __kconnect_class_name__ = "org.apache.kafka.connect.transforms.InsertHeader"
+
+    CONFIG_DEF = (
+        ConfigDef()
+        .define(
+            "header",
+            CT.STRING,
+            ConfigDef.NO_DEFAULT_VALUE,
+            NonNullValidator(),
+            Importance.HIGH,
+            "The name of the header.",
+        )
+        .define(
+            "value.literal",
+            CT.STRING,
+            ConfigDef.NO_DEFAULT_VALUE,
+            NonNullValidator(),
+            Importance.HIGH,
+            "The literal value that is to be set as the header value on all records.",
+        )
+    )
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        parsed = self._parse(configs)
+        self._header: str = parsed["header"]
+        literal = parse_string(parsed["value.literal"])
+        self._schema = literal.schema
+        self._value = literal.value
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
+        headers = record.headers.duplicate().add(self._header, self._value, self._schema)
+        return record.new_record(
+            record.topic,
+            record.kafka_partition,
+            record.key_schema,
+            record.key,
+            record.value_schema,
+            record.value,
+            record.timestamp,
+            headers,
+        )

@@ -1,0 +1,201 @@
+"""MaskField$Key / MaskField$Value: replace listed fields with a type-appropriate empty value.
+
+Without ``replacement`` a field becomes 0 / 0.0 / False / "" / empty list / empty map / the
+epoch (dates and times) / Decimal 0. With ``replacement`` numeric and string fields get that
+text converted to the field's type (an unparsable number is a DataException); other types
+cannot take a custom replacement. Null values stay null.
+
+With a schema the field's Connect type decides (INT8 wraps like a Java byte); schemaless, the
+Python type of the value does (``int`` is treated as a Java Long).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kconnect.api import ConfigDef, DataException, Field, Importance, NonEmptyString, Struct, Type
+from kconnect.api import ConfigType as CT
+from kconnect.api.data.schema import (
+    DATE_LOGICAL_NAME,
+    DECIMAL_LOGICAL_NAME,
+    TIME_LOGICAL_NAME,
+    TIMESTAMP_LOGICAL_NAME,
+)
+from kconnect.api.records import ConnectRecord
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.requirements import require_map, require_struct, type_name
+from kconnect.transforms._util.validators import NonEmptyListValidator
+from kconnect.transforms._util.values import java_long, narrow, to_float32
+
+__all__ = ["MaskFieldKey", "MaskFieldValue"]
+
+_PURPOSE = "mask fields"
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+
+# Masks by Connect type (schema'd) and by Python type (schemaless).
+_NULL_BY_TYPE: dict[Type, Any] = {
+    Type.BOOLEAN: False,
+    Type.INT8: 0,
+    Type.INT16: 0,
+    Type.INT32: 0,
+    Type.INT64: 0,
+    Type.FLOAT32: 0.0,
+    Type.FLOAT64: 0.0,
+    Type.STRING: "",
+}
+_NULL_BY_LOGICAL: dict[str, Any] = {
+    DECIMAL_LOGICAL_NAME: _decimal.Decimal(0),
+    DATE_LOGICAL_NAME: _dt.date(1970, 1, 1),
+    TIME_LOGICAL_NAME: _dt.time(0),
+    TIMESTAMP_LOGICAL_NAME: _EPOCH,
+}
+
+
+def _number(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        try:
+            return convert(text)
+        except (ValueError, ArithmeticError) as e:
+            raise DataException(f"Unable to convert {text} (str) to number") from e
+
+    return parse
+
+
+def _java_double(text: str) -> float:
+    return float(_decimal.Decimal(text))
+
+
+_REPLACE_BY_TYPE: dict[Type, Callable[[str], Any]] = {
+    Type.INT8: _number(lambda t: narrow(java_long(t), 8)),
+    Type.INT16: _number(lambda t: narrow(java_long(t), 16)),
+    Type.INT32: _number(lambda t: narrow(java_long(t), 32)),
+    Type.INT64: _number(java_long),
+    Type.FLOAT32: _number(lambda t: to_float32(_java_double(t))),
+    Type.FLOAT64: _number(_java_double),
+    Type.STRING: lambda t: t,
+}
+_REPLACE_DECIMAL = _number(_decimal.Decimal)
+
+
+class _MaskField(SmtBase):
+    CONFIG_DEF = (
+        ConfigDef()
+        .define(
+            "fields",
+            CT.LIST,
+            ConfigDef.NO_DEFAULT_VALUE,
+            NonEmptyListValidator(),
+            Importance.HIGH,
+            "Names of fields to mask.",
+        )
+        .define(
+            "replacement",
+            CT.STRING,
+            None,
+            NonEmptyString(),
+            Importance.LOW,
+            "Custom value replacement, that will be applied to all 'fields' values (numeric "
+            "or non-empty string values only).",
+        )
+        .define(RNWD_CONFIG, CT.BOOLEAN, True, None, Importance.MEDIUM, RNWD_DOC)
+    )
+
+    def configure(self, configs: Mapping[str, Any]) -> None:
+        parsed = self._parse(configs)
+        self._fields: frozenset[str] = frozenset(parsed["fields"])
+        self._replacement: str | None = parsed["replacement"]
+        self._rnwd: bool = parsed[RNWD_CONFIG]
+        # Per field: the masked value, computed once (the replacement text is fixed).
+        self._cache: dict[Field, Any] = {}
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
+        value = self.operating_value(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        if schema is None:
+            m = require_map(value, _PURPOSE, self._who)
+            updated = dict(m)
+            for name in self._fields:
+                updated[name] = self._mask_schemaless(name, m.get(name))
+            return self.new_record(record, None, updated)  # type: ignore[attr-defined, no-any-return]
+        struct = require_struct(value, _PURPOSE, self._who)
+        get = struct.get if self._rnwd else struct.get_without_default
+        values: dict[str, Any] = {}
+        for f in struct.schema.fields:
+            v = get(f)
+            values[f.name] = (
+                self._mask_field(f, v) if f.name in self._fields and v is not None else v
+            )
+        return self.new_record(record, schema, Struct.trusted(struct.schema, values))  # type: ignore[attr-defined, no-any-return]
+
+    def _fail(self, field: str, what: str) -> DataException:
+        return DataException(
+            f"{self._who}: Cannot mask value of type {what}"
+            + (" with custom replacement" if self._replacement else "")
+            + f" (field '{field}')"
+        )
+
+    def _mask_field(self, f: Field, value: Any) -> Any:
+        cached = self._cache.get(f, self)
+        if cached is not self:
+            return cached
+        schema = f.schema
+        logical = schema.name if schema.name in _NULL_BY_LOGICAL else None
+        if self._replacement is None:
+            if logical is not None:
+                masked = _NULL_BY_LOGICAL[logical]
+            elif schema.type in _NULL_BY_TYPE:
+                masked = _NULL_BY_TYPE[schema.type]
+            elif schema.type is Type.ARRAY:
+                return []  # a fresh container per record: callers may mutate it
+            elif schema.type is Type.MAP:
+                return {}
+            else:
+                raise self._fail(f.name, schema.type.name)
+        elif logical == DECIMAL_LOGICAL_NAME:
+            masked = _REPLACE_DECIMAL(self._replacement)
+        elif logical is None and schema.type in _REPLACE_BY_TYPE:
+            masked = _REPLACE_BY_TYPE[schema.type](self._replacement)
+        else:
+            raise self._fail(f.name, logical or schema.type.name)
+        self._cache[f] = masked
+        return masked
+
+    def _mask_schemaless(self, field: str, value: Any) -> Any:
+        if value is None:
+            return None
+        r = self._replacement
+        if isinstance(value, bool):
+            if r is not None:
+                raise self._fail(field, "bool")
+            return False
+        if isinstance(value, int):
+            return 0 if r is None else _REPLACE_BY_TYPE[Type.INT64](r)
+        if isinstance(value, float):
+            return 0.0 if r is None else _REPLACE_BY_TYPE[Type.FLOAT64](r)
+        if isinstance(value, _decimal.Decimal):
+            return _decimal.Decimal(0) if r is None else _REPLACE_DECIMAL(r)
+        if isinstance(value, str):
+            return "" if r is None else r
+        if r is None:
+            if isinstance(value, _dt.datetime):
+                return _EPOCH
+            if isinstance(value, _dt.date):
+                return _dt.date(1970, 1, 1)
+            if isinstance(value, _dt.time):
+                return _dt.time(0)
+            if isinstance(value, list):
+                return []
+            if isinstance(value, Mapping):
+                return {}
+        raise self._fail(field, type_name(value))
+
+
+class MaskFieldKey(KeySide, _MaskField):
+    __kconnect_class_name__ = "org.apache.kafka.connect.transforms.MaskField$Key"
+
+
+class MaskFieldValue(ValueSide, _MaskField):
+    __kconnect_class_name__ = "org.apache.kafka.connect.transforms.MaskField$Value"

@@ -1,0 +1,249 @@
+"""FileStreamSource -> topic -> FileStreamSink: kconnect standalone beside Apache Kafka Connect.
+
+Both workers run in one run, one after the other, on the same broker with the same worker
+properties and connector configs, for StringConverter and for JsonConverter. For each it
+prints records/s (lines copied end to end / seconds from connector creation until the sink
+file holds every line), RSS when idle (REST ready, no connectors) and peak RSS under load, and
+the time from process start to REST ready; then kconnect/Java ratios.
+
+    python bench/file_pipeline.py                 # 1,000,000 lines
+    python bench/file_pipeline.py --records 200000 --only kconnect
+
+Needs a broker (``KCONNECT_BOOTSTRAP_SERVERS`` or the local stack, started if absent) and, for
+the Java side, Java 17+ and Maven (the connect-runtime/file/json jars come from Maven Central).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import PeakRss, free_port, rss_mib, stop_process, table, wait_rest_ready
+
+#: The Apache Kafka Connect release compared against: the 4.1 line that
+#: shared/reference/kafka-connect.md describes (connect-file 4.4.0 is not on Maven Central).
+REFERENCE_CONNECT_VERSION = "4.1.2"
+
+CONVERTERS = {
+    "string": "org.apache.kafka.connect.storage.StringConverter",
+    "json": "org.apache.kafka.connect.json.JsonConverter",
+}
+
+
+@dataclass
+class Result:
+    runtime: str
+    converter: str
+    records: int
+    seconds: float
+    startup_s: float
+    idle_rss: float
+    peak_rss: float
+
+    @property
+    def rate(self) -> float:
+        return self.records / self.seconds if self.seconds else 0.0
+
+
+def java_command(props: Path) -> list[str]:
+    from kconnect.local.maven import require_java, resolve_classpath
+
+    cp = resolve_classpath(
+        [
+            f"org.apache.kafka:connect-runtime:{REFERENCE_CONNECT_VERSION}",
+            f"org.apache.kafka:connect-file:{REFERENCE_CONNECT_VERSION}",
+            f"org.apache.kafka:connect-json:{REFERENCE_CONNECT_VERSION}",
+            "org.apache.logging.log4j:log4j-core:2.25.5",
+            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
+        ],
+        progress=lambda m: print(f"  {m}", flush=True),
+    )
+    return [
+        require_java(),
+        "-Xmx1g",
+        "-cp",
+        os.pathsep.join(map(str, cp)),
+        "-Dlog4j2.level=WARN",
+        "org.apache.kafka.connect.cli.ConnectStandalone",
+        str(props),
+    ]
+
+
+def kconnect_command(props: Path) -> list[str]:
+    exe = shutil.which("kconnect")
+    base = [exe] if exe else [sys.executable, "-m", "kconnect.cli.main"]
+    return [*base, "standalone", str(props)]
+
+
+def count_lines(path: Path) -> int:
+    try:
+        with path.open("rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    except FileNotFoundError:
+        return 0
+
+
+def run_one(
+    runtime: str,
+    converter: str,
+    bootstrap: str,
+    source: Path,
+    records: int,
+    work: Path,
+    timeout_s: float,
+) -> Result:
+    run_id = f"{runtime}-{converter}-{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    sink = work / f"{run_id}.out"
+    props = work / f"{run_id}.properties"
+    props.write_text(
+        "\n".join(
+            [
+                f"bootstrap.servers={bootstrap}",
+                f"key.converter={CONVERTERS[converter]}",
+                f"value.converter={CONVERTERS[converter]}",
+                "key.converter.schemas.enable=false",
+                "value.converter.schemas.enable=false",
+                f"offset.storage.file.filename={work / (run_id + '.offsets')}",
+                "offset.flush.interval.ms=10000",
+                f"listeners=http://127.0.0.1:{port}",
+                "",
+            ]
+        )
+    )
+    cmd = java_command(props) if runtime == "java" else kconnect_command(props)
+    log = (work / f"{run_id}.log").open("wb")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        startup = wait_rest_ready(base + "/", proc)
+        time.sleep(1.0)
+        idle = rss_mib(proc.pid)
+        topic = f"bench-{run_id}"
+        with httpx.Client(base_url=base, timeout=30.0) as client, PeakRss(proc.pid) as peak:
+            start = time.monotonic()
+            for body in (
+                {
+                    "name": f"src-{run_id}",
+                    "config": {
+                        "connector.class": "FileStreamSource",
+                        "tasks.max": "1",
+                        "file": str(source),
+                        "topic": topic,
+                    },
+                },
+                {
+                    "name": f"sink-{run_id}",
+                    "config": {
+                        "connector.class": "FileStreamSink",
+                        "tasks.max": "1",
+                        "file": str(sink),
+                        "topics": topic,
+                    },
+                },
+            ):
+                r = client.post("/connectors", json=body)
+                if r.status_code != 201:
+                    raise RuntimeError(
+                        f"{runtime}: creating {body['name']} gave {r.status_code} {r.text}"
+                    )
+            deadline = start + timeout_s
+            done = 0
+            while time.monotonic() < deadline:
+                done = count_lines(sink)
+                if done >= records:
+                    break
+                time.sleep(0.05)
+            elapsed = time.monotonic() - start
+        if done < records:
+            raise RuntimeError(
+                f"{runtime}/{converter}: only {done} of {records} lines after {timeout_s} s"
+            )
+        return Result(runtime, converter, records, elapsed, startup, idle, peak.peak)
+    finally:
+        stop_process(proc)
+        log.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument("--converters", default="string,json")
+    ap.add_argument("--only", choices=["kconnect", "java"], default=None)
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds allowed per run")
+    args = ap.parse_args(argv)
+
+    from kconnect.testing.services import ensure_kafka
+
+    bootstrap = ensure_kafka()
+    runtimes = [args.only] if args.only else ["kconnect", "java"]
+    with tempfile.TemporaryDirectory(prefix="kconnect-bench-") as tmp:
+        work = Path(tmp)
+        source = work / "input.txt"
+        with source.open("w") as f:
+            for i in range(args.records):
+                f.write(f"line {i:09d} the quick brown fox jumps over the lazy dog\n")
+        results: list[Result] = []
+        for conv in args.converters.split(","):
+            for rt in runtimes:
+                print(
+                    f"running {rt} with {conv} converter over {args.records:,} lines...", flush=True
+                )
+                results.append(
+                    run_one(rt, conv, bootstrap, source, args.records, work, args.timeout)
+                )
+    print()
+    print(
+        table(
+            [
+                "runtime",
+                "converter",
+                "records/s",
+                "seconds",
+                "startup s",
+                "idle RSS MiB",
+                "peak RSS MiB",
+            ],
+            [
+                [r.runtime, r.converter, r.rate, r.seconds, r.startup_s, r.idle_rss, r.peak_rss]
+                for r in results
+            ],
+        )
+    )
+    if len(runtimes) == 2:
+        print()
+        rows = []
+        for conv in args.converters.split(","):
+            k = next(r for r in results if r.runtime == "kconnect" and r.converter == conv)
+            j = next(r for r in results if r.runtime == "java" and r.converter == conv)
+            rows.append([conv, k.rate / j.rate, k.idle_rss / j.idle_rss, k.startup_s / j.startup_s])
+        print(
+            table(
+                [
+                    "converter",
+                    "throughput kconnect/java",
+                    "idle RSS kconnect/java",
+                    "startup kconnect/java",
+                ],
+                rows,
+            )
+        )
+        print("goals: throughput >= 1.2, idle RSS <= 0.25, startup <= 0.33")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,230 @@
+"""``/connectors``: Kafka Connect's ``ConnectorsResource`` over a :class:`Herder`.
+
+Route functions are plain ``def`` so FastAPI runs them on its thread pool: the herder's calls
+block while connectors and tasks start or stop.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query, Request, Response
+from fastapi.responses import ORJSONResponse
+from starlette.concurrency import run_in_threadpool
+
+from kconnect.api.errors import NotFoundException
+from kconnect.rest.entities import config_map, parse_create_request, parse_json
+from kconnect.runtime.herder import Herder
+from kconnect.runtime.herder_errors import BadRequestException
+from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.restart import RestartRequest
+
+__all__ = ["connectors_router"]
+
+log = logging.getLogger(__name__)
+
+_CONFIG_BODY = Body(
+    default=None,
+    media_type="application/json",
+    openapi_examples={
+        "config": {
+            "value": {"connector.class": "FileStreamSource", "file": "/tmp/in.txt", "topic": "t"}
+        }
+    },
+)
+
+
+def _check_name(name: str, config: dict[str, str | None]) -> None:
+    included = config.get("name")
+    if included is not None:
+        if included != name:
+            raise BadRequestException(
+                f"Connector name configuration ({included}) doesn't match connector name in the URL ({name})"
+            )
+    else:
+        config["name"] = name
+
+
+def _task_id(connector: str, task: str) -> ConnectorTaskId:
+    try:
+        return ConnectorTaskId(connector, int(task))
+    except ValueError:
+        raise NotFoundException("HTTP 404 Not Found") from None
+
+
+def connectors_router(herder: Herder) -> APIRouter:
+    """Routes under ``/connectors`` bound to ``herder``."""
+    r = APIRouter(prefix="/connectors", tags=["connectors"])
+
+    @r.get("", summary="List all active connectors")
+    def list_connectors(expand: Annotated[list[str] | None, Query()] = None) -> Any:
+        if expand is None:
+            return herder.connectors()
+        out: dict[str, dict[str, Any]] = {}
+        for name in herder.connectors():
+            try:
+                entry: dict[str, Any] = {}
+                for e in expand:
+                    if e == "status":
+                        entry["status"] = herder.connector_status(name).to_json()
+                    elif e == "info":
+                        entry["info"] = herder.connector_info(name).to_json()
+                    else:
+                        log.info("Ignoring unknown expansion type %s", e)
+                out[name] = entry
+            except NotFoundException:
+                continue  # removed while listing
+        return out
+
+    @r.post("", status_code=201, summary="Create a new connector")
+    async def create_connector(
+        request: Request, body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None
+    ) -> Response:
+        data = parse_json(await request.body())
+        name, config, target = parse_create_request(data)
+        _check_name(name, config)
+        created = await run_in_threadpool(
+            lambda: herder.put_connector_config(
+                name, config, allow_replace=False, target_state=target
+            )
+        )
+        assert created.info is not None
+        return ORJSONResponse(
+            created.info.to_json(), status_code=201, headers={"Location": f"/connectors/{name}"}
+        )
+
+    @r.get("/{connector}", summary="Get the details for the specified connector")
+    def get_connector(connector: str) -> Any:
+        return herder.connector_info(connector).to_json()
+
+    @r.get("/{connector}/config", summary="Get the configuration for the specified connector")
+    def get_connector_config(connector: str) -> Any:
+        return herder.connector_config(connector)
+
+    @r.put("/{connector}/config", summary="Create or reconfigure the specified connector")
+    async def put_connector_config(
+        connector: str,
+        request: Request,
+        body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None,
+    ) -> Response:
+        config = config_map(parse_json(await request.body()))
+        _check_name(connector, config)
+        created = await run_in_threadpool(
+            lambda: herder.put_connector_config(connector, config, allow_replace=True)
+        )
+        assert created.info is not None
+        if created.created:
+            return ORJSONResponse(
+                created.info.to_json(), status_code=201,
+                headers={"Location": f"/connectors/{connector}"},
+            )  # fmt: skip
+        return ORJSONResponse(created.info.to_json(), status_code=200)
+
+    @r.patch("/{connector}/config", summary="Patch the configuration for the specified connector")
+    async def patch_connector_config(
+        connector: str,
+        request: Request,
+        body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None,
+    ) -> Response:
+        patch = config_map(parse_json(await request.body()), "the config patch")
+        info = await run_in_threadpool(lambda: herder.patch_connector_config(connector, patch))
+        return ORJSONResponse(info.to_json())
+
+    @r.get("/{connector}/status", summary="Get the status for the specified connector")
+    def get_connector_status(connector: str) -> Any:
+        return herder.connector_status(connector).to_json()
+
+    @r.post("/{connector}/restart", summary="Restart the specified connector")
+    def restart_connector(
+        connector: str,
+        include_tasks: Annotated[bool, Query(alias="includeTasks")] = False,
+        only_failed: Annotated[bool, Query(alias="onlyFailed")] = False,
+        forward: bool | None = None,
+    ) -> Response:
+        request = RestartRequest(connector, only_failed, include_tasks)
+        if request.force_restart_connector_only():
+            herder.restart_connector(connector)
+            return Response(status_code=204)
+        info = herder.restart_connector_and_tasks(request)
+        return ORJSONResponse(info.to_json(), status_code=202)
+
+    @r.put("/{connector}/stop", status_code=204, summary="Stop the specified connector")
+    def stop_connector(connector: str, forward: bool | None = None) -> Response:
+        herder.stop_connector(connector)
+        return Response(status_code=204)
+
+    @r.put("/{connector}/pause", status_code=202, summary="Pause the specified connector")
+    def pause_connector(connector: str) -> Response:
+        herder.pause_connector(connector)
+        return Response(status_code=202)
+
+    @r.put("/{connector}/resume", status_code=202, summary="Resume the specified connector")
+    def resume_connector(connector: str) -> Response:
+        herder.resume_connector(connector)
+        return Response(status_code=202)
+
+    @r.get("/{connector}/tasks", summary="List all tasks and their configurations")
+    def get_task_configs(connector: str) -> Any:
+        return [t.to_json() for t in herder.task_configs(connector)]
+
+    @r.get("/{connector}/tasks/{task}/status", summary="Get the state of the specified task")
+    def get_task_status(connector: str, task: str) -> Any:
+        return herder.task_status(_task_id(connector, task)).to_json()
+
+    @r.post("/{connector}/tasks/{task}/restart", status_code=204, summary="Restart a task")
+    def restart_task(connector: str, task: str, forward: bool | None = None) -> Response:
+        herder.restart_task(_task_id(connector, task))
+        return Response(status_code=204)
+
+    @r.delete("/{connector}", status_code=204, summary="Delete the specified connector")
+    def delete_connector(connector: str, forward: bool | None = None) -> Response:
+        herder.delete_connector_config(connector)
+        return Response(status_code=204)
+
+    @r.get("/{connector}/topics", summary="Get the topics the connector is using")
+    def get_active_topics(connector: str) -> Any:
+        return {connector: {"topics": herder.connector_active_topics(connector)}}
+
+    @r.put("/{connector}/topics/reset", status_code=202, summary="Reset the topics list")
+    def reset_active_topics(connector: str) -> Response:
+        herder.reset_connector_active_topics(connector)
+        return Response(status_code=202)
+
+    @r.get("/{connector}/offsets", summary="Get the current offsets for the connector")
+    def get_offsets(connector: str) -> Any:
+        return {"offsets": herder.connector_offsets(connector)}
+
+    @r.patch("/{connector}/offsets", summary="Alter the offsets for the connector")
+    async def alter_offsets(
+        connector: str,
+        request: Request,
+        body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None,
+    ) -> Response:
+        raw = await request.body()
+        data = parse_json(raw) if raw.strip() else None
+        offsets = data.get("offsets") if isinstance(data, dict) else None
+        if not offsets:
+            raise BadRequestException(
+                "Partitions / offsets need to be provided for an alter offsets request"
+            )
+        if not isinstance(offsets, list) or not all(
+            isinstance(o, dict)
+            and isinstance(o.get("partition"), dict)
+            and (o.get("offset") is None or isinstance(o.get("offset"), dict))
+            for o in offsets
+        ):
+            raise BadRequestException(
+                'Invalid offsets: expected {"offsets": [{"partition": {...}, '
+                '"offset": {...} or null}, ...]}'
+            )
+        message = await run_in_threadpool(
+            lambda: herder.alter_connector_offsets(connector, offsets)
+        )
+        return ORJSONResponse({"message": message})
+
+    @r.delete("/{connector}/offsets", summary="Reset the offsets for the connector")
+    def reset_offsets(connector: str, forward: bool | None = None) -> Any:
+        return {"message": herder.reset_connector_offsets(connector)}
+
+    return r

@@ -1,0 +1,55 @@
+"""``/connector-plugins``: Kafka Connect's ``ConnectorPluginsResource``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Query, Request
+from starlette.concurrency import run_in_threadpool
+
+from kconnect.rest.entities import config_map, parse_json
+from kconnect.runtime.connector_validation import java_map_str
+from kconnect.runtime.herder import Herder
+from kconnect.runtime.herder_errors import BadRequestException
+
+__all__ = ["plugins_router"]
+
+_SUFFIX = "Connector"
+
+
+def _normalized(name: str) -> str:
+    return name[: -len(_SUFFIX)] if name.endswith(_SUFFIX) and len(name) > len(_SUFFIX) else name
+
+
+def plugins_router(herder: Herder) -> APIRouter:
+    """Routes under ``/connector-plugins`` bound to ``herder``."""
+    r = APIRouter(prefix="/connector-plugins", tags=["connector-plugins"])
+
+    @r.get("", summary="List all connector plugins installed")
+    def list_plugins(
+        connectors_only: Annotated[bool, Query(alias="connectorsOnly")] = True,
+    ) -> Any:
+        return [p.to_json() for p in herder.connector_plugins(connectors_only)]
+
+    @r.get("/{plugin_name}/config", summary="Get the configuration definition for a plugin")
+    def plugin_config(plugin_name: str, version: str | None = None) -> Any:
+        return [k.to_dict() for k in herder.connector_plugin_config(plugin_name)]
+
+    @r.put("/{plugin_name}/config/validate", summary="Validate a connector configuration")
+    async def validate(
+        plugin_name: str, request: Request, body: Annotated[dict[str, Any] | None, Body()] = None
+    ) -> Any:
+        config = config_map(parse_json(await request.body()))
+        conn_type = config.get("connector.class")
+        if conn_type is not None and not _normalized(conn_type).endswith(_normalized(plugin_name)):
+            raise BadRequestException(
+                f"Included connector type {conn_type} does not match request type {plugin_name}"
+            )
+        if conn_type is None:
+            raise BadRequestException(
+                f"Connector config {java_map_str(config)} contains no connector type"
+            )
+        infos = await run_in_threadpool(lambda: herder.validate_connector_config(config))
+        return infos.to_dict()
+
+    return r

@@ -154,16 +154,28 @@ class _MaskField(SmtBase):
                 return {}
             else:
                 raise self._fail(f.name, schema.type.name)
-        elif logical == DECIMAL_LOGICAL_NAME:
-            masked = _REPLACE_DECIMAL(self._replacement)
-        elif logical is None and schema.type in _REPLACE_BY_TYPE:
-            masked = _REPLACE_BY_TYPE[schema.type](self._replacement)
+        elif logical == DECIMAL_LOGICAL_NAME or (
+            logical is None and schema.type in _REPLACE_BY_TYPE
+        ):
+            convert = _REPLACE_DECIMAL if logical else _REPLACE_BY_TYPE[schema.type]
+            try:
+                masked = convert(self._replacement)
+            except DataException as e:
+                raise DataException(f"{self._who}: {e} (field '{f.name}')") from e
         else:
             raise self._fail(f.name, logical or schema.type.name)
         self._cache[f] = masked
         return masked
 
     def _mask_schemaless(self, field: str, value: Any) -> Any:
+        try:
+            return self._mask_plain(field, value)
+        except DataException as e:
+            if str(e).startswith(self._who):
+                raise
+            raise DataException(f"{self._who}: {e} (field '{field}')") from e
+
+    def _mask_plain(self, field: str, value: Any) -> Any:
         if value is None:
             return None
         r = self._replacement

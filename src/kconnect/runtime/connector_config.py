@@ -29,7 +29,7 @@ from kconnect.api.config_def import (
     ValidString,
     Width,
 )
-from kconnect.api.config_types import java_trim
+from kconnect.api.config_types import java_str, java_trim
 from kconnect.api.errors import ConfigException
 
 __all__ = [
@@ -81,7 +81,7 @@ def _unique_aliases(kind: str) -> CompositeValidator:
     def check(name: str, value: object) -> None:
         aliases = list(value)  # type: ignore[call-overload]
         if len(aliases) > len(set(aliases)):
-            raise ConfigException(name, value, "Duplicate alias provided.")
+            raise ConfigException(name, java_str(value), "Duplicate alias provided.")
 
     return CompositeValidator.of(
         NonNullValidator(), LambdaValidator.with_(check, lambda: f"unique {kind} aliases")

@@ -1,0 +1,497 @@
+"""``org.apache.kafka.connect.json.JsonConverter``: Connect data <-> JSON, byte-identical to Kafka's.
+
+With ``schemas.enable=true`` (the default) every key/value is the envelope
+``{"schema":<schema JSON>,"payload":<value JSON>}``; with ``false`` just the payload. The
+schema JSON, the payload layout and every number's text (Java's ``Double.toString``) match
+Apache Kafka's JsonConverter byte for byte; ``tests/integration/test_json_converter_java.py``
+checks this against the real jar.
+
+Lifecycle: the worker creates one instance per task and role, calls :meth:`configure` once
+(``configure(configs, is_key)`` as a key/value converter, ``configure(configs)`` as a header
+converter), then calls the conversion methods from the task thread only (no locking). Per
+schema the converter compiles an encoder and a decoder once and keeps them in LRU caches of
+``schemas.cache.size`` entries; the batch methods reuse the last one while the schema object
+repeats. Every failure raises :class:`~kconnect.api.DataException` saying what was wrong.
+
+Known, deliberate differences from Kafka (documented in tests):
+
+* decoding refuses a JSON value of the wrong type for its schema (Kafka coerces e.g. a string
+  to 0 for an INT32 field), and out-of-range integers (Kafka wraps them);
+* ``"NaN"``/``"Infinity"``/``"-Infinity"`` strings decode to the float values Kafka writes for
+  them (Kafka reads them back as 0.0);
+* a map whose key type is STRUCT, ARRAY or MAP decodes to a list of ``(key, value)`` pairs
+  (such keys are not hashable in Python); the encoder accepts the same pair list.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from decimal import Decimal as _PyDecimal
+from typing import Any
+
+import orjson
+
+from kconnect.api import (
+    CaseInsensitiveValidString,
+    ConfigDef,
+    ConfigType,
+    Converter,
+    DataException,
+    HeaderConverter,
+    Headers,
+    Importance,
+    Schema,
+    SchemaAndValue,
+    ValidString,
+    Width,
+)
+from kconnect.converters.json_schema import from_json_schema, to_json_schema
+from kconnect.converters.json_values import (
+    EncodeOptions,
+    NeedExactNumbers,
+    compile_decoder,
+    compile_encoder,
+    decode_schemaless,
+    encode_schemaless,
+)
+
+__all__ = ["ENVELOPE_ERROR", "JsonConverter", "json_converter_config_def"]
+
+SCHEMAS_ENABLE_CONFIG = "schemas.enable"
+SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.size"
+DECIMAL_FORMAT_CONFIG = "decimal.format"
+REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
+TYPE_CONFIG = "converter.type"
+
+ENVELOPE_ERROR = (
+    'JsonConverter with schemas.enable requires "schema" and "payload" fields and may not '
+    "contain additional fields. If you are trying to deserialize plain JSON data, set "
+    "schemas.enable=false in your converter configuration."
+)
+
+_ENVELOPE_HEAD = b'{"schema":'
+_PAYLOAD_SEP = b',"payload":'
+_NULL_SCHEMA_HEAD = b'{"schema":null,"payload":'
+_dumps = orjson.dumps
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
+_JSONEncodeError = orjson.JSONEncodeError
+# orjson writes \u001a; Jackson writes \u001A. Escaped backslashes are matched as pairs so a
+# literal "\u001a" text inside a string (written as \\u001a) is left alone.
+_ESCAPE_FIX = re.compile(rb"\\(\\|u00[01][a-f])")
+_LEADING_ZEROS = re.compile(rb'("(?:[^"\\]|\\.)*")|(?<![\w.])(-?)0+(?=\d)')
+
+
+def _fix_escape(m: re.Match[bytes]) -> bytes:
+    g = m.group(1)
+    return b"\\u00" + g[3:].upper() if g != b"\\" else m.group(0)
+
+
+def _dump(obj: Any) -> bytes:
+    out = _dumps(obj)
+    if b"\\u00" in out:
+        out = _ESCAPE_FIX.sub(_fix_escape, out)
+    return out
+
+
+def json_converter_config_def() -> ConfigDef:
+    """``JsonConverterConfig.configDef()``: ``converter.type`` plus the four JSON settings."""
+    return (
+        ConfigDef()
+        .define(
+            TYPE_CONFIG,
+            ConfigType.STRING,
+            validator=ValidString.in_("key", "value", "header"),
+            importance=Importance.LOW,
+            documentation="How this converter will be used.",
+        )
+        .define(
+            SCHEMAS_ENABLE_CONFIG,
+            ConfigType.BOOLEAN,
+            True,
+            importance=Importance.HIGH,
+            documentation="Include schemas within each of the serialized values and keys.",
+            group="Schemas",
+            order_in_group=0,
+            width=Width.MEDIUM,
+            display_name="Enable Schemas",
+        )
+        .define(
+            SCHEMAS_CACHE_SIZE_CONFIG,
+            ConfigType.INT,
+            1000,
+            importance=Importance.HIGH,
+            documentation="The maximum number of schemas that can be cached in this converter "
+            "instance.",
+            group="Schemas",
+            order_in_group=1,
+            width=Width.MEDIUM,
+            display_name="Schema Cache Size",
+        )
+        .define(
+            DECIMAL_FORMAT_CONFIG,
+            ConfigType.STRING,
+            "BASE64",
+            CaseInsensitiveValidString.in_("BASE64", "NUMERIC"),
+            Importance.LOW,
+            "Controls which format this converter will serialize decimals in. This value is "
+            "case insensitive and can be either 'BASE64' (default) or 'NUMERIC'",
+            group="Serialization",
+            order_in_group=0,
+            width=Width.MEDIUM,
+            display_name="Decimal Format",
+        )
+        .define(
+            REPLACE_NULL_WITH_DEFAULT_CONFIG,
+            ConfigType.BOOLEAN,
+            True,
+            importance=Importance.LOW,
+            documentation="Whether to replace fields that have a default value and that are "
+            "null to the default value. When set to true, the default value is used, otherwise "
+            "null is used.",
+            group="Serialization",
+            order_in_group=1,
+            width=Width.MEDIUM,
+            display_name="Replace null with default",
+        )
+    )
+
+
+class _LRU(OrderedDict[Any, Any]):
+    """A small LRU map (``LRUCache`` in Kafka); only touched from the task thread."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = max(size, 1)
+
+    def lookup(self, key: Any) -> Any:
+        v = self.get(key)
+        if v is not None:
+            self.move_to_end(key)
+        return v
+
+    def store(self, key: Any, value: Any) -> None:
+        self[key] = value
+        self.move_to_end(key)
+        if len(self) > self.size:
+            self.popitem(last=False)
+
+
+class _Codec:
+    """Everything compiled for one schema: envelope prefix, encoder, decoder."""
+
+    __slots__ = ("decoder", "encoder", "prefix", "schema")
+
+    def __init__(self, schema: Schema | None, prefix: bytes, encoder: Any, decoder: Any) -> None:
+        self.schema = schema
+        self.prefix = prefix
+        self.encoder = encoder
+        self.decoder = decoder
+
+
+def _shorten(data: bytes | bytearray | memoryview) -> str:
+    raw = bytes(data[:100])
+    more = "..." if len(data) > 100 else ""
+    return f"{raw!r}{more} ({len(data)} bytes)"
+
+
+class JsonConverter(Converter, HeaderConverter):
+    """Kafka's JsonConverter: a key/value :class:`Converter` and a :class:`HeaderConverter`."""
+
+    def __init__(self) -> None:
+        self._schemas_enabled = True
+        self._opts = EncodeOptions(decimal_numeric=False, replace_null_with_default=True)
+        self._cache_size = 1000
+        self._is_key = False
+        self._reset_caches()
+
+    # -- configuration -------------------------------------------------------------------
+    def config(self) -> ConfigDef:
+        return json_converter_config_def()
+
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        """Configure once before converting.
+
+        ``configure(configs, is_key)`` is the key/value converter form (sets ``converter.type``
+        as Kafka does); ``configure(configs)`` is the header converter form, where
+        ``converter.type`` defaults to ``header`` when the caller leaves it out.
+        Raises ConfigException for an invalid setting.
+        """
+        conf = dict(configs)
+        if is_key is not None:
+            conf[TYPE_CONFIG] = "key" if is_key else "value"
+        else:
+            conf.setdefault(TYPE_CONFIG, "header")
+        parsed = json_converter_config_def().parse(conf)
+        self._is_key = parsed[TYPE_CONFIG] == "key"
+        self._schemas_enabled = bool(parsed[SCHEMAS_ENABLE_CONFIG])
+        self._cache_size = int(parsed[SCHEMAS_CACHE_SIZE_CONFIG])  # type: ignore[call-overload]
+        self._opts = EncodeOptions(
+            decimal_numeric=str(parsed[DECIMAL_FORMAT_CONFIG]).upper() == "NUMERIC",
+            replace_null_with_default=bool(parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG]),
+        )
+        self._reset_caches()
+
+    def _reset_caches(self) -> None:
+        self._by_schema = _LRU(self._cache_size)  # Schema -> _Codec
+        self._by_json = _LRU(self._cache_size)  # canonical schema JSON -> _Codec
+        self._by_text = _LRU(self._cache_size)  # raw schema text seen on the wire -> _Codec
+        self._null_codec = _Codec(None, _NULL_SCHEMA_HEAD, encode_schemaless, decode_schemaless)
+        self._last_schema: Schema | None = None
+        self._last_codec: _Codec | None = None
+
+    @property
+    def schemas_enabled(self) -> bool:
+        return self._schemas_enabled
+
+    # -- compiled codecs -----------------------------------------------------------------
+    def _codec(self, schema: Schema | None) -> _Codec:
+        if schema is None:
+            return self._null_codec
+        if schema is self._last_schema and self._last_codec is not None:
+            return self._last_codec
+        codec = self._by_schema.lookup(schema)
+        if codec is None:
+            codec = self._compile(schema)
+            self._by_schema.store(schema, codec)
+        self._last_schema, self._last_codec = schema, codec
+        return codec
+
+    def _compile(self, schema: Schema) -> _Codec:
+        opts = self._opts
+        schema_json = to_json_schema(schema, self._encode_default)
+        prefix = _ENVELOPE_HEAD + _dump(schema_json) + _PAYLOAD_SEP
+        return _Codec(schema, prefix, compile_encoder(schema, opts), compile_decoder(schema, opts))
+
+    def _encode_default(self, schema: Schema, value: Any) -> Any:
+        return compile_encoder(schema, self._opts)(value)
+
+    def _decode_default(self, schema: Schema, node: Any) -> Any:
+        return compile_decoder(schema, self._opts)(node)
+
+    # -- Connect -> bytes ----------------------------------------------------------------
+    def from_connect_data(
+        self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
+    ) -> bytes | None:
+        """Serialize one value; ``(None, None)`` gives None (a tombstone)."""
+        if schema is None and value is None:
+            return None
+        codec = self._codec(schema)
+        try:
+            payload = _dump(codec.encoder(value))
+        except DataException:
+            raise
+        except (_JSONEncodeError, TypeError, ValueError) as e:
+            raise DataException(
+                f"Converting Kafka Connect data to byte[] failed due to serialization error: {e}"
+            ) from e
+        if self._schemas_enabled:
+            return codec.prefix + payload + b"}"
+        return payload
+
+    def from_connect_batch(
+        self, topic: str, items: Sequence[tuple[Schema | None, Any]]
+    ) -> list[bytes | None]:
+        """Serialize many (schema, value) pairs; one compiled encoder per distinct schema."""
+        out: list[bytes | None] = []
+        append = out.append
+        enveloped = self._schemas_enabled
+        last_schema: Any = self  # a sentinel no schema is
+        encoder: Any = None
+        prefix = b""
+        dump = _dumps
+        for schema, value in items:
+            if schema is not last_schema:
+                if schema is None and value is None:
+                    append(None)
+                    continue
+                codec = self._codec(schema)
+                last_schema, encoder, prefix = schema, codec.encoder, codec.prefix
+            elif value is None and schema is None:
+                append(None)
+                continue
+            try:
+                payload = dump(encoder(value))
+            except DataException:
+                raise
+            except (_JSONEncodeError, TypeError, ValueError) as e:
+                raise DataException(
+                    "Converting Kafka Connect data to byte[] failed due to serialization "
+                    f"error: {e}"
+                ) from e
+            if b"\\u00" in payload:
+                payload = _ESCAPE_FIX.sub(_fix_escape, payload)
+            append(prefix + payload + b"}" if enveloped else payload)
+        return out
+
+    # -- bytes -> Connect ----------------------------------------------------------------
+    def to_connect_data(
+        self, topic: str, value: bytes | None, headers: Headers | None = None
+    ) -> SchemaAndValue:
+        """Deserialize one value; None (a tombstone) gives ``SchemaAndValue.NULL``."""
+        if value is None:
+            return SchemaAndValue.NULL
+        if self._schemas_enabled:
+            fast = self._decode_known_envelope(value)
+            if fast is not None:
+                return fast
+        return self._decode_slow(value)
+
+    def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
+        """Deserialize many values; records sharing the schema text skip parsing it."""
+        if not self._schemas_enabled:
+            return [self._decode_slow(v) if v is not None else SchemaAndValue.NULL for v in values]
+        out: list[SchemaAndValue] = []
+        append = out.append
+        by_text = self._by_text
+        loads = _loads
+        last_text = b""
+        last_codec: _Codec | None = None
+        for data in values:
+            if data is None:
+                append(SchemaAndValue.NULL)
+                continue
+            if data[:10] == _ENVELOPE_HEAD and data[-1:] == b"}":
+                p = data.find(_PAYLOAD_SEP, 10)
+                if p > 0:
+                    text = data[10:p]
+                    if text == last_text and last_codec is not None:
+                        codec: _Codec | None = last_codec
+                    else:
+                        codec = by_text.lookup(text)
+                    if codec is not None:
+                        try:
+                            payload = loads(data[p + 11 : -1])
+                        except _JSONDecodeError:
+                            pass
+                        else:
+                            last_text, last_codec = text, codec
+                            try:
+                                append(SchemaAndValue(codec.schema, codec.decoder(payload)))
+                            except NeedExactNumbers:
+                                append(self._decode_slow(data))
+                            continue
+            append(self._decode_slow(data))
+        return out
+
+    def _decode_known_envelope(self, data: bytes) -> SchemaAndValue | None:
+        if data[:10] != _ENVELOPE_HEAD or data[-1:] != b"}":
+            return None
+        p = data.find(_PAYLOAD_SEP, 10)
+        if p < 0:
+            return None
+        codec = self._by_text.lookup(data[10:p])
+        if codec is None:
+            return None
+        try:
+            payload = _loads(data[p + 11 : -1])
+        except _JSONDecodeError:
+            return None
+        try:
+            return SchemaAndValue(codec.schema, codec.decoder(payload))
+        except NeedExactNumbers:
+            return None
+
+    def _decode_slow(self, data: bytes | bytearray | memoryview) -> SchemaAndValue:
+        """Full parse: validates the envelope, compiles/caches the schema, learns its text."""
+        doc = self._parse(data, exact=False)
+        try:
+            return self._decode_doc(data, doc)
+        except NeedExactNumbers:
+            return self._decode_doc(data, self._parse(data, exact=True))
+
+    def _parse(self, data: bytes | bytearray | memoryview, exact: bool) -> Any:
+        raw = bytes(data)
+        if not raw.strip():
+            # Jackson reads empty input as a missing node.
+            return _MISSING
+        if not exact:
+            try:
+                return _loads(raw)
+            except _JSONDecodeError as e:
+                first_error = e
+        else:
+            first_error = None
+        try:
+            # Exact numbers (decimal.Decimal for non-integers) and Jackson's tolerance of
+            # leading zeros in numbers; only reached for NUMERIC decimals or unusual input.
+            text = _LEADING_ZEROS.sub(lambda m: m.group(1) or m.group(2), raw).decode("utf-8")
+            return json.loads(text, parse_float=_PyDecimal, parse_constant=_refuse_constant)
+        except (ValueError, UnicodeDecodeError) as e:
+            reason = first_error or e
+            raise DataException(
+                "Converting byte[] to Kafka Connect data failed due to serialization error: "
+                f"{reason}; data: {_shorten(data)}"
+            ) from e
+
+    def _decode_doc(self, data: bytes | bytearray | memoryview, doc: Any) -> SchemaAndValue:
+        if not self._schemas_enabled:
+            if doc is _MISSING:
+                return SchemaAndValue.NULL
+            return SchemaAndValue(None, decode_schemaless(doc))
+        if (
+            doc.__class__ is not dict
+            or len(doc) != 2
+            or "schema" not in doc
+            or "payload" not in doc
+        ):
+            raise DataException(ENVELOPE_ERROR)
+        schema_node = doc["schema"]
+        codec = self._codec_for_json(schema_node)
+        self._learn_schema_text(data, schema_node, codec)
+        return SchemaAndValue(codec.schema, codec.decoder(doc["payload"]))
+
+    def _codec_for_json(self, node: Any) -> _Codec:
+        if node is None:
+            return self._null_codec
+        key = orjson.dumps(node, option=orjson.OPT_SORT_KEYS, default=str)
+        codec = self._by_json.lookup(key)
+        if codec is None:
+            schema = from_json_schema(node, self._decode_default)
+            assert schema is not None
+            codec = self._codec(schema)
+            self._by_json.store(key, codec)
+        return codec  # type: ignore[no-any-return]
+
+    def _learn_schema_text(self, data: Any, schema_node: Any, codec: _Codec) -> None:
+        """Remember the exact schema text of this envelope so later records skip parsing it."""
+        raw = bytes(data)
+        if raw[:10] != _ENVELOPE_HEAD:
+            return
+        p = raw.find(_PAYLOAD_SEP, 10)
+        if p < 0:
+            return
+        text = raw[10:p]
+        try:
+            if _loads(text) != schema_node:
+                return
+        except _JSONDecodeError:
+            return
+        self._by_text.store(text, codec)
+
+    # -- HeaderConverter -----------------------------------------------------------------
+    def from_connect_header(
+        self, topic: str, header_key: str, schema: Schema | None, value: Any
+    ) -> bytes | None:
+        return self.from_connect_data(topic, schema, value)
+
+    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
+        return self.to_connect_data(topic, value)
+
+    def close(self) -> None:
+        """Drop the caches; nothing else to release."""
+        self._reset_caches()
+
+
+class _Missing:
+    """Jackson's MissingNode: what empty input parses to."""
+
+
+_MISSING = _Missing()
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"Non-standard token '{name}': NaN/Infinity are not JSON numbers")

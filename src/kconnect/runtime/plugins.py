@@ -456,7 +456,9 @@ class Plugins:
             for k in kinds:
                 base = _BASES[k]
                 if base is not None and issubclass(found, base):
-                    desc = PluginDesc(_python_name(found), k, plugin_version(found), found)
+                    declared = found.__dict__.get("__kconnect_class_name__")
+                    class_name = declared if isinstance(declared, str) else _python_name(found)
+                    desc = PluginDesc(class_name, k, plugin_version(found), found)
                     self._dynamic[(k, _python_name(name))] = desc
                     return desc
         return None

@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
-from fastapi.responses import ORJSONResponse
 
 import kconnect
 from kconnect.rest.connectors_resource import connectors_router
+from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
 from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.plugins_resource import plugins_router
@@ -45,7 +45,7 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
         title="kconnect REST API",
         description="Apache Kafka Connect's REST API, served by kconnect.",
         version=kconnect.__version__,
-        default_response_class=ORJSONResponse,
+        default_response_class=JsonResponse,
         docs_url="/docs",
         redoc_url=None,
     )
@@ -90,7 +90,7 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
     @app.get("/health", tags=["root"], summary="Health check of the worker")
     def health() -> Response:
         result = herder.health_check()
-        return ORJSONResponse(result.to_json(), status_code=result.http_status)
+        return JsonResponse(result.to_json(), status_code=result.http_status)
 
     app.include_router(connectors_router(herder))
     app.include_router(plugins_router(herder))

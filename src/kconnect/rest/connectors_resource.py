@@ -9,12 +9,17 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query, Request, Response
-from fastapi.responses import ORJSONResponse
+from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from kconnect.api.errors import NotFoundException
-from kconnect.rest.entities import config_map, parse_create_request, parse_json
+from kconnect.rest.entities import (
+    JsonResponse,
+    config_map,
+    json_body,
+    parse_create_request,
+    parse_json,
+)
 from kconnect.runtime.herder import Herder
 from kconnect.runtime.herder_errors import BadRequestException
 from kconnect.runtime.ids import ConnectorTaskId
@@ -24,15 +29,7 @@ __all__ = ["connectors_router"]
 
 log = logging.getLogger(__name__)
 
-_CONFIG_BODY = Body(
-    default=None,
-    media_type="application/json",
-    openapi_examples={
-        "config": {
-            "value": {"connector.class": "FileStreamSource", "file": "/tmp/in.txt", "topic": "t"}
-        }
-    },
-)
+_CONFIG_EXAMPLE = {"connector.class": "FileStreamSource", "file": "/tmp/in.txt", "topic": "t"}
 
 
 def _check_name(name: str, config: dict[str, str | None]) -> None:
@@ -77,10 +74,13 @@ def connectors_router(herder: Herder) -> APIRouter:
                 continue  # removed while listing
         return out
 
-    @r.post("", status_code=201, summary="Create a new connector")
-    async def create_connector(
-        request: Request, body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None
-    ) -> Response:
+    @r.post(
+        "",
+        status_code=201,
+        summary="Create a new connector",
+        openapi_extra=json_body({"name": "c", "config": _CONFIG_EXAMPLE}),
+    )
+    async def create_connector(request: Request) -> Response:
         data = parse_json(await request.body())
         name, config, target = parse_create_request(data)
         _check_name(name, config)
@@ -90,7 +90,7 @@ def connectors_router(herder: Herder) -> APIRouter:
             )
         )
         assert created.info is not None
-        return ORJSONResponse(
+        return JsonResponse(
             created.info.to_json(), status_code=201, headers={"Location": f"/connectors/{name}"}
         )
 
@@ -102,11 +102,14 @@ def connectors_router(herder: Herder) -> APIRouter:
     def get_connector_config(connector: str) -> Any:
         return herder.connector_config(connector)
 
-    @r.put("/{connector}/config", summary="Create or reconfigure the specified connector")
+    @r.put(
+        "/{connector}/config",
+        summary="Create or reconfigure the specified connector",
+        openapi_extra=json_body(_CONFIG_EXAMPLE),
+    )
     async def put_connector_config(
         connector: str,
         request: Request,
-        body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None,
     ) -> Response:
         config = config_map(parse_json(await request.body()))
         _check_name(connector, config)
@@ -115,21 +118,24 @@ def connectors_router(herder: Herder) -> APIRouter:
         )
         assert created.info is not None
         if created.created:
-            return ORJSONResponse(
+            return JsonResponse(
                 created.info.to_json(), status_code=201,
                 headers={"Location": f"/connectors/{connector}"},
             )  # fmt: skip
-        return ORJSONResponse(created.info.to_json(), status_code=200)
+        return JsonResponse(created.info.to_json(), status_code=200)
 
-    @r.patch("/{connector}/config", summary="Patch the configuration for the specified connector")
+    @r.patch(
+        "/{connector}/config",
+        summary="Patch the configuration for the specified connector",
+        openapi_extra=json_body(_CONFIG_EXAMPLE),
+    )
     async def patch_connector_config(
         connector: str,
         request: Request,
-        body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None,
     ) -> Response:
         patch = config_map(parse_json(await request.body()), "the config patch")
         info = await run_in_threadpool(lambda: herder.patch_connector_config(connector, patch))
-        return ORJSONResponse(info.to_json())
+        return JsonResponse(info.to_json())
 
     @r.get("/{connector}/status", summary="Get the status for the specified connector")
     def get_connector_status(connector: str) -> Any:
@@ -147,7 +153,7 @@ def connectors_router(herder: Herder) -> APIRouter:
             herder.restart_connector(connector)
             return Response(status_code=204)
         info = herder.restart_connector_and_tasks(request)
-        return ORJSONResponse(info.to_json(), status_code=202)
+        return JsonResponse(info.to_json(), status_code=202)
 
     @r.put("/{connector}/stop", status_code=204, summary="Stop the specified connector")
     def stop_connector(connector: str, forward: bool | None = None) -> Response:
@@ -195,11 +201,16 @@ def connectors_router(herder: Herder) -> APIRouter:
     def get_offsets(connector: str) -> Any:
         return {"offsets": herder.connector_offsets(connector)}
 
-    @r.patch("/{connector}/offsets", summary="Alter the offsets for the connector")
+    @r.patch(
+        "/{connector}/offsets",
+        summary="Alter the offsets for the connector",
+        openapi_extra=json_body(
+            {"offsets": [{"partition": {"filename": "/tmp/in.txt"}, "offset": {"position": 0}}]}
+        ),
+    )
     async def alter_offsets(
         connector: str,
         request: Request,
-        body: Annotated[dict[str, Any] | None, _CONFIG_BODY] = None,
     ) -> Response:
         raw = await request.body()
         data = parse_json(raw) if raw.strip() else None
@@ -221,7 +232,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         message = await run_in_threadpool(
             lambda: herder.alter_connector_offsets(connector, offsets)
         )
-        return ORJSONResponse({"message": message})
+        return JsonResponse({"message": message})
 
     @r.delete("/{connector}/offsets", summary="Reset the offsets for the connector")
     def reset_offsets(connector: str, forward: bool | None = None) -> Any:

@@ -10,14 +10,35 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from starlette.responses import Response
 
 from kconnect.runtime.herder_errors import BadRequestException
 from kconnect.runtime.states import TargetState
 
-__all__ = ["config_map", "parse_json", "parse_create_request"]
+__all__ = ["JsonResponse", "config_map", "json_body", "parse_create_request", "parse_json"]
 
 _INITIAL_STATES = {"RUNNING": TargetState.STARTED, "PAUSED": TargetState.PAUSED,
                    "STOPPED": TargetState.STOPPED}  # fmt: skip
+
+
+class JsonResponse(Response):
+    """A JSON response rendered with orjson (non-str keys allowed)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
+
+
+def json_body(example: Any) -> dict[str, Any]:
+    """OpenAPI ``requestBody`` for a route that reads its JSON body itself (so that parse
+    errors get Kafka-style 400s rather than framework validation errors)."""
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"type": "object"}, "example": example}},
+        }
+    }
 
 
 def parse_json(body: bytes) -> Any:

@@ -15,10 +15,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import ORJSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kconnect.api.errors import AlreadyExistsException, ConfigException, NotFoundException
+from kconnect.rest.entities import JsonResponse
 from kconnect.runtime.herder_errors import ConnectRestException
 
 __all__ = ["error_response", "install_exception_handlers"]
@@ -26,9 +26,9 @@ __all__ = ["error_response", "install_exception_handlers"]
 log = logging.getLogger(__name__)
 
 
-def error_response(status: int, message: str, error_code: int | None = None) -> ORJSONResponse:
+def error_response(status: int, message: str, error_code: int | None = None) -> JsonResponse:
     """The JSON error body with ``status``."""
-    return ORJSONResponse(
+    return JsonResponse(
         {"error_code": status if error_code is None else error_code, "message": message},
         status_code=status,
     )
@@ -51,34 +51,34 @@ def install_exception_handlers(app: FastAPI) -> None:
     """Register the handlers that give every error Kafka Connect's JSON body."""
 
     @app.exception_handler(ConnectRestException)
-    async def _rest(_: Request, exc: ConnectRestException) -> ORJSONResponse:
+    async def _rest(_: Request, exc: ConnectRestException) -> JsonResponse:
         return error_response(exc.status, exc.message, exc.error_code)
 
     @app.exception_handler(NotFoundException)
-    async def _not_found(_: Request, exc: NotFoundException) -> ORJSONResponse:
+    async def _not_found(_: Request, exc: NotFoundException) -> JsonResponse:
         return error_response(404, str(exc))
 
     @app.exception_handler(AlreadyExistsException)
-    async def _exists(_: Request, exc: AlreadyExistsException) -> ORJSONResponse:
+    async def _exists(_: Request, exc: AlreadyExistsException) -> JsonResponse:
         return error_response(409, str(exc))
 
     @app.exception_handler(ConfigException)
-    async def _config(_: Request, exc: ConfigException) -> ORJSONResponse:
+    async def _config(_: Request, exc: ConfigException) -> JsonResponse:
         return error_response(400, str(exc))
 
     @app.exception_handler(RequestValidationError)
-    async def _validation(_: Request, exc: RequestValidationError) -> ORJSONResponse:
+    async def _validation(_: Request, exc: RequestValidationError) -> JsonResponse:
         return error_response(400, _describe_validation(list(exc.errors())))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+    async def _http(_: Request, exc: StarletteHTTPException) -> JsonResponse:
         detail = exc.detail
         if not isinstance(detail, str) or detail == HTTPStatus(exc.status_code).phrase:
             detail = f"HTTP {exc.status_code} {HTTPStatus(exc.status_code).phrase}"
         return error_response(exc.status_code, detail)
 
     @app.exception_handler(Exception)
-    async def _any(request: Request, exc: Exception) -> ORJSONResponse:
+    async def _any(request: Request, exc: Exception) -> JsonResponse:
         log.error("Uncaught exception in REST call to %s %s", request.method,
                   request.url.path, exc_info=exc)  # fmt: skip
         return error_response(500, str(exc) or type(exc).__name__)

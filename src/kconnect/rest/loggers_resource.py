@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import logging
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Body, Request, Response
-from fastapi.responses import ORJSONResponse
+from fastapi import APIRouter, Request, Response
 
 from kconnect.api.errors import NotFoundException
-from kconnect.rest.entities import parse_json
+from kconnect.rest.entities import JsonResponse, json_body, parse_json
 from kconnect.runtime.herder import Herder
 from kconnect.runtime.herder_errors import BadRequestException
 from kconnect.runtime.loggers import python_level
@@ -34,14 +33,15 @@ def loggers_router(herder: Herder) -> APIRouter:
             raise NotFoundException(f"Logger {logger} not found.")
         return level.to_json()
 
-    @r.put("/{logger}", summary="Set the level of a logger and its children")
+    @r.put(
+        "/{logger}",
+        summary="Set the level of a logger and its children",
+        openapi_extra=json_body({"level": "DEBUG"}),
+    )
     async def set_level(
         logger: str,
         request: Request,
         scope: str = "worker",
-        body: Annotated[
-            dict[str, Any] | None, Body(openapi_examples={"debug": {"value": {"level": "DEBUG"}}})
-        ] = None,
     ) -> Response:
         data = parse_json(await request.body())
         level = data.get("level") if isinstance(data, dict) else None
@@ -57,6 +57,6 @@ def loggers_router(herder: Herder) -> APIRouter:
                 "Received invalid scope '%s' in request to adjust logging level; will default to worker",
                 scope,
             )
-        return ORJSONResponse(herder.set_worker_logger_level(logger, level))
+        return JsonResponse(herder.set_worker_logger_level(logger, level))
 
     return r

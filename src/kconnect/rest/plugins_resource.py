@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Query, Request
+from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from kconnect.rest.entities import config_map, parse_json
+from kconnect.rest.entities import config_map, json_body, parse_json
 from kconnect.runtime.connector_validation import java_map_str
 from kconnect.runtime.herder import Herder
 from kconnect.runtime.herder_errors import BadRequestException
@@ -35,10 +35,14 @@ def plugins_router(herder: Herder) -> APIRouter:
     def plugin_config(plugin_name: str, version: str | None = None) -> Any:
         return [k.to_dict() for k in herder.connector_plugin_config(plugin_name)]
 
-    @r.put("/{plugin_name}/config/validate", summary="Validate a connector configuration")
-    async def validate(
-        plugin_name: str, request: Request, body: Annotated[dict[str, Any] | None, Body()] = None
-    ) -> Any:
+    @r.put(
+        "/{plugin_name}/config/validate",
+        summary="Validate a connector configuration",
+        openapi_extra=json_body(
+            {"connector.class": "FileStreamSink", "topics": "t", "file": "/tmp/out"}
+        ),
+    )
+    async def validate(plugin_name: str, request: Request) -> Any:
         config = config_map(parse_json(await request.body()))
         conn_type = config.get("connector.class")
         if conn_type is not None and not _normalized(conn_type).endswith(_normalized(plugin_name)):

@@ -223,12 +223,9 @@ class ConnectorValidator:
             if not name or (validated.get(key) and validated[key].errors):
                 continue
             try:
-                self.view.resolve((kind,), name.strip(), what)
+                self.view.resolve((kind,), name.strip(), what, config_key=key)
             except PluginNotFound as e:
-                validated.setdefault(key, ConfigValue(key, name)).add_error_message(
-                    f"Invalid value {name} for configuration {key}: Class {name} could not be "
-                    f"found. {str(e).split('. ', 1)[-1]}"
-                )
+                validated.setdefault(key, ConfigValue(key, name)).add_error_message(str(e))
 
     def _converter_infos(
         self,

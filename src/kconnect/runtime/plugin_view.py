@@ -76,16 +76,24 @@ class PluginView:
             f"{hint} Install the plugin (pip) or fix the class name."
         )
 
-    def resolve(self, kinds: tuple[str, ...], name: str, what: str) -> Any:
-        """The PluginDesc of ``name`` among ``kinds`` (first match), or raise PluginNotFound."""
-        for kind in kinds:
+    def resolve(
+        self, kinds: tuple[str, ...], name: str, what: str, config_key: str | None = None
+    ) -> Any:
+        """The PluginDesc of ``name`` among ``kinds``, or raise PluginNotFound (with the
+        closest installed names in the message)."""
+        kind = "connector" if set(kinds) == set(CONNECTOR_KINDS) else kinds[0]
+        try:
+            desc = self.plugins.resolve(kind, name, config_key=config_key)
+        except ConnectException as e:  # PluginNotFoundError is a ConfigException
+            raise PluginNotFound(str(e)) from None
+        except TypeError:  # a Plugins without config_key support
             try:
                 desc = self.plugins.resolve(kind, name)
-            except Exception:
-                continue
-            if desc is not None:
-                return desc
-        raise self.not_found(what, name, kinds)
+            except ConnectException:
+                raise self.not_found(what, name, kinds) from None
+        if desc is None:
+            raise self.not_found(what, name, kinds)
+        return desc
 
     def connector_type(self, class_name: str) -> str:
         """ "source" | "sink", or raise PluginNotFound."""

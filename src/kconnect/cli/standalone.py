@@ -156,13 +156,14 @@ def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
     from kconnect.rest.app import create_app
     from kconnect.rest.server import RestServer
     from kconnect.runtime.config_transformer import ConfigTransformer, load_config_providers
+    from kconnect.runtime.worker_config import StandaloneConfig
+
+    config = StandaloneConfig(worker_props)  # bad keys/values fail here, before heavy imports
     from kconnect.runtime.offset_store import FileOffsetBackingStore
     from kconnect.runtime.plugins import Plugins
     from kconnect.runtime.standalone_herder import StandaloneHerder
     from kconnect.runtime.worker import Worker
-    from kconnect.runtime.worker_config import StandaloneConfig
 
-    config = StandaloneConfig(worker_props)
     plugins = Plugins.load(config.get_list("plugin.path") or [])
     providers = load_config_providers(
         worker_props, instantiate=lambda n: plugins.new_instance("config_provider", n)

@@ -55,10 +55,11 @@ class Worker:
         self.log = tmp_path / "worker.log"
 
     def start(self):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(self.props)],
-            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "kconnect.cli.main", "standalone", str(self.props)],
+                stdout=log, stderr=subprocess.STDOUT,
+            )  # fmt: skip
         _wait(lambda: httpx.get(self.url + "/health").status_code == 200, what="worker health")
 
     def stop(self, sig=signal.SIGTERM):

@@ -1,0 +1,219 @@
+"""Opening and caching database connections, with Confluent's retry semantics.
+
+:class:`ConnectionProvider` is the Python twin of ``CachedConnectionProvider``: it opens one
+SQLAlchemy ``Connection`` on demand, retrying ``connection.attempts`` times with
+``connection.backoff.ms`` between attempts, keeps it, checks it is still usable before handing
+it out again, and reopens it when it is not. A database that cannot be reached raises
+:class:`~kconnect.api.ConnectException` naming the database, host, port, user and the
+driver's own explanation, never the password.
+
+Threading: a provider belongs to one thread (a task's or the connector's). :meth:`close` may
+be called from another thread once that thread has been told to stop; it is idempotent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from kconnect.api import ConnectException
+from kconnect.connectors.jdbc.common.url import (
+    SQLITE,
+    ConnectionSpec,
+    connection_spec,
+    require_sqlalchemy,
+)
+
+__all__ = ["ConnectionProvider", "describe_error"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_ATTEMPTS = 3
+DEFAULT_BACKOFF_MS = 10_000
+
+_ISOLATION = {
+    "READ_UNCOMMITTED": "READ UNCOMMITTED",
+    "READ_COMMITTED": "READ COMMITTED",
+    "REPEATABLE_READ": "REPEATABLE READ",
+    "SERIALIZABLE": "SERIALIZABLE",
+}
+
+
+def describe_error(error: BaseException, secret: str | None = None) -> str:
+    """The driver's message for ``error`` (the SQLAlchemy wrapper's SQL and parameters are
+    left out), with ``secret`` scrubbed if the driver echoed it."""
+    orig = getattr(error, "orig", None)
+    text = str(orig if orig is not None else error).strip()
+    if secret:
+        text = text.replace(secret, "****")
+    return f"{type(orig if orig is not None else error).__name__}: {text}"
+
+
+class ConnectionProvider:
+    """Opens, validates, caches and closes one database connection.
+
+    Args:
+        spec: URL, credentials and driver properties.
+        attempts: ``connection.attempts`` (≥1).
+        backoff_ms: ``connection.backoff.ms`` between failed attempts.
+        isolation: ``transaction.isolation.mode`` (``DEFAULT`` leaves the driver's level).
+        sleep: injectable for tests; called with seconds between attempts.
+    """
+
+    def __init__(
+        self,
+        spec: ConnectionSpec,
+        attempts: int = DEFAULT_ATTEMPTS,
+        backoff_ms: int = DEFAULT_BACKOFF_MS,
+        isolation: str = "DEFAULT",
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.spec = spec
+        self.attempts = max(1, attempts)
+        self.backoff_ms = max(0, backoff_ms)
+        self.isolation = isolation
+        self._sleep = sleep
+        self._engine: Any = None
+        self._conn: Any = None
+        self._closed = threading.Event()
+
+    @classmethod
+    def from_config(cls, props: Mapping[str, Any], **kwargs: Any) -> ConnectionProvider:
+        """A provider from connector properties (``connection.*`` keys)."""
+        return cls(
+            connection_spec(props),
+            int(props.get("connection.attempts") or DEFAULT_ATTEMPTS),
+            int(props.get("connection.backoff.ms") or DEFAULT_BACKOFF_MS),
+            str(props.get("transaction.isolation.mode") or "DEFAULT"),
+            **kwargs,
+        )
+
+    @property
+    def dialect(self) -> str:
+        return self.spec.dialect
+
+    def engine(self) -> Any:
+        """The SQLAlchemy Engine (created lazily; it pools nothing: the provider caches)."""
+        if self._engine is None:
+            sa = require_sqlalchemy()
+            from sqlalchemy.pool import NullPool, StaticPool
+
+            memory = self.dialect == SQLITE and self.spec.url.database == ":memory:"
+            self._engine = sa.create_engine(
+                self.spec.sqlalchemy_url(),
+                connect_args=self.spec.connect_args(),
+                # One in-memory SQLite database only exists while its one connection lives.
+                poolclass=StaticPool if memory else NullPool,
+            )
+        return self._engine
+
+    def get(self) -> Any:
+        """The cached connection, reopened if it was closed or is no longer valid."""
+        conn = self._conn
+        if conn is not None and not conn.closed and not conn.invalidated:
+            return conn
+        if conn is not None:
+            self._close_quietly(conn)
+        self._conn = self.open()
+        return self._conn
+
+    def is_valid(self) -> bool:
+        """Whether the cached connection answers ``SELECT 1`` (no transaction must be open)."""
+        conn = self._conn
+        if conn is None or conn.closed or conn.invalidated:
+            return False
+        try:
+            conn.exec_driver_sql("SELECT 1").fetchall()
+            conn.rollback()
+            return True
+        except Exception:
+            return False
+
+    def get_valid(self) -> Any:
+        """Like :meth:`get`, but pings an idle cached connection first (Confluent checks
+        ``isValid`` before each query): a connection dropped by the server is replaced."""
+        if self._conn is not None and not self._conn.in_transaction() and not self.is_valid():
+            log.info(
+                "Database connection to %s is no longer valid; reconnecting", self.spec.redacted()
+            )
+            self._close_quietly(self._conn)
+            self._conn = None
+        return self.get()
+
+    def open(self) -> Any:
+        """Open a new connection, retrying per ``connection.attempts``/``connection.backoff.ms``.
+
+        Raises:
+            ConnectException: every attempt failed; names the target and the driver's cause.
+        """
+        last: BaseException | None = None
+        for attempt in range(1, self.attempts + 1):
+            if self._closed.is_set():
+                raise ConnectException(f"Connection provider for {self.spec.redacted()} is closed")
+            try:
+                conn = self.engine().connect()
+                self._prepare(conn)
+                log.info("Connected to %s", self.spec.redacted())
+                return conn
+            except ImportError:
+                raise
+            except Exception as e:
+                last = e
+                log.info(
+                    "Unable to connect to %s (attempt %d of %d): %s",
+                    self.spec.describe_target(),
+                    attempt,
+                    self.attempts,
+                    describe_error(e, self.spec.password),
+                )
+                if attempt < self.attempts:
+                    self._sleep(self.backoff_ms / 1000)
+        assert last is not None
+        raise ConnectException(
+            f"Could not connect to {self.spec.describe_target()} after {self.attempts} "
+            f"attempt(s): {describe_error(last, self.spec.password)}. Check connection.url, "
+            "connection.user and connection.password, and that the database accepts connections."
+        ) from None
+
+    def _prepare(self, conn: Any) -> None:
+        level = _ISOLATION.get(self.isolation.upper())
+        if level is not None:
+            try:
+                conn.execution_options(isolation_level=level)
+            except Exception as e:
+                log.warning(
+                    "Transaction isolation %s is not supported by %s; ignored (%s)",
+                    self.isolation,
+                    self.dialect,
+                    describe_error(e),
+                )
+        if self.dialect != SQLITE:
+            _configure_psycopg(conn.connection.dbapi_connection)
+
+    def close(self) -> None:
+        """Close the cached connection and dispose of the engine. Idempotent."""
+        self._closed.set()
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            self._close_quietly(conn)
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.dispose()
+
+    @staticmethod
+    def _close_quietly(conn: Any) -> None:
+        try:
+            conn.close()
+        except Exception as e:  # closing a broken connection may fail; nothing to do then
+            log.debug("Ignoring error while closing a connection: %s", describe_error(e))
+
+
+def _configure_psycopg(raw: Any) -> None:
+    """Load json/jsonb/uuid as text (Connect STRING, as Confluent) instead of dict/UUID."""
+    from psycopg.types.string import TextLoader
+
+    for name in ("json", "jsonb", "uuid"):
+        raw.adapters.register_loader(name, TextLoader)

@@ -121,6 +121,11 @@ def java_double_str(x: float) -> str:
     if x == 0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
     digits, exp10 = _shortest(repr(x))
+    if len(digits) == 1:
+        # Java renders at least two digits and picks the closest two-digit form (4.9E-324).
+        two = f"{x:.1e}"
+        if float(two) == x:
+            digits, exp10 = _shortest(two)
     return _java_fp_str(x, digits, exp10)
 
 
@@ -140,6 +145,10 @@ def java_float_str(x: float) -> str:
             text = candidate
             break
     digits, exp10 = _shortest(text)
+    if len(digits) == 1:
+        two = f"{f:.1e}"
+        if to_float32(float(two)) == f:
+            digits, exp10 = _shortest(two)
     return _java_fp_str(f, digits, exp10)
 
 

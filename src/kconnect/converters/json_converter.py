@@ -79,21 +79,28 @@ _dumps = orjson.dumps
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _JSONEncodeError = orjson.JSONEncodeError
-# orjson writes \u001a; Jackson writes \u001A. Escaped backslashes are matched as pairs so a
-# literal "\u001a" text inside a string (written as \\u001a) is left alone.
-_ESCAPE_FIX = re.compile(rb"\\(\\|u00[01][a-f])")
+# Two places where orjson's bytes differ from Jackson's: control characters are escaped as
+# \u001a by orjson and \u001A by Jackson, and characters outside the BMP are raw UTF-8 in
+# orjson but escaped surrogate pairs (\uD83D\uDE00) in Jackson. Escaped backslashes are matched
+# as pairs so a literal "\u001a" text inside a string (written \\u001a) is left alone; 4-byte
+# UTF-8 sequences only occur inside strings.
+_NEEDS_FIX = re.compile(rb"\\u00[01][a-f]|[\xf0-\xf4]")
+_FIX = re.compile(rb"\\(\\|u00[01][a-f])|[\xf0-\xf4][\x80-\xbf]{3}")
 _LEADING_ZEROS = re.compile(rb'("(?:[^"\\]|\\.)*")|(?<![\w.])(-?)0+(?=\d)')
 
 
-def _fix_escape(m: re.Match[bytes]) -> bytes:
+def _fix_match(m: re.Match[bytes]) -> bytes:
     g = m.group(1)
+    if g is None:
+        cp = ord(m.group(0).decode("utf-8")) - 0x10000
+        return b"\\u%04X\\u%04X" % (0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF))
     return b"\\u00" + g[3:].upper() if g != b"\\" else m.group(0)
 
 
 def _dump(obj: Any) -> bytes:
     out = _dumps(obj)
-    if b"\\u00" in out:
-        out = _ESCAPE_FIX.sub(_fix_escape, out)
+    if _NEEDS_FIX.search(out) is not None:
+        out = _FIX.sub(_fix_match, out)
     return out
 
 
@@ -253,10 +260,17 @@ class JsonConverter(Converter, HeaderConverter):
             return self._null_codec
         if schema is self._last_schema and self._last_codec is not None:
             return self._last_codec
-        codec = self._by_schema.lookup(schema)
+        try:
+            codec = self._by_schema.lookup(schema)
+            key: Any = schema
+        except TypeError:
+            # A default value holding a Struct makes the schema unhashable: cache by identity
+            # (the codec keeps the schema alive, so the id cannot be reused meanwhile).
+            key = ("id", id(schema))
+            codec = self._by_schema.lookup(key)
         if codec is None:
             codec = self._compile(schema)
-            self._by_schema.store(schema, codec)
+            self._by_schema.store(key, codec)
         self._last_schema, self._last_codec = schema, codec
         return codec
 
@@ -303,6 +317,7 @@ class JsonConverter(Converter, HeaderConverter):
         encoder: Any = None
         prefix = b""
         dump = _dumps
+        needs_fix = _NEEDS_FIX.search
         for schema, value in items:
             if schema is not last_schema:
                 if schema is None and value is None:
@@ -322,8 +337,8 @@ class JsonConverter(Converter, HeaderConverter):
                     "Converting Kafka Connect data to byte[] failed due to serialization "
                     f"error: {e}"
                 ) from e
-            if b"\\u00" in payload:
-                payload = _ESCAPE_FIX.sub(_fix_escape, payload)
+            if needs_fix(payload) is not None:
+                payload = _FIX.sub(_fix_match, payload)
             append(prefix + payload + b"}" if enveloped else payload)
         return out
 
@@ -447,7 +462,11 @@ class JsonConverter(Converter, HeaderConverter):
     def _codec_for_json(self, node: Any) -> _Codec:
         if node is None:
             return self._null_codec
-        key = orjson.dumps(node, option=orjson.OPT_SORT_KEYS, default=str)
+        try:
+            key: Any = orjson.dumps(node, option=orjson.OPT_SORT_KEYS, default=str)
+        except TypeError:
+            # exact-number parse (NUMERIC decimal defaults) may hold integers beyond 64 bits
+            key = json.dumps(node, sort_keys=True, default=str)
         codec = self._by_json.lookup(key)
         if codec is None:
             schema = from_json_schema(node, self._decode_default)

@@ -16,6 +16,8 @@ from kconnect.api import ConfigDef, HeaderConverter, Schema, SchemaAndValue
 from kconnect.converters.string_converter import kconnect_version
 from kconnect.converters.values import convert_to_string, parse_string
 
+_NULL_SV = SchemaAndValue(None, None)
+
 __all__ = ["SimpleHeaderConverter"]
 
 log = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ class SimpleHeaderConverter(HeaderConverter):
 
     def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
         if value is None:
-            return SchemaAndValue.NULL
+            return _NULL_SV
         try:
             return parse_string(bytes(value).decode("utf-8", "replace"))
         except Exception as e:  # the parser is total; this guards against the unforeseen

@@ -47,6 +47,8 @@ from kconnect.api import (
     Type,
 )
 
+_NULL_SV = SchemaAndValue(None, None)
+
 __all__ = [
     "convert_to_boolean",
     "convert_to_byte",
@@ -449,7 +451,7 @@ def convert_to_date(schema: Schema | None, value: Any) -> _dt.date:
         value = parse_string(value).value
     if isinstance(value, (_dt.date, _dt.time)):
         if schema is None or schema.name == Date.LOGICAL_NAME:
-            return _temporal_as(Date.SCHEMA, value)
+            return _temporal_as(Date.SCHEMA, value)  # type: ignore[no-any-return]
         if schema.name == Timestamp.LOGICAL_NAME:
             # Java truncates the millisecond count towards zero here.
             days = int(_epoch_millis(value) / MILLIS_PER_DAY)
@@ -464,7 +466,7 @@ def convert_to_time(schema: Schema | None, value: Any) -> _dt.time:
         value = parse_string(value).value
     if isinstance(value, (_dt.date, _dt.time)):
         if schema is None or schema.name == Time.LOGICAL_NAME:
-            return _temporal_as(Time.SCHEMA, value)
+            return _temporal_as(Time.SCHEMA, value)  # type: ignore[no-any-return]
         if schema.name == Timestamp.LOGICAL_NAME:
             return Time.to_logical(Time.SCHEMA, _epoch_millis(value) % MILLIS_PER_DAY)
     return Time.to_logical(Time.SCHEMA, _wrap(_as_long(value, schema), 32))
@@ -479,7 +481,7 @@ def convert_to_timestamp(schema: Schema | None, value: Any) -> _dt.datetime:
     if isinstance(value, (_dt.date, _dt.time)) and (
         schema is None or schema.name in temporal_names
     ):
-        return _temporal_as(Timestamp.SCHEMA, value)
+        return _temporal_as(Timestamp.SCHEMA, value)  # type: ignore[no-any-return]
     return Timestamp.to_logical(Timestamp.SCHEMA, _as_long(value, schema))
 
 
@@ -755,11 +757,11 @@ def parse_string(value: str | None) -> SchemaAndValue:
     ``SchemaAndValue(None, None)``; the empty string is the empty STRING.
     """
     if value is None:
-        return SchemaAndValue.NULL
+        return _NULL_SV
     if value == "":
         return SchemaAndValue(Schema.STRING_SCHEMA, value)
     result = _ValueParser(_Tokenizer(value)).parse(False)
-    return SchemaAndValue.NULL if result is None else result
+    return _NULL_SV if result is None else result
 
 
 _TRUE = SchemaAndValue(Schema.BOOLEAN_SCHEMA, True)

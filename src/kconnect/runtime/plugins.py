@@ -26,6 +26,7 @@ between threads.
 
 from __future__ import annotations
 
+import builtins
 import difflib
 import importlib
 import importlib.metadata
@@ -132,7 +133,7 @@ class PluginDesc:
     class_name: str
     type: str
     version: str
-    cls: type = field(compare=False, repr=False)
+    cls: builtins.type = field(compare=False, repr=False)
     location: str = CLASSPATH
 
     def to_rest(self) -> dict[str, str]:
@@ -345,9 +346,11 @@ class Plugins:
                 sys.path.append(location)
             for dist in importlib.metadata.distributions(path=[location]):
                 for ep in dist.entry_points:
-                    kind = kind_of.get(ep.group)
-                    if kind is not None:
-                        entries.append(PluginEntry(kind, ep.name, ep.load, location, dist.version))
+                    found_kind = kind_of.get(ep.group)
+                    if found_kind is not None:
+                        entries.append(
+                            PluginEntry(found_kind, ep.name, ep.load, location, dist.version)
+                        )
         plugins = cls(entries)
         log.info(
             "Loaded %d plugins (%d could not be loaded)",
@@ -403,7 +406,9 @@ class Plugins:
 
     # -- resolution -----------------------------------------------------------------------------
 
-    def resolve(self, kind: str, name: str, *, config_key: str | None = None) -> PluginDesc:
+    def resolve(
+        self, kind: str, name: str | builtins.type, *, config_key: str | None = None
+    ) -> PluginDesc:
         """The plugin of ``kind`` (``connector`` = source or sink) called ``name``.
 
         Raises:

@@ -230,7 +230,7 @@ class TransformationChain:
                     TransformationStage(
                         alias, class_name, transformation, predicate, negate, predicate_alias
                     )
-                )  # type: ignore[arg-type]
+                )
         except BaseException:
             for stage in stages:
                 stage.close()
@@ -301,7 +301,7 @@ class TransformationChain:
 
 def _aliases(props: Mapping[str, Any], key: str, kind: str) -> list[str]:
     value = parse_type(key, props.get(key), ConfigType.LIST)
-    aliases = [str(a) for a in value] if isinstance(value, list) else []  # type: ignore[union-attr]
+    aliases = [str(a) for a in value] if isinstance(value, list) else []
     if len(set(aliases)) != len(aliases):
         raise ConfigException(key, java_str(aliases), "Duplicate alias provided.")
     for alias in aliases:
@@ -509,7 +509,7 @@ def _enrich(
 
 def _config_def_of(plugins: Plugins, kind: str, key: str, value: object) -> ConfigDef:
     name = value if isinstance(value, type) else str(value).strip()
-    desc = plugins.resolve(kind, name, config_key=key)  # type: ignore[arg-type]
+    desc = plugins.resolve(kind, name, config_key=key)
     try:
         instance = desc.cls()
     except Exception as e:

@@ -1,0 +1,77 @@
+// Java side of bench/converters.py: times Apache Kafka's JsonConverter (and optionally the
+// ValueToKey + ExtractField$Key chain) on the same records the Python side converts.
+// Usage: java ConverterBench <records> <chain:true|false>; prints one JSON line of records/s.
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.transforms.ExtractField;
+import org.apache.kafka.connect.transforms.ValueToKey;
+
+import java.util.HashMap;
+import java.util.Map;
+
+public class ConverterBench {
+    public static void main(String[] args) {
+        int n = Integer.parseInt(args[0]);
+        boolean chain = args.length > 1 && Boolean.parseBoolean(args[1]);
+        Schema schema = SchemaBuilder.struct().name("table01")
+                .field("id", Schema.INT32_SCHEMA)
+                .field("user_id", Schema.OPTIONAL_STRING_SCHEMA)
+                .field("item", Schema.OPTIONAL_STRING_SCHEMA)
+                .build();
+        Struct[] values = new Struct[n];
+        String[] items = {"apple", "orange", "banana", "melon"};
+        for (int i = 0; i < n; i++) {
+            values[i] = new Struct(schema).put("id", i).put("user_id", "user0" + (i % 10)).put("item", items[i % 4]);
+        }
+        JsonConverter conv = new JsonConverter();
+        Map<String, Object> cfg = new HashMap<>();
+        conv.configure(cfg, false);
+        byte[][] encoded = new byte[n][];
+        long sink = 0;
+        // warm-up: let the JIT compile the hot paths before timing
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < Math.min(n, 200_000); i++) {
+                byte[] b = conv.fromConnectData("t", schema, values[i]);
+                sink += conv.toConnectData("t", b).value().hashCode();
+            }
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) encoded[i] = conv.fromConnectData("t", schema, values[i]);
+        long t1 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            SchemaAndValue sv = conv.toConnectData("t", encoded[i]);
+            sink += sv.value() == null ? 0 : 1;
+        }
+        long t2 = System.nanoTime();
+        String chainPart = "";
+        if (chain) {
+            ValueToKey<SourceRecord> v2k = new ValueToKey<>();
+            Map<String, Object> c1 = new HashMap<>();
+            c1.put("fields", "user_id");
+            v2k.configure(c1);
+            ExtractField.Key<SourceRecord> extract = new ExtractField.Key<>();
+            Map<String, Object> c2 = new HashMap<>();
+            c2.put("field", "user_id");
+            extract.configure(c2);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < Math.min(n, 200_000); i++) {
+                    SourceRecord r = new SourceRecord(null, null, "t", null, null, null, schema, values[i]);
+                    sink += extract.apply(v2k.apply(r)).key().hashCode();
+                }
+            }
+            long t3 = System.nanoTime();
+            for (int i = 0; i < n; i++) {
+                SourceRecord r = new SourceRecord(null, null, "t", null, null, null, schema, values[i]);
+                sink += extract.apply(v2k.apply(r)).key().hashCode();
+            }
+            long t4 = System.nanoTime();
+            chainPart = ",\"chain\":" + (n / ((t4 - t3) / 1e9));
+        }
+        System.out.println("{\"encode\":" + (n / ((t1 - t0) / 1e9)) + ",\"decode\":" + (n / ((t2 - t1) / 1e9))
+                + chainPart + ",\"sink\":" + sink + "}");
+    }
+}

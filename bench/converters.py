@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import table  # noqa: E402
+from _common import table
 
-from kconnect.api import Schema, SchemaBuilder, SourceRecord, Struct  # noqa: E402
-from kconnect.converters.json_converter import JsonConverter  # noqa: E402
-from kconnect.local import maven  # noqa: E402
-from kconnect.local.paths import cache_dir  # noqa: E402
+from kconnect.api import Schema, SchemaBuilder, SourceRecord, Struct
+from kconnect.converters.json_converter import JsonConverter
+from kconnect.local import maven
+from kconnect.local.paths import cache_dir
 
 JAVA_SRC = Path(__file__).resolve().parent / "java" / "ConverterBench.java"
 

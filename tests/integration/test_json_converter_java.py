@@ -516,7 +516,7 @@ class RandomCorpus:
         if t is Type.BOOLEAN:
             return r.random() < 0.5
         if t is Type.STRING:
-            return r.choice(NASTY_STRINGS + ["".join(chr(r.randint(1, 0x2FFF)) for _ in range(8))])
+            return r.choice([*NASTY_STRINGS, "".join(chr(r.randint(1, 12287)) for _ in range(8))])
         if t is Type.BYTES:
             return r.randbytes(r.randint(0, 20))
         if t is Type.ARRAY:
@@ -603,9 +603,7 @@ def _has_multi_entry_map(s: Schema | None, v: Any) -> bool:
         return any(_has_multi_entry_map(s.value_schema, x) for x in v)
     if s.type is Type.STRUCT:
         return any(_has_multi_entry_map(f.schema, v.get_without_default(f)) for f in s.fields)
-    if s.default_value is not None and s.type is Type.MAP:
-        return True
-    return False
+    return bool(s.default_value is not None and s.type is Type.MAP)
 
 
 def _with_defaults(s: Schema | None, v: Any) -> Any:

@@ -112,3 +112,14 @@ def test_non_struct_accessors_raise() -> None:
 def test_of_copies_a_schema() -> None:
     s = SchemaBuilder.struct().name("n").field("a", Schema.INT8_SCHEMA).optional().build()
     assert SchemaBuilder.of(s).build() == s
+
+
+def test_schema_with_a_struct_default_is_hashable() -> None:
+    from kconnect.api import Struct
+
+    inner = SchemaBuilder.struct().field("a", Schema.INT8_SCHEMA).build()
+    with_default = SchemaBuilder.of(inner).optional().default_value(Struct(inner).put("a", 1))
+    outer = SchemaBuilder.struct().field("in", with_default).build()
+    same = SchemaBuilder.struct().field("in", with_default).build()
+    assert outer == same and hash(outer) == hash(same)
+    assert {outer: 1}[same] == 1

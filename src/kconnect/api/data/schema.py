@@ -297,6 +297,11 @@ def _hashable(value: Any) -> Any:
         return tuple(sorted((repr(k), _hashable(v)) for k, v in value.items()))
     if isinstance(value, bytearray):
         return bytes(value)
+    if getattr(value, "__hash__", None) is None:  # e.g. a Struct default: hash its contents
+        items = getattr(value, "items", None)
+        if items is not None:
+            return tuple((k, _hashable(v)) for k, v in items())
+        return repr(value)
     return value
 
 

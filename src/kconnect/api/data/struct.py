@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kconnect.api.data.schema import Field, Schema, Type, validate_value
@@ -82,6 +82,13 @@ class Struct:
         """(field name, value without default) pairs in schema order."""
         for f in self._schema.fields:
             yield f.name, self._values.get(f.name)
+
+    def raw_values(self) -> Mapping[str, Any]:
+        """The values as put, keyed by field name, without defaults and without copying.
+
+        For converters on the hot path; treat it as read-only.
+        """
+        return self._values
 
     def to_dict(self) -> dict[str, Any]:
         """Field values (without defaults) in schema order; nested structs stay Structs."""

@@ -117,8 +117,8 @@ def test_of_copies_a_schema() -> None:
 def test_schema_with_a_struct_default_is_hashable() -> None:
     from kconnect.api import Struct
 
-    inner = SchemaBuilder.struct().field("a", Schema.INT8_SCHEMA).build()
-    with_default = SchemaBuilder.of(inner).optional().default_value(Struct(inner).put("a", 1))
+    inner = SchemaBuilder.struct().field("a", Schema.INT8_SCHEMA).optional().build()
+    with_default = SchemaBuilder.of(inner).default_value(Struct(inner).put("a", 1))
     outer = SchemaBuilder.struct().field("in", with_default).build()
     same = SchemaBuilder.struct().field("in", with_default).build()
     assert outer == same and hash(outer) == hash(same)

@@ -1,0 +1,389 @@
+"""Per-table buffer of records and their conversion to row tuples (Confluent's ``BufferedRecords``).
+
+:class:`BufferedRecords` is created by the writer for one destination table within one
+``put`` (task thread). ``add`` buffers a record, flushing first when the record's schemas
+differ from the buffered ones (the columns change), when a non-tombstone follows a tombstone
+(order), or when ``batch.size`` is reached. ``flush`` turns the buffered records into tuples in
+one pass (no per-record schema checks) and writes them: PostgreSQL through COPY
+(:mod:`postgres_copy`), SQLite (and the one-record retry path) through ``executemany``.
+Exceptions from the database propagate unchanged; the writer wraps them.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+from collections.abc import Callable, Sequence
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from kconnect.api import ConnectException, SinkRecord, Struct, Type
+from kconnect.api.data.schema import (
+    DATE_LOGICAL_NAME,
+    DECIMAL_LOGICAL_NAME,
+    TIME_LOGICAL_NAME,
+    TIMESTAMP_LOGICAL_NAME,
+)
+from kconnect.connectors.jdbc.fields_metadata import Column, FieldsMetadata, fields_metadata
+from kconnect.connectors.jdbc.sink_config import PrimaryKeyMode
+
+if TYPE_CHECKING:
+    from kconnect.connectors.jdbc.common.identifiers import TableId
+    from kconnect.connectors.jdbc.sink_dialect import ColumnInfo
+    from kconnect.connectors.jdbc.writer import JdbcDbWriter
+
+__all__ = ["BufferedRecords"]
+
+_Row = Sequence[Any]
+_Conv = Callable[[Any], Any]
+
+# (Connect type or logical name) -> PostgreSQL base types whose binary COPY format takes the
+# Python value as it is. Any other pairing uses text COPY, where the server parses the value.
+_INTS = frozenset({"int2", "int4", "int8"})
+_BINARY_OK: dict[object, frozenset[str]] = {
+    Type.INT8: _INTS,
+    Type.INT16: _INTS,
+    Type.INT32: _INTS,
+    Type.INT64: _INTS,
+    Type.FLOAT32: frozenset({"float4", "float8"}),
+    Type.FLOAT64: frozenset({"float8"}),
+    Type.BOOLEAN: frozenset({"bool"}),
+    Type.STRING: frozenset({"text", "varchar", "bpchar"}),
+    Type.BYTES: frozenset({"bytea"}),
+    DECIMAL_LOGICAL_NAME: frozenset({"numeric"}),
+    DATE_LOGICAL_NAME: frozenset({"date"}),
+    TIME_LOGICAL_NAME: frozenset({"time"}),
+    TIMESTAMP_LOGICAL_NAME: frozenset({"timestamp", "timestamptz"}),
+}
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+
+
+class _Plan:
+    """How to turn a record into a row for one (schemas, table) combination."""
+
+    def __init__(
+        self,
+        meta: FieldsMetadata,
+        sql_cols: list[str],
+        row_of: Callable[[SinkRecord], _Row],
+        key_of: Callable[[SinkRecord], _Row],
+        oids: list[int] | None,
+        key_oids: list[int] | None,
+    ) -> None:
+        self.meta = meta
+        self.sql_cols = sql_cols
+        self.n_keys = len(meta.key_columns)
+        self.row_of = row_of
+        self.key_of = key_of
+        self.oids = oids
+        self.key_oids = key_oids
+
+
+class BufferedRecords:
+    """Records buffered for one table; see the module docstring for the contract."""
+
+    def __init__(self, writer: JdbcDbWriter, table: TableId, conn: Any, use_copy: bool) -> None:
+        self._writer = writer
+        self._config = writer.config
+        self._table = table
+        self._conn = conn
+        self._use_copy = use_copy
+        self._records: list[SinkRecord] = []
+        self._deletes: list[SinkRecord] = []
+        self._key_schema: object = None
+        self._value_shape: object = None
+        self._plan: _Plan | None = None
+
+    @property
+    def table(self) -> TableId:
+        return self._table
+
+    def add(self, record: SinkRecord) -> None:
+        """Buffer ``record``; may flush (and so write to the database) first."""
+        value = record.value
+        if value is None:
+            if not self._config.delete_enabled:
+                raise ConnectException(
+                    f"Table '{self._table}': the record has a null value (tombstone) but "
+                    "delete.enabled is false; enable deletes or drop tombstones with the Filter "
+                    "SMT and the RecordIsTombstone predicate "
+                    f"(topic '{record.topic}', partition {record.kafka_partition}, offset "
+                    f"{record.kafka_offset})"
+                )
+            if record.key is None:
+                raise ConnectException(
+                    f"Table '{self._table}': a tombstone needs a non-null key to delete by "
+                    f"(topic '{record.topic}', partition {record.kafka_partition}, offset "
+                    f"{record.kafka_offset})"
+                )
+            shape: object = self._value_shape
+        elif record.value_schema is not None:
+            shape = record.value_schema
+        elif isinstance(value, dict):
+            shape = tuple(value)
+        else:
+            raise ConnectException(
+                f"Table '{self._table}': the record value is a {type(value).__name__} without "
+                "a schema; the JDBC sink needs a Struct with a schema or a JSON object "
+                f"(topic '{record.topic}', partition {record.kafka_partition}, offset "
+                f"{record.kafka_offset})"
+            )
+        changed = self._plan is None or (
+            record.key_schema is not self._key_schema and record.key_schema != self._key_schema
+        )
+        if not changed and shape is not self._value_shape and shape != self._value_shape:
+            changed = True
+        if changed:
+            self.flush()
+            self._key_schema = record.key_schema
+            self._value_shape = shape
+            if value is not None or self._plan is None:
+                self._plan = self._make_plan(record)
+        if value is None:
+            self._deletes.append(record)
+        else:
+            if self._deletes:
+                self.flush()  # keep order: a write after a delete must not run before it
+            self._records.append(record)
+        if len(self._records) + len(self._deletes) >= max(1, self._config.batch_size):
+            self.flush()
+
+    def flush(self) -> None:
+        """Write everything buffered: upserts/inserts/updates first, then deletes."""
+        plan = self._plan
+        if plan is None or (not self._records and not self._deletes):
+            return
+        records, deletes = self._records, self._deletes
+        self._records, self._deletes = [], []
+        if records:
+            rows = list(map(plan.row_of, records))
+            self._writer.write_rows(self._conn, self._table, plan, rows, self._use_copy, records)
+        if deletes:
+            rows = list(map(plan.key_of, deletes))
+            self._writer.delete_rows(self._conn, self._table, plan, rows, self._use_copy)
+
+    # -- planning (once per schema) -------------------------------------------------------------
+
+    def _make_plan(self, record: SinkRecord) -> _Plan:
+        config = self._config
+        if record.value is None:
+            # A tombstone first: only the key columns are known.
+            meta = fields_metadata(config, str(self._table), _key_only(record))
+        else:
+            meta = fields_metadata(config, str(self._table), record)
+        info = self._writer.ensure_table(self._conn, self._table, meta, record)
+        sql_cols: list[str] = []
+        infos: list[ColumnInfo] = []
+        for c in meta.columns:
+            ci = info.find(c.name)
+            assert ci is not None  # ensure_table checked every column
+            sql_cols.append(ci.name)
+            infos.append(ci)
+        convs = [self._converter(c, ci) for c, ci in zip(meta.columns, infos, strict=True)]
+        row_of = self._row_function(meta, convs)
+        n_keys = len(meta.key_columns)
+        key_of = self._key_function(meta, convs[:n_keys])
+        oids = self._binary_oids(meta.columns, infos)
+        key_oids = self._binary_oids(meta.key_columns, infos[:n_keys])
+        return _Plan(meta, sql_cols, row_of, key_of, oids, key_oids)
+
+    def _binary_oids(self, cols: Sequence[Column], infos: Sequence[ColumnInfo]) -> list[int] | None:
+        if self._writer.dialect.name != "postgresql":
+            return None
+        oids = []
+        for c, ci in zip(cols, infos, strict=True):
+            if c.schema is None or c.name in self._config.timestamp_fields:
+                return None
+            kind: object = c.schema.name if c.schema.name in _BINARY_OK else c.schema.type
+            ok = _BINARY_OK.get(kind)
+            if ok is None or ci.base_type not in ok or ci.type_oid <= 0:
+                return None
+            oids.append(ci.type_oid)
+        return oids
+
+    def _converter(self, col: Column, info: ColumnInfo) -> _Conv | None:
+        """A per-value conversion for this column, or None when the value goes as it is."""
+        config = self._config
+        tz = config.db_timezone
+        sqlite = self._writer.dialect.name == "sqlite"
+        schema = col.schema
+        name = schema.name if schema is not None else None
+        conv: _Conv | None = None
+        if col.name in config.timestamp_fields and not col.is_key:
+            nanos = config.timestamp_nanos
+
+            def conv(v: Any) -> Any:
+                n = int(v)
+                micros = n // 1000 if nanos else n
+                return _EPOCH + _dt.timedelta(microseconds=micros)
+
+            conv = _chain(conv, _timestamp_to_db(tz, info.base_type == "timestamptz"))
+        elif name == TIMESTAMP_LOGICAL_NAME:
+            conv = _timestamp_to_db(tz, info.base_type == "timestamptz")
+        elif name == TIME_LOGICAL_NAME and tz is not _dt.UTC:
+
+            def conv(v: Any) -> Any:
+                at = _dt.datetime.combine(_dt.date(1970, 1, 1), v, _dt.UTC).astimezone(tz)
+                return at.time().replace(tzinfo=None)
+
+        elif schema is None:
+            if info.base_type in ("json", "jsonb"):
+                conv = _json_text
+            elif info.base_type.startswith("_"):
+                conv = None  # PostgreSQL arrays take Python lists
+            else:
+                conv = _scalar_or_json
+        elif schema.type is Type.ARRAY and sqlite:
+            conv = _json_text
+        if sqlite:
+            conv = _chain(conv, _sqlite_value) if conv else _sqlite_value
+        return conv
+
+    def _row_function(
+        self, meta: FieldsMetadata, convs: list[_Conv | None]
+    ) -> Callable[[SinkRecord], _Row]:
+        config = self._config
+        mode = config.pk_mode
+        value_names = [c.name for c in meta.value_columns]
+        if mode is PrimaryKeyMode.RECORD_VALUE:
+            value_names = [c.name for c in meta.key_columns] + value_names
+        value_part = _getter(value_names)
+        schemaless = meta.schemaless
+        defaults = _defaults(meta, config.replace_null_with_default)
+
+        def values(r: SinkRecord) -> _Row:
+            v = r.value
+            d = v.to_dict() if isinstance(v, Struct) else v
+            if schemaless and not isinstance(v, Struct):
+                return tuple(d.get(n) for n in value_names)
+            return value_part(d)
+
+        if mode is PrimaryKeyMode.KAFKA:
+
+            def base(r: SinkRecord) -> _Row:
+                return (r.topic, r.kafka_partition, r.kafka_offset, *values(r))
+
+        elif mode is PrimaryKeyMode.RECORD_KEY:
+            key_of = self._key_function(meta, [None] * len(meta.key_columns))
+
+            def base(r: SinkRecord) -> _Row:
+                return (*key_of(r), *values(r))
+
+        else:
+            base = values
+        return _finish(base, convs, defaults)
+
+    def _key_function(
+        self, meta: FieldsMetadata, convs: list[_Conv | None]
+    ) -> Callable[[SinkRecord], _Row]:
+        names = [c.name for c in meta.key_columns]
+        if self._config.pk_mode is not PrimaryKeyMode.RECORD_KEY:
+            return lambda r: ()
+        getter = _getter(names)
+
+        def key_of(r: SinkRecord) -> _Row:
+            k = r.key
+            if isinstance(k, Struct):
+                return getter(k.to_dict())
+            if isinstance(k, dict):
+                return tuple(k.get(n) for n in names)
+            return (k,)
+
+        return _finish(key_of, convs, {})
+
+
+def _key_only(record: SinkRecord) -> SinkRecord:
+    return SinkRecord(
+        record.topic,
+        record.kafka_partition,
+        record.key_schema,
+        record.key,
+        None,
+        {},
+        record.kafka_offset,
+    )
+
+
+def _getter(names: list[str]) -> Callable[[Any], _Row]:
+    if not names:
+        return lambda d: ()
+    if len(names) == 1:
+        n = names[0]
+        return lambda d: (d[n],)
+    return itemgetter(*names)  # type: ignore[return-value]
+
+
+def _defaults(meta: FieldsMetadata, replace: bool) -> dict[int, Any]:
+    if not replace:
+        return {}
+    return {
+        i: c.schema.default_value
+        for i, c in enumerate(meta.columns)
+        if c.schema is not None and c.schema.default_value is not None
+    }
+
+
+def _finish(
+    base: Callable[[SinkRecord], _Row], convs: list[_Conv | None], defaults: dict[int, Any]
+) -> Callable[[SinkRecord], _Row]:
+    steps = [(i, f) for i, f in enumerate(convs) if f is not None]
+    if not steps and not defaults:
+        return base
+    fill = list(defaults.items())
+
+    def row_of(r: SinkRecord) -> _Row:
+        row = list(base(r))
+        for i, dv in fill:
+            if row[i] is None:
+                row[i] = dv
+        for i, f in steps:
+            v = row[i]
+            if v is not None:
+                row[i] = f(v)
+        return row
+
+    return row_of
+
+
+def _chain(first: _Conv | None, second: _Conv) -> _Conv:
+    if first is None:
+        return second
+    return lambda v: second(first(v))
+
+
+def _timestamp_to_db(tz: _dt.tzinfo, keep_zone: bool) -> _Conv:
+    if keep_zone:
+        return lambda v: v if v.tzinfo is not None else v.replace(tzinfo=_dt.UTC)
+
+    def conv(v: Any) -> Any:
+        if v.tzinfo is None:
+            v = v.replace(tzinfo=_dt.UTC)
+        return v.astimezone(tz).replace(tzinfo=None)
+
+    return conv
+
+
+def _json_text(v: Any) -> Any:
+    if isinstance(v, str):
+        return v
+    return orjson.dumps(v).decode()
+
+
+def _scalar_or_json(v: Any) -> Any:
+    if isinstance(v, (dict, list)):
+        return orjson.dumps(v).decode()
+    return v
+
+
+def _sqlite_value(v: Any) -> Any:
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, _dt.datetime):
+        return v.isoformat(sep=" ")
+    if isinstance(v, (_dt.date, _dt.time)):
+        return v.isoformat()
+    if isinstance(v, (dict, list)):
+        return orjson.dumps(v).decode()
+    return v

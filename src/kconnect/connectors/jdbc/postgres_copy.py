@@ -1,0 +1,171 @@
+"""The PostgreSQL fast path: ``COPY`` for inserts, COPY into a staging table for the rest.
+
+* ``insert``: ``COPY t (cols) FROM STDIN`` straight into the table.
+* ``upsert``: COPY into a temporary staging table with the table's column types, then
+  ``INSERT INTO t SELECT … FROM stage ON CONFLICT (keys) DO UPDATE SET …``.
+* ``update``: COPY into the stage, then ``UPDATE t SET … FROM stage WHERE keys match``.
+* deletes (tombstones): COPY the keys into a stage, then ``DELETE FROM t USING stage …``.
+
+Rows arrive as tuples already in column order (keys first). Binary COPY is used when the
+caller vouches that every value has the Python type the column's binary format expects (it
+passes the column type OIDs); otherwise text COPY, where PostgreSQL parses each value and the
+result is the same as for a parameterised INSERT. Both are exact.
+
+Within one batch the last row per key wins (as Confluent's sequential ``executeBatch``): the
+rows are de-duplicated before an upsert/update, which PostgreSQL needs since one statement may
+not touch a row twice.
+
+Staging tables are ``TEMP`` tables kept for the session and emptied after each use. They are
+created inside the caller's transaction, so :meth:`PostgresCopyWriter.rolled_back` must be
+called when that transaction is rolled back. Runs on the task thread; blocks on the database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kconnect.connectors.jdbc.common.identifiers import TableId
+from kconnect.connectors.jdbc.sink_dialect import PostgresSinkDialect
+
+__all__ = ["PostgresCopyWriter"]
+
+
+class PostgresCopyWriter:
+    """Writes batches of row tuples to PostgreSQL tables with COPY. One per task connection."""
+
+    def __init__(self, dialect: PostgresSinkDialect) -> None:
+        self._dialect = dialect
+        self._stages: dict[tuple[TableId, tuple[str, ...]], str] = {}
+        self._created_in_txn: list[tuple[TableId, tuple[str, ...]]] = []
+        self._counter = 0
+
+    def committed(self) -> None:
+        """The caller committed: staging tables created so far are permanent for the session."""
+        self._created_in_txn.clear()
+
+    def rolled_back(self) -> None:
+        """The caller rolled back: staging tables created in that transaction are gone."""
+        for key in self._created_in_txn:
+            self._stages.pop(key, None)
+        self._created_in_txn.clear()
+
+    def reset(self) -> None:
+        """The connection was replaced: no staging table exists any more."""
+        self._stages.clear()
+        self._created_in_txn.clear()
+
+    def _q(self, name: str) -> str:
+        return self._dialect.rules.quote(name)
+
+    def _copy(
+        self,
+        cur: Any,
+        target: str,
+        cols: Sequence[str],
+        rows: Sequence[Sequence[Any]],
+        oids: Sequence[int] | None,
+    ) -> None:
+        col_list = ",".join(self._q(c) for c in cols)
+        fmt = " (FORMAT BINARY)" if oids is not None else ""
+        with cur.copy(f"COPY {target} ({col_list}) FROM STDIN{fmt}") as copy:
+            if oids is not None:
+                copy.set_types(list(oids))
+            write_row = copy.write_row
+            for row in rows:
+                write_row(row)
+
+    def _stage(self, cur: Any, table: TableId, cols: tuple[str, ...]) -> str:
+        key = (table, cols)
+        name = self._stages.get(key)
+        if name is None:
+            self._counter += 1
+            name = f"kconnect_stage_{self._counter}"
+            col_list = ",".join(self._q(c) for c in cols)
+            # Same column types as the target (varchar(10) stays varchar(10)), no constraints.
+            cur.execute(
+                f"CREATE TEMP TABLE {name} AS SELECT {col_list} "
+                f"FROM {self._dialect.rules.quote_table(table)} WITH NO DATA"
+            )
+            self._stages[key] = name
+            self._created_in_txn.append(key)
+        return name
+
+    def insert(
+        self,
+        conn: Any,
+        table: TableId,
+        cols: Sequence[str],
+        rows: Sequence[Sequence[Any]],
+        oids: Sequence[int] | None,
+    ) -> None:
+        """COPY ``rows`` into ``table``."""
+        with conn.cursor() as cur:
+            self._copy(cur, self._dialect.rules.quote_table(table), cols, rows, oids)
+
+    def upsert(
+        self,
+        conn: Any,
+        table: TableId,
+        cols: Sequence[str],
+        n_keys: int,
+        rows: Sequence[Sequence[Any]],
+        oids: Sequence[int] | None,
+        update_only: bool = False,
+    ) -> None:
+        """Insert-or-update (``update_only``: update existing rows only) by the first
+        ``n_keys`` columns."""
+        rows = _last_per_key(rows, n_keys)
+        keys, non_keys = cols[:n_keys], cols[n_keys:]
+        target = self._dialect.rules.quote_table(table)
+        with conn.cursor() as cur:
+            stage = self._stage(cur, table, tuple(cols))
+            self._copy(cur, stage, cols, rows, oids)
+            q = self._q
+            col_list = ",".join(q(c) for c in cols)
+            if update_only:
+                if non_keys:
+                    sets = ", ".join(f"{q(c)} = s.{q(c)}" for c in non_keys)
+                    match = " AND ".join(f"t.{q(k)} = s.{q(k)}" for k in keys)
+                    cur.execute(f"UPDATE {target} AS t SET {sets} FROM {stage} AS s WHERE {match}")
+            else:
+                conflict = ",".join(q(k) for k in keys)
+                if non_keys:
+                    sets = ",".join(f"{q(c)}=EXCLUDED.{q(c)}" for c in non_keys)
+                    action = f"DO UPDATE SET {sets}"
+                else:
+                    action = "DO NOTHING"
+                cur.execute(
+                    f"INSERT INTO {target} ({col_list}) SELECT {col_list} FROM {stage} "
+                    f"ON CONFLICT ({conflict}) {action}"
+                )
+            cur.execute(f"TRUNCATE {stage}")
+
+    def delete(
+        self,
+        conn: Any,
+        table: TableId,
+        keys: Sequence[str],
+        key_rows: Sequence[Sequence[Any]],
+        oids: Sequence[int] | None,
+    ) -> None:
+        """Delete the rows whose key columns equal one of ``key_rows``."""
+        target = self._dialect.rules.quote_table(table)
+        q = self._q
+        with conn.cursor() as cur:
+            stage = self._stage(cur, table, tuple(keys))
+            self._copy(cur, stage, keys, key_rows, oids)
+            match = " AND ".join(f"t.{q(k)} = s.{q(k)}" for k in keys)
+            cur.execute(f"DELETE FROM {target} AS t USING {stage} AS s WHERE {match}")
+            cur.execute(f"TRUNCATE {stage}")
+
+
+def _last_per_key(rows: Sequence[Sequence[Any]], n_keys: int) -> Sequence[Sequence[Any]]:
+    """The rows with, for each key, only the last one (later records win, as in Kafka order)."""
+    if n_keys == 1:
+        by_key: dict[Any, Sequence[Any]] = {r[0]: r for r in rows}
+    else:
+        by_key = {tuple(r[:n_keys]): r for r in rows}
+    if len(by_key) == len(rows):
+        return rows
+    return list(by_key.values())

@@ -1,0 +1,66 @@
+"""``FileStreamSinkTask``: appends each record's value, one per line, to a file or stdout.
+
+Values are written as Java's ``PrintStream.println(Object)`` would: strings as is, ``null``
+for None, other values by their string form. One write per batch; ``flush`` makes the data
+reach the OS before offsets are committed.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TextIO
+
+from kconnect.api import AbstractConfig, ConnectException, SinkRecord, SinkTask, TopicPartition
+from kconnect.api.config_types import java_str
+from kconnect.connectors.file._version import VERSION
+
+__all__ = ["FileStreamSinkTask"]
+
+log = logging.getLogger(__name__)
+
+
+class FileStreamSinkTask(SinkTask):
+    __kconnect_class_name__ = "org.apache.kafka.connect.file.FileStreamSinkTask"
+
+    def __init__(self) -> None:
+        self._filename: str | None = None
+        self._out: TextIO | None = None
+
+    def version(self) -> str:
+        return VERSION
+
+    def start(self, props: Mapping[str, str]) -> None:
+        from kconnect.connectors.file.sink_connector import CONFIG_DEF
+
+        self._filename = AbstractConfig(CONFIG_DEF, props).get_string("file") or None
+        if self._filename is None:
+            self._out = sys.stdout
+            return
+        try:
+            self._out = open(self._filename, "a", encoding="utf-8", newline="\n")  # noqa: SIM115
+        except OSError as e:
+            raise ConnectException(
+                f"Couldn't find or create file '{self._filename}' for FileStreamSinkTask: {e}"
+            ) from e
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        if not records or self._out is None:
+            return
+        self._out.write(
+            "".join(
+                (v if isinstance(v, str) else java_str(v)) + "\n"
+                for v in (r.value for r in records)
+            )
+        )
+
+    def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
+        if self._out is not None:
+            log.debug("Flushing output stream for %s", self._filename or "stdout")
+            self._out.flush()
+
+    def stop(self) -> None:
+        if self._out is not None and self._out is not sys.stdout:
+            self._out.close()
+        self._out = None

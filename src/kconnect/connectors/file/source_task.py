@@ -1,0 +1,181 @@
+"""``FileStreamSourceTask``: reads lines from a file (or stdin) and emits them as records.
+
+Each record: value schema STRING, the line without its terminator (``\\n``, ``\\r`` or
+``\\r\\n``), timestamp = now, source partition ``{"filename": <file>}``, source offset
+``{"position": <byte position just after the line>}``. On start it resumes from the stored
+position. (Kafka counts UTF-16 chars but skips bytes when resuming; kconnect counts bytes,
+so both agree for ASCII and kconnect also resumes correctly for other text.)
+
+A partial last line stays buffered until its terminator arrives. When the file does not exist
+yet, or there is no new data, ``poll`` waits up to one second and returns None.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import select
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any, BinaryIO
+
+from kconnect.api import (
+    AbstractConfig,
+    ConnectException,
+    Schema,
+    SourceRecord,
+    SourceTask,
+)
+from kconnect.connectors.file._version import VERSION
+
+__all__ = ["FILENAME_FIELD", "POSITION_FIELD", "FileStreamSourceTask"]
+
+log = logging.getLogger(__name__)
+
+FILENAME_FIELD = "filename"
+POSITION_FIELD = "position"
+READ_CHUNK = 1 << 20
+WAIT_S = 1.0
+
+
+class FileStreamSourceTask(SourceTask):
+    __kconnect_class_name__ = "org.apache.kafka.connect.file.FileStreamSourceTask"
+
+    def __init__(self) -> None:
+        self._filename: str | None = None
+        self._topic = ""
+        self._batch_size = 2000
+        self._stream: BinaryIO | None = None
+        self._stdin_fd: int | None = None
+        self._position: int | None = None
+        self._buffer = b""
+        self._pending: list[tuple[str, int | None]] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    def version(self) -> str:
+        return VERSION
+
+    def start(self, props: Mapping[str, str]) -> None:
+        from kconnect.connectors.file.source_connector import CONFIG_DEF
+
+        config = AbstractConfig(CONFIG_DEF, props)
+        self._filename = config.get_string("file") or None
+        self._topic = str(config.get_string("topic"))
+        self._batch_size = config.get_int("batch.size")
+        if self._filename is None:
+            self._stdin_fd = sys.stdin.fileno()
+
+    def _partition(self) -> dict[str, Any]:
+        return {FILENAME_FIELD: self._filename}
+
+    def _open(self) -> bool:
+        """Open the file at the stored position; False if it does not exist yet."""
+        assert self._filename is not None
+        try:
+            stream = open(self._filename, "rb")  # noqa: SIM115 - kept open across polls
+        except FileNotFoundError:
+            log.warning(
+                "Couldn't find file %s for FileStreamSourceTask, sleeping to wait for it "
+                "to be created",
+                self._filename,
+            )
+            return False
+        except OSError as e:
+            raise ConnectException(f"Error while trying to open file {self._filename}: {e}") from e
+        offset = self.context.offset_storage_reader().offset(self._partition())
+        position = 0
+        if offset is not None:
+            last = offset.get(POSITION_FIELD)
+            if last is not None and (not isinstance(last, int) or isinstance(last, bool)):
+                stream.close()
+                raise ConnectException("Offset position is the incorrect type")
+            if last is not None:
+                log.debug("Found previous offset, trying to skip to file offset %d", last)
+                stream.seek(last)
+                position = last
+        self._position = position
+        self._stream = stream
+        return True
+
+    def _read(self) -> bytes:
+        if self._stdin_fd is not None:
+            ready, _, _ = select.select([self._stdin_fd], [], [], WAIT_S)
+            return os.read(self._stdin_fd, READ_CHUNK) if ready else b""
+        assert self._stream is not None
+        return self._stream.read(READ_CHUNK)
+
+    def _split(self, data: bytes) -> None:
+        """Move complete lines from the buffer into ``_pending`` with their end positions."""
+        buf = self._buffer + data
+        pending = self._pending
+        pos = self._position
+        start = 0
+        n = len(buf)
+        while start < n:
+            nl = buf.find(b"\n", start)
+            cr = buf.find(b"\r", start, nl if nl >= 0 else n)
+            if cr >= 0:
+                if cr + 1 == n:
+                    break  # a trailing \r may be the first half of \r\n: wait for more
+                end = cr
+                nxt = cr + 2 if buf[cr + 1] == 0x0A else cr + 1
+            elif nl >= 0:
+                end = nl
+                nxt = nl + 1
+            else:
+                break
+            if pos is not None:
+                pos += nxt - start
+            pending.append((buf[start:end].decode("utf-8", "replace"), pos))
+            start = nxt
+        self._buffer = buf[start:]
+        self._position = pos
+
+    def poll(self) -> list[SourceRecord] | None:
+        with self._lock:
+            if self._stop.is_set():
+                return None
+            if self._stdin_fd is None and self._stream is None and not self._open():
+                self._stop.wait(WAIT_S)
+                return None
+            if len(self._pending) < self._batch_size:
+                try:
+                    data = self._read()
+                except OSError as e:
+                    raise ConnectException(
+                        f"Error while reading from {self._filename or 'stdin'}: {e}"
+                    ) from e
+                if data:
+                    self._split(data)
+            if not self._pending:
+                wait = True
+            else:
+                wait = False
+                take = self._pending[: self._batch_size]
+                del self._pending[: self._batch_size]
+        if wait:
+            self._stop.wait(WAIT_S if self._stdin_fd is None else 0)
+            return None
+        partition = self._partition()
+        topic = self._topic
+        string_schema = Schema.STRING_SCHEMA
+        now = time.time_ns() // 1_000_000
+        return [
+            SourceRecord(
+                partition, {POSITION_FIELD: pos}, topic, None, None, None, string_schema, line, now
+            )
+            for line, pos in take
+        ]
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            if self._stream is not None:
+                try:
+                    self._stream.close()
+                except OSError as e:
+                    log.error("Failed to close FileStreamSourceTask stream: %s", e)
+                self._stream = None

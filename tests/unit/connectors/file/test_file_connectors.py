@@ -1,0 +1,110 @@
+import pytest
+
+from kconnect.api import ConnectException, Schema, SinkRecord, SourceTaskContext, TopicPartition
+from kconnect.connectors.file.sink_connector import FileStreamSinkConnector
+from kconnect.connectors.file.sink_task import FileStreamSinkTask
+from kconnect.connectors.file.source_connector import FileStreamSourceConnector
+from kconnect.connectors.file.source_task import FileStreamSourceTask
+from kconnect.runtime.offset_reader import OffsetStorageReaderImpl
+from kconnect.runtime.offset_store import MemoryOffsetBackingStore
+from kconnect.runtime.offset_writer import OffsetStorageWriter
+
+
+class Ctx(SourceTaskContext):
+    def __init__(self, store):
+        self.reader = OffsetStorageReaderImpl(store, "file-src")
+
+    def configs(self):
+        return {}
+
+    def offset_storage_reader(self):
+        return self.reader
+
+
+def _task(path, store, batch="2000"):
+    t = FileStreamSourceTask()
+    t.initialize(Ctx(store))
+    t.start({"file": str(path), "topic": "t", "batch.size": batch})
+    return t
+
+
+def test_source_lines_offsets_and_terminators(tmp_path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"a\r\nbb\rc\xc3\xa9\nincomplete")
+    t = _task(path, MemoryOffsetBackingStore())
+    recs = t.poll()
+    assert [r.value for r in recs] == ["a", "bb", "cé"]
+    assert [r.source_offset for r in recs] == [{"position": 3}, {"position": 6}, {"position": 10}]
+    assert all(r.source_partition == {"filename": str(path)} for r in recs)
+    assert recs[0].value_schema == Schema.STRING_SCHEMA and recs[0].key is None
+    assert recs[0].topic == "t" and recs[0].timestamp > 0
+    with path.open("ab") as f:
+        f.write(b" now\n")
+    recs = t.poll()
+    assert [(r.value, r.source_offset) for r in recs] == [("incomplete now", {"position": 25})]
+    t.stop()
+
+
+def test_source_batch_size_and_resume_from_stored_offset(tmp_path) -> None:
+    path = tmp_path / "in.txt"
+    path.write_text("".join(f"line{i}\n" for i in range(5)))
+    store = MemoryOffsetBackingStore()
+    t = _task(path, store, batch="2")
+    first = t.poll()
+    assert [r.value for r in first] == ["line0", "line1"]
+    t.stop()
+    w = OffsetStorageWriter(store, "file-src")
+    w.offset(first[-1].source_partition, first[-1].source_offset)
+    assert w.begin_flush()
+    w.do_flush().result(1)
+    t2 = _task(path, store, batch="10")
+    assert [r.value for r in t2.poll()] == ["line2", "line3", "line4"]
+    t2.stop()
+
+
+def test_source_missing_file_returns_none(tmp_path) -> None:
+    t = _task(tmp_path / "nope", MemoryOffsetBackingStore())
+    t._stop.set()  # do not wait a second
+    assert t.poll() is None
+
+
+def test_source_connector_configs_and_alter_offsets() -> None:
+    c = FileStreamSourceConnector()
+    props = {"connector.class": "FileStreamSource", "file": "/x", "topic": "t"}
+    c.start(props)
+    assert c.task_configs(5) == [props]
+    with pytest.raises(ConnectException, match="topic"):
+        FileStreamSourceConnector().start({"file": "/x"})
+    assert c.alter_offsets(props, {}) is True
+    with pytest.raises(ConnectException, match="'position'"):
+        c.alter_offsets(props, {_H({"filename": "/x"}): {"pos": 1}})
+    with pytest.raises(ConnectException, match="non-negative"):
+        c.alter_offsets(props, {_H({"filename": "/x"}): {"position": -1}})
+    assert c.config().names() >= {"file", "topic", "batch.size"}
+    assert (
+        FileStreamSourceConnector.__kconnect_class_name__
+        == "org.apache.kafka.connect.file.FileStreamSourceConnector"
+    )
+
+
+class _H(dict):
+    def __hash__(self):
+        return hash(tuple(self.items()))
+
+
+def test_sink_connector_and_task(tmp_path) -> None:
+    c = FileStreamSinkConnector()
+    props = {"file": str(tmp_path / "out.txt"), "topics": "a"}
+    c.start(props)
+    assert c.task_configs(3) == [props, props, props]
+    t = FileStreamSinkTask()
+    t.start(props)
+    t.put(
+        [
+            SinkRecord("a", 0, None, None, Schema.STRING_SCHEMA, v, i)
+            for i, v in enumerate(["x", "é", None, 5])
+        ]
+    )
+    t.flush({TopicPartition("a", 0): 4})
+    t.stop()
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "x\né\nnull\n5\n"

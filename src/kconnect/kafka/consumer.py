@@ -26,6 +26,7 @@ from kconnect.kafka.errors import from_kafka_error
 __all__ = ["Consumer", "consumer_defaults"]
 
 PartitionsCallback = Callable[[list[TopicPartition]], None]
+AssignCallback = Callable[[list[TopicPartition]], "Mapping[TopicPartition, int] | None"]
 
 
 def consumer_defaults(group_id: str, client_id: str) -> dict[str, object]:
@@ -61,16 +62,31 @@ class Consumer:
         self,
         topics: list[str] | None,
         regex: str | None,
-        on_assign: PartitionsCallback,
+        on_assign: AssignCallback,
         on_revoke: PartitionsCallback,
     ) -> None:
-        """Subscribe to ``topics`` or to every topic fully matching ``regex``."""
+        """Subscribe to ``topics`` or to every topic fully matching ``regex``.
+
+        ``on_assign`` may return start offsets for some of the new partitions.
+        """
         names = list(topics or [])
         if regex:
             names = ["^(" + regex + ")$"]
 
-        def assign_cb(_c: Any, parts: list[Any]) -> None:
-            on_assign(_ours(parts))
+        def assign_cb(c: Any, parts: list[Any]) -> None:
+            starts = on_assign(_ours(parts))
+            if starts:
+                # Start positions chosen by the callback (SinkTaskContext.offset on open).
+                c.assign(
+                    [
+                        _TP(
+                            p.topic,
+                            p.partition,
+                            starts.get(TopicPartition(p.topic, p.partition), p.offset),
+                        )
+                        for p in parts
+                    ]
+                )
 
         def revoke_cb(_c: Any, parts: list[Any]) -> None:
             on_revoke(_ours(parts))

@@ -58,8 +58,6 @@ class Producer:
     def __init__(self, props: Mapping[str, object]) -> None:
         config = to_librdkafka(props)
         config.setdefault("partitioner", "murmur2_random")
-        # Delivery reports carry the message; we never need the payload copied back.
-        config.setdefault("delivery.report.only.error", "false")
         try:
             self._producer = _Producer(config)
         except KafkaException as e:

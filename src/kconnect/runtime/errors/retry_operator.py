@@ -181,6 +181,10 @@ class RetryWithToleranceOperator:
             stop_event,
         )
 
+    def bind_stop_event(self, event: threading.Event) -> None:
+        """Back-off sleeps end early when ``event`` is set (the task is stopping)."""
+        self._stop = event
+
     # -- running steps ------------------------------------------------------------------------
 
     def execute(

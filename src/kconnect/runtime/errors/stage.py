@@ -39,9 +39,13 @@ _JAVA_ERRORS_PACKAGE = "org.apache.kafka.connect.errors."
 def executing_class_name(obj: object) -> str:
     """The class name reported for a pipeline component (converter, SMT, task...).
 
+    A string is taken as the name already.
+
     A class's ``__kconnect_class_name__`` (the Java name of a Kafka built-in) wins, so a DLQ
     header from kconnect reads like one from Apache Kafka Connect; else ``module.QualName``.
     """
+    if isinstance(obj, str):
+        return obj
     cls = obj if isinstance(obj, type) else type(obj)
     name = getattr(cls, "__kconnect_class_name__", None)
     return name if isinstance(name, str) else f"{cls.__module__}.{cls.__qualname__}"

@@ -1,0 +1,402 @@
+"""``Worker``: runs the connectors and tasks the herder assigns to this process.
+
+The worker owns no cluster state: the herder tells it what to start and stop (see
+``RUNTIME_CONTRACT.md``). Each connector and each task runs on its own thread
+(:class:`~kconnect.runtime.worker_connector.WorkerConnector`,
+:class:`~kconnect.runtime.worker_source_task.WorkerSourceTask`,
+:class:`~kconnect.runtime.worker_sink_task.WorkerSinkTask`); statuses are reported to the
+listener the herder passes in. Building task pieces lives in
+:mod:`kconnect.runtime.task_builder`, the offsets API in :mod:`kconnect.runtime.worker_offsets`.
+
+All public methods are thread-safe and are called from herder/REST threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from kconnect.api.config_types import class_name
+from kconnect.api.connector import Connector, SinkConnector, SourceConnector
+from kconnect.api.errors import ConnectException
+from kconnect.kafka.admin import Admin
+from kconnect.runtime.clock import Clock, SystemClock
+from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.offset_reader import OffsetStorageReaderImpl
+from kconnect.runtime.offset_store import OffsetBackingStore
+from kconnect.runtime.states import StatusListener, TargetState
+from kconnect.runtime.task_builder import TaskBuilder, sink_group_id
+from kconnect.runtime.worker_config import WorkerConfig
+from kconnect.runtime.worker_connector import WorkerConnector
+from kconnect.runtime.worker_offsets import SinkOffsets, SourceOffsets
+from kconnect.runtime.worker_task import WorkerTask
+
+__all__ = ["CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S", "TooManyTasksException", "Worker"]
+
+log = logging.getLogger(__name__)
+
+CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S = 5.0
+TASK_CLASS_CONFIG = "task.class"
+
+
+class TooManyTasksException(ConnectException):
+    """The connector produced more task configs than ``tasks.max`` (KIP-1004)."""
+
+
+def _bool(props: Mapping[str, str], key: str, default: bool) -> bool:
+    raw = props.get(key)
+    return default if raw is None else str(raw).strip().lower() == "true"
+
+
+class Worker:
+    def __init__(
+        self,
+        worker_id: str,
+        config: WorkerConfig,
+        plugins: Any,
+        offset_store: OffsetBackingStore,
+        *,
+        config_transformer: Any = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.worker_id = worker_id
+        self.config = config
+        self.plugins = plugins
+        self.offset_store = offset_store
+        self.config_transformer = config_transformer
+        self.clock = clock or SystemClock()
+        self.builder = TaskBuilder(config, plugins, offset_store, clock)
+        self._lock = threading.RLock()
+        self._connectors: dict[str, WorkerConnector] = {}
+        self._tasks: dict[ConnectorTaskId, WorkerTask] = {}
+        self._active_topics: dict[str, set[str]] = {}
+        self._cluster_id: str | None = None
+        self._admin: Admin | None = None
+        self._tracking = config.get_boolean("topic.tracking.enable")
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the offset store (loads stored offsets). Called once by the herder."""
+        log.info("Worker starting")
+        self.offset_store.start()
+        log.info("Worker started")
+
+    def stop(self) -> None:
+        """Stop every task and connector (``task.shutdown.graceful.timeout.ms`` in total for
+        the tasks), then the offset store."""
+        log.info("Worker stopping")
+        self.stop_and_await_tasks(self.task_ids())
+        for name in list(self.connector_names()):
+            self.stop_and_await_connector(name)
+        self.offset_store.stop()
+        log.info("Worker stopped")
+
+    def _shared_admin(self) -> Admin:
+        with self._lock:
+            if self._admin is None:
+                self._admin = Admin(
+                    {
+                        **self.config.java_admin_props(),
+                        "client.id": f"{self.worker_id}-shared-admin",
+                    }
+                )
+            return self._admin
+
+    def kafka_cluster_id(self) -> str:
+        """The Kafka cluster id (cached). Raises KafkaClientError when Kafka is unreachable."""
+        if self._cluster_id is None:
+            self._cluster_id = self._shared_admin().cluster_id()
+        return self._cluster_id
+
+    # -- connectors -----------------------------------------------------------------------------
+
+    def _new_connector(self, props: Mapping[str, str]) -> Connector:
+        cls = (props.get("connector.class") or "").strip()
+        if not cls:
+            raise ConnectException("Connector config is missing 'connector.class'")
+        return self.plugins.new_instance("connector", cls)  # type: ignore[no-any-return]
+
+    def connector_type(self, props: Mapping[str, str]) -> str:
+        """``source``, ``sink`` or ``unknown`` (class missing or not loadable)."""
+        try:
+            desc = self.plugins.resolve("connector", (props.get("connector.class") or "").strip())
+        except Exception:
+            return "unknown"
+        return desc.type if desc.type in ("source", "sink") else "unknown"
+
+    def start_connector(
+        self,
+        name: str,
+        props: Mapping[str, str],
+        status_listener: StatusListener,
+        target_state: TargetState,
+        request_reconfiguration: Callable[[str], None],
+    ) -> None:
+        """Start ``name`` on its own thread in ``target_state``.
+
+        A connector that cannot be created is reported FAILED through the listener (no
+        exception). Raises ConnectException if it already runs on this worker.
+        """
+        with self._lock:
+            if name in self._connectors:
+                raise ConnectException(f"Connector with name {name} already exists")
+            try:
+                connector = self._new_connector(props)
+            except Exception as e:
+                log.error("[%s|worker] Failed to start connector %s", name, name, exc_info=e)
+                status_listener.on_failure(name, e)
+                return
+            reader = (
+                OffsetStorageReaderImpl(self.offset_store, name)
+                if isinstance(connector, SourceConnector)
+                else None
+            )
+            wc = WorkerConnector(
+                name,
+                connector,
+                props,
+                status_listener,
+                target_state,
+                request_reconfiguration,
+                reader,
+            )
+            self._connectors[name] = wc
+        log.info(
+            "[%s|worker] Creating connector %s of type %s", name, name, props.get("connector.class")
+        )
+        wc.start()
+
+    def is_running(self, name: str) -> bool:
+        wc = self._connectors.get(name)
+        return wc is not None and wc.is_running()
+
+    def connector_task_configs(self, name: str, props: Mapping[str, str]) -> list[dict[str, str]]:
+        """Task configs from the running connector, with ``task.class`` (and, for sinks,
+        ``topics``/``topics.regex``) added.
+
+        Raises:
+            ConnectException: the connector is not running here.
+            TooManyTasksException: more configs than ``tasks.max`` and ``tasks.max.enforce``.
+        """
+        wc = self._connectors.get(name)
+        if wc is None:
+            raise ConnectException(f"Connector {name} not found in this worker.")
+        try:
+            max_tasks = int(str(props.get("tasks.max", "1")).strip())
+        except ValueError:
+            raise ConnectException(
+                f"Invalid value {props.get('tasks.max')} for configuration "
+                "tasks.max: Not a number of type INT"
+            ) from None
+        connector = wc.connector
+        with wc.lock:
+            configs = connector.task_configs(max_tasks)
+        if len(configs) > max_tasks:
+            if _bool(props, "tasks.max.enforce", True):
+                error = TooManyTasksException(
+                    f"The connector {name} has generated {len(configs)} tasks, which is greater "
+                    f"than {max_tasks}, the maximum number of tasks it is configured to create. "
+                    "This behaviour should be considered a bug and is disallowed. If necessary, "
+                    "it can be permitted by reconfiguring the connector with 'tasks.max.enforce' "
+                    "set to false; however, this option will be removed in a future release of "
+                    "Kafka Connect."
+                )
+                wc._fail(error)
+                raise error
+            log.warning(
+                "[%s|worker] The connector %s has generated %d tasks, which is greater "
+                "than %d, the maximum number of tasks it is configured to create. This "
+                "behaviour should be considered a bug and will be disallowed in future "
+                "releases of Kafka Connect. Please report this to the maintainers of "
+                "the connector and request that they adjust their connector's "
+                "taskConfigs() method to respect the maxTasks parameter.",
+                name,
+                name,
+                len(configs),
+                max_tasks,
+            )
+        task_class = class_name(connector.task_class())
+        out = []
+        for c in configs:
+            cfg = {str(k): str(v) for k, v in c.items()}
+            cfg[TASK_CLASS_CONFIG] = task_class
+            if isinstance(connector, SinkConnector):
+                for key in ("topics", "topics.regex"):
+                    if props.get(key) is not None:
+                        cfg[key] = props[key]
+            out.append(cfg)
+        return out
+
+    def stop_and_await_connector(self, name: str) -> None:
+        """Stop the connector (``connector.stop()`` on its thread) and wait up to 5 s."""
+        with self._lock:
+            wc = self._connectors.pop(name, None)
+        if wc is None:
+            log.warning("Ignoring stop request for unowned connector %s", name)
+            return
+        wc.shutdown()
+        if not wc.await_shutdown(CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S):
+            log.error(
+                "[%s|worker] Connector '%s' failed to properly shut down, has become "
+                "unresponsive, and may be consuming external resources. Correct the "
+                "configuration for this connector or remove the connector.",
+                name,
+                name,
+            )
+
+    def set_target_state(self, name: str, state: TargetState) -> None:
+        """Pause/resume/stop the connector (applied before returning, up to 5 s) and move its
+        tasks on this worker to the same target (tasks treat STOPPED as PAUSED; the herder
+        stops them)."""
+        wc = self._connectors.get(name)
+        if wc is not None:
+            wc.transition_to(state, CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S)
+        for task_id, task in list(self._tasks.items()):
+            if task_id.connector == name:
+                task.transition_to(state)
+
+    def connector_names(self) -> set[str]:
+        with self._lock:
+            return set(self._connectors)
+
+    # -- tasks ----------------------------------------------------------------------------------
+
+    def start_task(
+        self,
+        task_id: ConnectorTaskId,
+        connector_props: Mapping[str, str],
+        task_props: Mapping[str, str],
+        status_listener: StatusListener,
+        target_state: TargetState,
+    ) -> bool:
+        """Build and start a task; False (and FAILED reported) if it could not be built.
+
+        Raises ConnectException if the task already runs on this worker.
+        """
+        with self._lock:
+            if task_id in self._tasks:
+                raise ConnectException(f"Task already exists in this worker: {task_id}")
+        log.info("[%s|task-%d] Creating task %s", task_id.connector, task_id.task, task_id)
+        try:
+            connector = self._new_connector(connector_props)
+            task = connector.task_class()()
+            tracker = self._track_topic if self._tracking else None
+            if isinstance(connector, SourceConnector):
+                wt: WorkerTask = self.builder.source_task(
+                    task_id,
+                    task,
+                    connector_props,
+                    task_props,
+                    status_listener,
+                    target_state,
+                    tracker,
+                )
+            elif isinstance(connector, SinkConnector):
+                wt = self.builder.sink_task(
+                    task_id,
+                    task,
+                    connector_props,
+                    task_props,
+                    status_listener,
+                    target_state,
+                    tracker,
+                )
+            else:
+                raise ConnectException(
+                    f"{type(connector).__name__} is neither a source nor a sink connector"
+                )
+        except Exception as e:
+            log.error(
+                "[%s|task-%d] Failed to start task %s",
+                task_id.connector,
+                task_id.task,
+                task_id,
+                exc_info=e,
+            )
+            status_listener.on_failure(task_id, e)
+            return False
+        with self._lock:
+            self._tasks[task_id] = wt
+        wt.start()
+        return True
+
+    def stop_and_await_task(self, task_id: ConnectorTaskId) -> None:
+        self.stop_and_await_tasks([task_id])
+
+    def stop_and_await_tasks(self, ids: Iterable[ConnectorTaskId]) -> None:
+        """Stop tasks and wait for them, ``task.shutdown.graceful.timeout.ms`` in total; a task
+        still running then is cancelled (abandoned) with an error log."""
+        ids = list(ids)
+        stopping: list[tuple[ConnectorTaskId, WorkerTask]] = []
+        for task_id in ids:
+            with self._lock:
+                task = self._tasks.get(task_id)
+            if task is None:
+                log.warning("Ignoring stop request for unowned task %s", task_id)
+                continue
+            log.info("[%s|task-%d] Stopping task %s", task_id.connector, task_id.task, task_id)
+            task.stop()
+            stopping.append((task_id, task))
+        deadline = self.clock.monotonic_ms() + self.config.graceful_shutdown_timeout_ms
+        for task_id, task in stopping:
+            remaining = (deadline - self.clock.monotonic_ms()) / 1000.0
+            if not task.await_stop(remaining):
+                log.error(
+                    "[%s|task-%d] Graceful stop of task %s failed.",
+                    task_id.connector,
+                    task_id.task,
+                    task_id,
+                )
+                task.cancel()
+            with self._lock:
+                if self._tasks.get(task_id) is task:
+                    del self._tasks[task_id]
+
+    def task_ids(self) -> set[ConnectorTaskId]:
+        with self._lock:
+            return set(self._tasks)
+
+    # -- topic tracking (KIP-558) ---------------------------------------------------------------
+
+    def _track_topic(self, connector: str, topic: str) -> None:
+        with self._lock:
+            self._active_topics.setdefault(connector, set()).add(topic)
+
+    def connector_active_topics(self, name: str) -> set[str]:
+        with self._lock:
+            return set(self._active_topics.get(name, ()))
+
+    def reset_connector_active_topics(self, name: str) -> None:
+        with self._lock:
+            self._active_topics.pop(name, None)
+
+    # -- offsets (KIP-875) ----------------------------------------------------------------------
+
+    def connector_offsets(self, name: str, props: Mapping[str, str]) -> list[dict[str, Any]]:
+        """``[{"partition": {...}, "offset": {...}}]`` of a source or sink connector."""
+        connector = self._new_connector(props)
+        if isinstance(connector, SinkConnector):
+            return SinkOffsets(self._shared_admin()).read(sink_group_id(name, props))
+        return SourceOffsets(self.offset_store).read(name)
+
+    def modify_connector_offsets(
+        self, name: str, props: Mapping[str, str], offsets: list[dict[str, Any]] | None
+    ) -> str:
+        """Alter (``offsets``) or reset (None) the connector's offsets; Kafka's message.
+
+        Raises:
+            BadRequestException: malformed offsets (400).
+            ConnectException: the connector refused or the write failed.
+        """
+        connector = self._new_connector(props)
+        if isinstance(connector, SinkConnector):
+            admin = Admin(self.builder.admin_props(props))
+            return SinkOffsets(admin).modify(sink_group_id(name, props), connector, props, offsets)
+        if isinstance(connector, SourceConnector):
+            return SourceOffsets(self.offset_store).modify(name, connector, props, offsets)
+        raise ConnectException(
+            f"{type(connector).__name__} is neither a source nor a sink connector"
+        )

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from kconnect.api import DataException, Date, Decimal, Schema, Struct, Time, Timestamp, Type
-from kconnect.converters.json_numbers import java_double_to_string, java_float_to_string, to_float32
+from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string, to_float32
 
 __all__ = [
     "NeedExactNumbers",

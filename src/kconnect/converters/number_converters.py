@@ -23,12 +23,12 @@ from kconnect.api import (
     SchemaAndValue,
     Type,
 )
+from kconnect.api.data.java_numbers import to_float32
 from kconnect.converters.string_converter import (
     converter_config_def,
     converter_type,
     kconnect_version,
 )
-from kconnect.converters.values import to_float32
 
 __all__ = [
     "BooleanConverter",

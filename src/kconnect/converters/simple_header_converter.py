@@ -2,7 +2,7 @@
 
 Writes ``Values.convertToString`` in UTF-8 and reads with ``Values.parseString``, which infers
 booleans, numbers, arrays, maps, dates/times/timestamps and strings (see
-:mod:`kconnect.converters.values`). A value that cannot be decoded is returned as BYTES, as
+:mod:`kconnect.api.data.values`). A value that cannot be decoded is returned as BYTES, as
 Kafka does. Stateless and thread-safe; ``configure`` accepts and ignores any settings.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect.api import ConfigDef, HeaderConverter, Schema, SchemaAndValue
+from kconnect.api.data.values import convert_to_string, parse_string
 from kconnect.converters.string_converter import kconnect_version
-from kconnect.converters.values import convert_to_string, parse_string
 
 _NULL_SV = SchemaAndValue(None, None)
 

@@ -36,7 +36,7 @@ from kconnect.api import (
     ValidString,
     Width,
 )
-from kconnect.converters.values import java_double_str, java_float_str
+from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string
 
 __all__ = [
     "ENCODING_CONFIG",
@@ -127,8 +127,8 @@ def java_to_string(value: Any, schema: Schema | None = None) -> str:
         return str(value)
     if isinstance(value, float):
         if schema is not None and schema.type is Type.FLOAT32:
-            return java_float_str(value)
-        return java_double_str(value)
+            return java_float_to_string(value)
+        return java_double_to_string(value)
     if isinstance(value, _decimal.Decimal):
         return str(value).replace("e", "E")
     if isinstance(value, (bytes, bytearray, memoryview)):

@@ -30,11 +30,12 @@ from kconnect.api import (
 )
 from kconnect.api import ConfigType as CT
 from kconnect.api.config_def import LambdaValidator
+from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string, to_float32
+from kconnect.api.data.values import date_string, java_long, narrow
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct, type_name
 from kconnect.transforms._util.schema_util import copy_schema_basics
-from kconnect.transforms._util.values import date_string, java_long, narrow, to_float32
 
 __all__ = ["CastKey", "CastValue"]
 
@@ -134,28 +135,11 @@ def _to_bool(v: Any) -> bool:
     raise TypeError(type_name(v))
 
 
-def _java_float_str(f: float) -> str:
-    # Java's Double.toString: integral values keep ".0", large/small ones use E notation.
-    if f != f:
-        return "NaN"
-    if f in (float("inf"), float("-inf")):
-        return "Infinity" if f > 0 else "-Infinity"
-    if f == int(f) and abs(f) < 1e7:
-        return f"{int(f)}.0" if f or str(f)[0] != "-" else "-0.0"
-    r = repr(f)
-    if "e" in r:
-        mant, exp = r.split("e")
-        if "." not in mant:
-            mant += ".0"
-        return f"{mant}E{int(exp)}"
-    return r
-
-
 def _to_string(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return _java_float_str(v)
+        return java_double_to_string(v)
     if isinstance(v, bytes | bytearray | memoryview):
         return base64.b64encode(bytes(v)).decode("ascii")
     if isinstance(v, _dt.date | _dt.time):
@@ -323,6 +307,9 @@ class _Cast(SmtBase):
                 raise DataException(
                     f"{self._who}: Unexpected type in Cast transformation: bytes{where}"
                 )
+        if target is Type.STRING and source is Type.FLOAT32 and isinstance(value, float):
+            # Java holds a FLOAT32 value as a Float, whose toString has float precision.
+            return java_float_to_string(value)
         try:
             return _CASTERS[target](value)
         except TypeError as e:

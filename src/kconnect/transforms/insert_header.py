@@ -1,7 +1,8 @@
 """InsertHeader: add a header with a literal value to every record.
 
-The literal is typed as Kafka's ``Values.parseString`` would type it ("1" is an INT8 header,
-"true" a BOOLEAN, anything non-numeric a STRING), once at configure time.
+The literal is typed by :func:`kconnect.api.data.values.parse_string` exactly as Kafka's
+``Values.parseString`` types it ("1" is an INT8 header, "true" a BOOLEAN, "[1,2]" an ARRAY,
+"2024-01-31" a Date, anything else a STRING), once at configure time.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from typing import Any
 from kconnect.api import ConfigDef, Importance
 from kconnect.api import ConfigType as CT
 from kconnect.api.config_def import NonNullValidator
+from kconnect.api.data.values import parse_string
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import SmtBase
-from kconnect.transforms._util.values import parse_string
 
 __all__ = ["InsertHeader"]
 

@@ -18,17 +18,18 @@ from typing import Any
 
 from kconnect.api import ConfigDef, DataException, Field, Importance, NonEmptyString, Struct, Type
 from kconnect.api import ConfigType as CT
+from kconnect.api.data.java_numbers import to_float32
 from kconnect.api.data.schema import (
     DATE_LOGICAL_NAME,
     DECIMAL_LOGICAL_NAME,
     TIME_LOGICAL_NAME,
     TIMESTAMP_LOGICAL_NAME,
 )
+from kconnect.api.data.values import java_long, narrow
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct, type_name
 from kconnect.transforms._util.validators import NonEmptyListValidator
-from kconnect.transforms._util.values import java_long, narrow, to_float32
 
 __all__ = ["MaskFieldKey", "MaskFieldValue"]
 

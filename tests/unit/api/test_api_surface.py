@@ -120,6 +120,7 @@ _STDLIB = {
     "itertools",
     "operator",
     "string",
+    "struct",
     "sys",
     "numbers",
     "os",

@@ -20,8 +20,9 @@ from kconnect.api import (
     Timestamp,
     Type,
 )
-from kconnect.converters import values as V
-from kconnect.converters.values import convert_to_string, parse_string, to_float32
+from kconnect.api.data import values as V
+from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string, to_float32
+from kconnect.api.data.values import convert_to_string, parse_string
 
 UTC = dt.UTC
 
@@ -246,16 +247,16 @@ def test_infer_schema() -> None:
 
 
 def test_java_number_strings() -> None:
-    assert V.java_double_str(float("nan")) == "NaN"
-    assert V.java_double_str(float("-inf")) == "-Infinity"
-    assert V.java_double_str(1.0) == "1.0"
-    assert V.java_double_str(100.0) == "100.0"
-    assert V.java_double_str(0.001) == "0.001"
-    assert V.java_double_str(1234567.0) == "1234567.0"
-    assert V.java_double_str(12345678.0) == "1.2345678E7"
-    assert V.java_double_str(5e-324) == "4.9E-324"
-    assert V.java_float_str(3.4028234663852886e38) == "3.4028235E38"
-    assert V.java_float_str(1e-45) == "1.4E-45"
+    assert java_double_to_string(float("nan")) == "NaN"
+    assert java_double_to_string(float("-inf")) == "-Infinity"
+    assert java_double_to_string(1.0) == "1.0"
+    assert java_double_to_string(100.0) == "100.0"
+    assert java_double_to_string(0.001) == "0.001"
+    assert java_double_to_string(1234567.0) == "1234567.0"
+    assert java_double_to_string(12345678.0) == "1.2345678E7"
+    assert java_double_to_string(5e-324) == "4.9E-324"
+    assert java_float_to_string(3.4028234663852886e38) == "3.4028235E38"
+    assert java_float_to_string(1e-45) == "1.4E-45"
 
 
 # -- round trips (what SimpleHeaderConverter relies on) -----------------------------------------

@@ -1,5 +1,6 @@
 import datetime as dt
 import decimal
+import struct
 
 import pytest
 
@@ -113,6 +114,24 @@ def test_logical_and_decimal_inputs():
     assert out.value.get("b") == "aGk="
     out = cast(CastValue, "t:string").apply(sink(schema, value))
     assert out.value.get("t") == "2017-01-03T06:30:00.000Z"
+
+
+def test_to_string_uses_java_float_and_date_text():
+    schema = (
+        SchemaBuilder.struct()
+        .field("f", Schema.FLOAT32_SCHEMA)
+        .field("g", Schema.FLOAT64_SCHEMA)
+        .field("t", Timestamp.SCHEMA)
+        .build()
+    )
+    f32 = struct.unpack("f", struct.pack("f", 1.1))[0]
+    # Before 1970-01-02 Values.dateFormatFor picks the time-only pattern.
+    early = dt.datetime(1969, 12, 31, 23, 0, tzinfo=dt.UTC)
+    value = Struct(schema).put("f", f32).put("g", 2.0**60).put("t", early)
+    out = cast(CastValue, "f:string,g:string,t:string").apply(sink(schema, value))
+    assert out.value.get("f") == "1.1"  # Float.toString, not the double's digits
+    assert out.value.get("g") == "1.15292150460684698E18"  # JDK 17 Double.toString
+    assert out.value.get("t") == "23:00:00.000Z"
 
 
 def test_unsupported_inputs_and_bad_values():

@@ -1,3 +1,5 @@
+import datetime as dt
+
 import pytest
 
 from kconnect.api import ConfigException, DataException, Schema
@@ -64,6 +66,26 @@ def test_insert_header_types_literal():
     assert len(rec.headers) == 1
     with pytest.raises(ConfigException):
         configured(InsertHeader, header="h")
+
+
+def test_insert_header_parses_literals_like_values_parse_string():
+    rec = source()
+    arr = configured(InsertHeader, header="h", **{"value.literal": "[1, 2, 3]"}).apply(rec)
+    h = arr.headers.last_with_name("h")
+    assert h.value == [1, 2, 3]
+    assert h.schema.type.value == "array"
+    assert h.schema.value_schema == Schema.INT8_SCHEMA
+    m = configured(InsertHeader, header="h", **{"value.literal": '{"a":true}'}).apply(rec)
+    h = m.headers.last_with_name("h")
+    assert h.value == {"a": True}
+    assert (h.schema.key_schema, h.schema.value_schema) == (
+        Schema.STRING_SCHEMA,
+        Schema.BOOLEAN_SCHEMA,
+    )
+    d = configured(InsertHeader, header="h", **{"value.literal": "2024-02-03"}).apply(rec)
+    h = d.headers.last_with_name("h")
+    assert h.value == dt.date(2024, 2, 3)
+    assert h.schema.name == "org.apache.kafka.connect.data.Date"
 
 
 def test_drop_headers_and_filter():

@@ -161,7 +161,7 @@ def _jmod(a: int, b: int) -> int:
 
 
 def _estimate_dec_exp(fract_bits: int, bin_exp: int) -> int:
-    d2 = _unpack_d(_pack_q(_EXP_ONE | (fract_bits & _SIGNIF_MASK)))[0]
+    d2 = float(_unpack_d(_pack_q(_EXP_ONE | (fract_bits & _SIGNIF_MASK)))[0])
     d = (d2 - 1.5) * 0.289529654 + 0.176091259 + float(bin_exp) * 0.301029995663981
     return math.floor(d)
 

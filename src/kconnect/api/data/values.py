@@ -20,7 +20,12 @@ the proleptic Gregorian calendar. Java values map to Python ones as in :mod:`kco
 ``int`` for INT8..INT64, ``float`` for FLOAT32 (rounded to single precision) and FLOAT64,
 ``decimal.Decimal``, ``datetime.date``/``time``/``datetime`` (UTC) for Date/Time/Timestamp.
 
-Everything here is pure and thread-safe.
+Also here, for plugins that need Java's value semantics: :func:`narrow` (narrowing integer
+casts), :func:`java_long` (``Number.longValue()``) and :func:`date_string`
+(``Values.dateFormatFor(d).format(d)``). Java number text comes from
+:mod:`kconnect.api.data.java_numbers`.
+
+Everything here is pure and thread-safe; any thread may call it, nothing blocks.
 """
 
 from __future__ import annotations
@@ -30,22 +35,15 @@ import datetime as _dt
 import decimal as _decimal
 import math
 import re
-import struct as _struct
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.api import (
-    DataException,
-    Date,
-    Decimal,
-    Schema,
-    SchemaAndValue,
-    SchemaBuilder,
-    Struct,
-    Time,
-    Timestamp,
-    Type,
-)
+from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string, to_float32
+from kconnect.api.data.logical import Date, Decimal, Time, Timestamp
+from kconnect.api.data.schema import Schema, SchemaBuilder, Type
+from kconnect.api.data.schema_and_value import SchemaAndValue
+from kconnect.api.data.struct import Struct
+from kconnect.api.errors import DataException
 
 _NULL_SV = SchemaAndValue(None, None)
 
@@ -66,11 +64,11 @@ __all__ = [
     "convert_to_time",
     "convert_to_timestamp",
     "escape",
+    "date_string",
     "infer_schema",
-    "java_double_str",
-    "java_float_str",
+    "java_long",
+    "narrow",
     "parse_string",
-    "to_float32",
 ]
 
 MILLIS_PER_DAY = 86_400_000
@@ -79,79 +77,8 @@ _EPOCH_DATE = _dt.date(1970, 1, 1)
 _NULL = "null"
 
 # ---------------------------------------------------------------------------------------------
-# Java number formatting
+# Java number text (Double/Float.toString live in java_numbers; BigDecimal.toString here)
 # ---------------------------------------------------------------------------------------------
-
-
-def to_float32(x: float) -> float:
-    """Round a double to single precision as Java's ``(float)`` cast does (overflow -> infinity)."""
-    try:
-        return _struct.unpack(">f", _struct.pack(">f", x))[0]  # type: ignore[no-any-return]
-    except OverflowError:
-        return math.copysign(math.inf, x)
-
-
-def _java_fp_str(x: float, digits: str, exp10: int) -> str:
-    """Format shortest digits ``d.ddd x 10^exp10`` the way ``Double.toString`` lays them out."""
-    sign = "-" if math.copysign(1.0, x) < 0 else ""
-    if 1e-3 <= abs(x) < 1e7:
-        point = exp10 + 1  # digits before the decimal point
-        if point <= 0:
-            return f"{sign}0.{'0' * -point}{digits}"
-        if point >= len(digits):
-            return f"{sign}{digits}{'0' * (point - len(digits))}.0"
-        return f"{sign}{digits[:point]}.{digits[point:]}"
-    frac = digits[1:] or "0"
-    return f"{sign}{digits[0]}.{frac}E{exp10}"
-
-
-def _shortest(text: str) -> tuple[str, int]:
-    """Digits (no trailing zeros) and decimal exponent of the first digit of a number's text."""
-    sign_digits_exp = _decimal.Decimal(text).normalize().as_tuple()
-    digits = "".join(str(d) for d in sign_digits_exp.digits)
-    exponent = sign_digits_exp.exponent
-    assert isinstance(exponent, int)
-    return digits, len(digits) - 1 + exponent
-
-
-def java_double_str(x: float) -> str:
-    """``Double.toString(x)``: shortest round-trip digits, ``1.0E10`` style outside [1e-3, 1e7)."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    digits, exp10 = _shortest(repr(x))
-    if len(digits) == 1:
-        # Java renders at least two digits and picks the closest two-digit form (4.9E-324).
-        two = f"{x:.1e}"
-        if float(two) == x:
-            digits, exp10 = _shortest(two)
-    return _java_fp_str(x, digits, exp10)
-
-
-def java_float_str(x: float) -> str:
-    """``Float.toString((float) x)``: the shortest digits that round-trip at single precision."""
-    f = to_float32(x)
-    if math.isnan(f):
-        return "NaN"
-    if math.isinf(f):
-        return "Infinity" if f > 0 else "-Infinity"
-    if f == 0:
-        return "-0.0" if math.copysign(1.0, f) < 0 else "0.0"
-    text = repr(f)
-    for precision in range(1, 10):
-        candidate = f"{f:.{precision}g}"
-        if to_float32(float(candidate)) == f:
-            text = candidate
-            break
-    digits, exp10 = _shortest(text)
-    if len(digits) == 1:
-        two = f"{f:.1e}"
-        if to_float32(float(two)) == f:
-            digits, exp10 = _shortest(two)
-    return _java_fp_str(f, digits, exp10)
 
 
 def _java_decimal_str(d: _decimal.Decimal) -> str:
@@ -203,9 +130,9 @@ def _append(out: list[str], value: Any, embedded: bool, schema: Schema | None) -
         out.append(str(value))
     elif isinstance(value, float):
         if schema is not None and schema.type is Type.FLOAT32:
-            out.append(java_float_str(value))
+            out.append(java_float_to_string(value))
         else:
-            out.append(java_double_str(value))
+            out.append(java_double_to_string(value))
     elif isinstance(value, _decimal.Decimal):
         out.append(_java_decimal_str(value))
     elif isinstance(value, str):
@@ -286,14 +213,16 @@ def _format_date(millis: int) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def _wrap(n: int, bits: int) -> int:
-    """Java's narrowing cast of an integer to ``bits`` bits (two's complement wrap)."""
+def narrow(value: int, bits: int) -> int:
+    """Java's narrowing primitive conversion of an integer to ``bits`` bits (two's complement
+    wrap): ``narrow(300, 8) == 44`` as ``(byte) 300`` is."""
     mask = (1 << bits) - 1
-    n &= mask
-    return n - (1 << bits) if n >> (bits - 1) else n
+    value &= mask
+    return value - (1 << bits) if value >> (bits - 1) else value
 
 
 def _double_to_long(x: float) -> int:
+    # Java's (long) of a double saturates and maps NaN to 0.
     if math.isnan(x):
         return 0
     if x >= 9.223372036854775807e18:
@@ -301,6 +230,32 @@ def _double_to_long(x: float) -> int:
     if x <= -9.223372036854775808e18:
         return -(1 << 63)
     return int(x)
+
+
+def java_long(value: object) -> int:
+    """``Number.longValue()`` (or ``new BigDecimal(text).longValue()`` for a string): truncate
+    toward zero, then wrap to 64 bits; doubles saturate and NaN is 0.
+
+    Raises ValueError for a bool, a non-number, or a string that is not a BigDecimal literal.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value} is not a number")
+    if isinstance(value, int):
+        return narrow(value, 64)
+    if isinstance(value, float):
+        return _double_to_long(value)
+    if isinstance(value, _decimal.Decimal):
+        return narrow(int(value), 64) if value.is_finite() else 0
+    if isinstance(value, str):
+        return narrow(int(_parse_big_decimal(value)), 64)
+    raise ValueError(f"{type(value).__name__} is not a number")
+
+
+def date_string(value: _dt.date | _dt.time) -> str:
+    """The text ``Values.dateFormatFor(d).format(d)`` gives for a Date/Time/Timestamp value
+    (in UTC): ``HH:mm:ss.SSS'Z'`` for instants before 1970-01-02, ``yyyy-MM-dd`` for other
+    midnight-aligned instants, else ``yyyy-MM-dd'T'HH:mm:ss.SSS'Z'``."""
+    return _format_date(_epoch_millis(value))
 
 
 def _parse_big_decimal(text: str) -> _decimal.Decimal:
@@ -315,17 +270,9 @@ def _unable(value: Any, target: object) -> DataException:
 
 def _as_long(value: Any, from_schema: Schema | None) -> int:
     error: str | None = None
-    if isinstance(value, bool):
-        pass
-    elif isinstance(value, int):
-        return _wrap(value, 64)
-    elif isinstance(value, float):
-        return _double_to_long(value)
-    elif isinstance(value, _decimal.Decimal):
-        return _wrap(int(value), 64) if value.is_finite() else 0
-    elif isinstance(value, str):
+    if isinstance(value, (int, float, _decimal.Decimal, str)) and not isinstance(value, bool):
         try:
-            return _wrap(int(_parse_big_decimal(value)), 64)
+            return java_long(value)
         except ValueError as e:
             error = str(e)
     if from_schema is not None:
@@ -374,17 +321,17 @@ def convert_to_boolean(schema: Schema | None, value: Any) -> bool | None:
 
 def convert_to_byte(schema: Schema | None, value: Any) -> int | None:
     """``Values.convertToByte`` (INT8, Java narrowing)."""
-    return None if value is None else _wrap(_as_long(value, schema), 8)
+    return None if value is None else narrow(_as_long(value, schema), 8)
 
 
 def convert_to_short(schema: Schema | None, value: Any) -> int | None:
     """``Values.convertToShort`` (INT16, Java narrowing)."""
-    return None if value is None else _wrap(_as_long(value, schema), 16)
+    return None if value is None else narrow(_as_long(value, schema), 16)
 
 
 def convert_to_integer(schema: Schema | None, value: Any) -> int | None:
     """``Values.convertToInteger`` (INT32, Java narrowing)."""
-    return None if value is None else _wrap(_as_long(value, schema), 32)
+    return None if value is None else narrow(_as_long(value, schema), 32)
 
 
 def convert_to_long(schema: Schema | None, value: Any) -> int | None:
@@ -456,7 +403,7 @@ def convert_to_date(schema: Schema | None, value: Any) -> _dt.date:
             # Java truncates the millisecond count towards zero here.
             days = int(_epoch_millis(value) / MILLIS_PER_DAY)
             return Date.to_logical(Date.SCHEMA, days)
-    return Date.to_logical(Date.SCHEMA, _wrap(_as_long(value, schema), 32))
+    return Date.to_logical(Date.SCHEMA, narrow(_as_long(value, schema), 32))
 
 
 def convert_to_time(schema: Schema | None, value: Any) -> _dt.time:
@@ -469,7 +416,7 @@ def convert_to_time(schema: Schema | None, value: Any) -> _dt.time:
             return _temporal_as(Time.SCHEMA, value)  # type: ignore[no-any-return]
         if schema.name == Timestamp.LOGICAL_NAME:
             return Time.to_logical(Time.SCHEMA, _epoch_millis(value) % MILLIS_PER_DAY)
-    return Time.to_logical(Time.SCHEMA, _wrap(_as_long(value, schema), 32))
+    return Time.to_logical(Time.SCHEMA, narrow(_as_long(value, schema), 32))
 
 
 def convert_to_timestamp(schema: Schema | None, value: Any) -> _dt.datetime:
@@ -516,7 +463,7 @@ def _to_decimal(target: Schema, value: Any) -> _decimal.Decimal:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         # BigDecimal.valueOf(double) uses Double.toString's digits.
-        return _decimal.Decimal(java_double_str(float(value)))
+        return _decimal.Decimal(java_double_to_string(float(value)))
     if isinstance(value, str):
         try:
             return _parse_big_decimal(value)

@@ -49,6 +49,8 @@ from kconnect.runtime.worker_task import WorkerTask
 __all__ = ["WorkerErrantRecordReporter", "WorkerSinkTask", "WorkerSinkTaskContext"]
 
 MAX_POLL_S = 1.0
+# Kafka reports errant records with the SinkTask interface as the executing class.
+SINK_TASK_CLASS = "org.apache.kafka.connect.sink.SinkTask"
 _TS_TYPES = {
     0: TimestampType.NO_TIMESTAMP_TYPE,
     1: TimestampType.CREATE_TIME,
@@ -134,7 +136,7 @@ class WorkerErrantRecordReporter(ErrantRecordReporter):
         ctx = ProcessingContext(consumer_record=owner._raw_for(record))
         op = owner.operator
         before = len(op.pending)
-        op.execute_failed(ctx, Stage.TASK_PUT, owner.task, error)
+        op.execute_failed(ctx, Stage.TASK_PUT, SINK_TASK_CLASS, error)
         futures = op.pending[before:]
         result: Future[None] = Future()
         if not futures:
@@ -180,6 +182,7 @@ class WorkerSinkTask(WorkerTask):
         topic_tracker: Callable[[str, str], None] | None = None,
         clock: Clock | None = None,
         on_close: Callable[[], None] | None = None,
+        converter_class_names: tuple[str, str, str] | None = None,
     ) -> None:
         super().__init__(task_id, status_listener, initial_state, clock)
         self.task = task
@@ -197,6 +200,12 @@ class WorkerSinkTask(WorkerTask):
         self.max_poll_records = max_poll_records
         self.topic_tracker = topic_tracker
         self._on_close_cb = on_close
+        # Names reported in DLQ headers/logs (Java names for Kafka's built-in converters).
+        self.converter_names: tuple[Any, Any, Any] = converter_class_names or (
+            key_converter,
+            value_converter,
+            header_converter,
+        )
         self._task_started = False
         self._assigned: set[TopicPartition] = set()
         self._current_offsets: dict[TopicPartition, int] = {}
@@ -398,7 +407,7 @@ class WorkerSinkTask(WorkerTask):
             kc.to_connect_batch,
             kc.to_connect_data,
             Stage.KEY_CONVERTER,
-            kc,
+            self.converter_names[0],
             keys,
         )
         convert_column(
@@ -409,7 +418,7 @@ class WorkerSinkTask(WorkerTask):
             vc.to_connect_batch,
             vc.to_connect_data,
             Stage.VALUE_CONVERTER,
-            vc,
+            self.converter_names[1],
             values,
         )
         offsets = self._batch_offsets
@@ -431,7 +440,7 @@ class WorkerSinkTask(WorkerTask):
                         _connect_header(hc, t, hk, hv) for hk, hv in rh
                     ),
                     Stage.HEADER_CONVERTER,
-                    hc,
+                    self.converter_names[2],
                 )
                 if ctx(i).failed:
                     continue

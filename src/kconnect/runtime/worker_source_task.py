@@ -47,6 +47,8 @@ __all__ = ["WorkerSourceTask", "WorkerSourceTaskContext"]
 
 SEND_FAILED_BACKOFF_MS = 100
 IDLE_POLL_S = 0.01
+# Kafka reports producer failures with WorkerSourceTask as the executing class.
+WORKER_SOURCE_TASK_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
 
 
 class WorkerSourceTaskContext(SourceTaskContext):
@@ -120,6 +122,7 @@ class WorkerSourceTask(WorkerTask):
         topic_tracker: Callable[[str, str], None] | None = None,
         clock: Clock | None = None,
         on_close: Callable[[], None] | None = None,
+        converter_class_names: tuple[str, str, str] | None = None,
     ) -> None:
         super().__init__(task_id, status_listener, initial_state, clock)
         self.task = task
@@ -137,6 +140,12 @@ class WorkerSourceTask(WorkerTask):
         self.flush_timeout_ms = offset_flush_timeout_ms
         self.topic_tracker = topic_tracker
         self._on_close_cb = on_close
+        # Names reported in DLQ headers/logs (Java names for Kafka's built-in converters).
+        self.converter_names: tuple[Any, Any, Any] = converter_class_names or (
+            key_converter,
+            value_converter,
+            header_converter,
+        )
         self.submitted = SubmittedRecords()
         self._task_started = False
         self._task_stopped = False
@@ -310,7 +319,7 @@ class WorkerSourceTask(WorkerTask):
                         for h in r.headers
                     ],
                     Stage.HEADER_CONVERTER,
-                    hc,
+                    self.converter_names[2],
                 )
                 headers[i] = SKIP if ctx(i).failed else res
         keys: list[Any] = [None] * n
@@ -324,7 +333,7 @@ class WorkerSourceTask(WorkerTask):
             kc.from_connect_batch,
             lambda t, sv: kc.from_connect_data(t, sv[0], sv[1]),
             Stage.KEY_CONVERTER,
-            kc,
+            self.converter_names[0],
             keys,
         )
         convert_column(
@@ -335,7 +344,7 @@ class WorkerSourceTask(WorkerTask):
             vc.from_connect_batch,
             lambda t, sv: vc.from_connect_data(t, sv[0], sv[1]),
             Stage.VALUE_CONVERTER,
-            vc,
+            self.converter_names[1],
             values,
         )
         for topic in groups:
@@ -419,7 +428,9 @@ class WorkerSourceTask(WorkerTask):
             )
             ctx = ProcessingContext(source_record=record)
             try:
-                self.operator.execute_failed(ctx, Stage.KAFKA_PRODUCE, self.producer, error)
+                self.operator.execute_failed(
+                    ctx, Stage.KAFKA_PRODUCE, WORKER_SOURCE_TASK_CLASS, error
+                )
             except ConnectException:
                 pass
             return True
@@ -430,7 +441,7 @@ class WorkerSourceTask(WorkerTask):
 
     def _tolerate_produce_failure(self, record: SourceRecord, error: KafkaClientError) -> None:
         ctx = ProcessingContext(source_record=record)
-        self.operator.execute_failed(ctx, Stage.KAFKA_PRODUCE, self.producer, error)
+        self.operator.execute_failed(ctx, Stage.KAFKA_PRODUCE, WORKER_SOURCE_TASK_CLASS, error)
 
     def _commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         try:

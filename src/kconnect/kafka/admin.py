@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as _TP
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.records import TopicPartition
 from kconnect.kafka.client_config import to_librdkafka
@@ -36,7 +37,7 @@ class Admin:
 
     def __init__(self, props: Mapping[str, object]) -> None:
         try:
-            self._admin = AdminClient(to_librdkafka(props))
+            self._admin = AdminClient(to_librdkafka(props))  # type: ignore[arg-type]
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 

@@ -145,7 +145,10 @@ class Consumer:
             return
         parts = [_TP(tp.topic, tp.partition, off) for tp, off in offsets.items()]
         try:
-            self._consumer.commit(offsets=parts, asynchronous=asynchronous)
+            if asynchronous:
+                self._consumer.commit(offsets=parts, asynchronous=True)
+            else:
+                self._consumer.commit(offsets=parts, asynchronous=False)
         except KafkaException as e:
             raise from_kafka_error(e, "Offset commit failed") from e
 

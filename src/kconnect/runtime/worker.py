@@ -21,6 +21,7 @@ from typing import Any
 from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.errors import ConnectException
+from kconnect.api.task import SinkTask, SourceTask
 from kconnect.kafka.admin import Admin
 from kconnect.runtime.clock import Clock, SystemClock
 from kconnect.runtime.ids import ConnectorTaskId
@@ -284,7 +285,7 @@ class Worker:
             connector = self._new_connector(connector_props)
             task = connector.task_class()()
             tracker = self._track_topic if self._tracking else None
-            if isinstance(connector, SourceConnector):
+            if isinstance(connector, SourceConnector) and isinstance(task, SourceTask):
                 wt: WorkerTask = self.builder.source_task(
                     task_id,
                     task,
@@ -294,7 +295,7 @@ class Worker:
                     target_state,
                     tracker,
                 )
-            elif isinstance(connector, SinkConnector):
+            elif isinstance(connector, SinkConnector) and isinstance(task, SinkTask):
                 wt = self.builder.sink_task(
                     task_id,
                     task,

@@ -29,7 +29,7 @@ from kconnect.api.config_def import (
     Range,
     ValidString,
 )
-from kconnect.api.config_types import Type
+from kconnect.api.config_types import Type, class_name
 from kconnect.api.errors import ConfigException
 from kconnect.kafka.client_config import to_librdkafka
 
@@ -486,7 +486,7 @@ class WorkerConfig(AbstractConfig):
         if kind not in ("key", "value", "header"):
             raise ValueError(f"unknown converter kind {kind!r}")
         cls = self.get_class(f"{kind}.converter")
-        name = cls if isinstance(cls, str) else f"{cls.__module__}.{cls.__qualname__}"
+        name = cls if isinstance(cls, str) or cls is None else class_name(cls)
         configs = {
             k: str(v)
             for k, v in self.originals_with_prefix(f"{kind}.converter.").items()

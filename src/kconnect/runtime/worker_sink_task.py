@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from kconnect.api.converter import Converter, HeaderConverter
@@ -148,7 +149,7 @@ class WorkerErrantRecordReporter(ErrantRecordReporter):
             if result.done():
                 return
             if f.exception() is not None:
-                result.set_exception(f.exception())  # type: ignore[arg-type]
+                result.set_exception(f.exception())
                 return
             remaining[0] -= 1
             if remaining[0] == 0:
@@ -436,9 +437,7 @@ class WorkerSinkTask(WorkerTask):
                 topic = topics[i]
                 headers = self.operator.execute(
                     ctx(i),
-                    lambda rh=raw_headers, t=topic: Headers(
-                        _connect_header(hc, t, hk, hv) for hk, hv in rh
-                    ),
+                    partial(_connect_headers, hc, topic, raw_headers),
                     Stage.HEADER_CONVERTER,
                     self.converter_names[2],
                 )
@@ -458,9 +457,10 @@ class WorkerSinkTask(WorkerTask):
                 headers,
             )
             if chain is not None:
-                rec = self._transform(rec, i, ctx)
-                if rec is None:
+                transformed = self._transform(rec, i, ctx)
+                if transformed is None:
                     continue
+                rec = transformed
             records.append(rec)
         self._batch.extend(records)
         self._batch_msgs.extend(msgs)
@@ -470,14 +470,14 @@ class WorkerSinkTask(WorkerTask):
         self, rec: SinkRecord, i: int, ctx: Callable[[int], ProcessingContext]
     ) -> SinkRecord | None:
         try:
-            return self.chain.apply(rec)  # type: ignore[union-attr]
+            return self.chain.apply(rec)  # type: ignore[union-attr,no-any-return]
         except Exception:
             pass
         out: Any = rec
         for stage in self.chain.stages:  # type: ignore[union-attr]
             c = ctx(i)
             out = self.operator.execute(
-                c, lambda s=stage, x=out: s.apply(x), Stage.TRANSFORMATION, stage.class_name
+                c, partial(stage.apply, out), Stage.TRANSFORMATION, stage.class_name
             )
             if c.failed or out is None:
                 return None
@@ -633,6 +633,12 @@ class WorkerSinkTask(WorkerTask):
                     if TopicPartition(r.original_topic, r.original_kafka_partition)
                     not in partitions
                 ]
+
+
+def _connect_headers(
+    hc: HeaderConverter, topic: str, raw: list[tuple[str, bytes | None]]
+) -> Headers:
+    return Headers(_connect_header(hc, topic, k, v) for k, v in raw)
 
 
 def _connect_header(hc: HeaderConverter, topic: str, key: str, value: bytes | None) -> Header:

@@ -282,7 +282,11 @@ class WorkerSourceTask(WorkerTask):
                         self._send_index = i
                         return False
                     self._tolerate_produce_failure(records[i], e)
-                    acks = callback.func.__self__ if isinstance(callback, partial) else callback
+                    acks = (
+                        callback.func.__self__  # type: ignore[attr-defined]
+                        if isinstance(callback, partial)
+                        else callback
+                    )
                     acks.done_one()
                 self.records_sent += 1
             i += 1
@@ -314,10 +318,7 @@ class WorkerSourceTask(WorkerTask):
                 hc = self.header_converter
                 res = self.operator.execute(
                     ctx(i),
-                    lambda r=r, hc=hc: [
-                        (h.key, hc.from_connect_header(r.topic, h.key, h.schema, h.value))
-                        for h in r.headers
-                    ],
+                    partial(_convert_headers, hc, r),
                     Stage.HEADER_CONVERTER,
                     self.converter_names[2],
                 )
@@ -365,11 +366,12 @@ class WorkerSourceTask(WorkerTask):
                 acks = last[1]
             else:
                 pkey = () if sp is None else tuple(sorted(sp.items()))
-                acks = acks_by_partition.get(pkey)
-                if acks is None:
-                    acks = acks_by_partition[pkey] = _PartitionAcks(
+                found = acks_by_partition.get(pkey)
+                if found is None:
+                    found = acks_by_partition[pkey] = _PartitionAcks(
                         self, self.submitted.submit(sp, original.source_offset)
                     )
+                acks = found
                 last = (sp, acks)
             acks.submitted.offset = original.source_offset
             t = transformed[i]
@@ -397,6 +399,7 @@ class WorkerSourceTask(WorkerTask):
         self, records: list[SourceRecord], ctx: Callable[[int], ProcessingContext]
     ) -> list[Any]:
         chain = self.chain
+        assert chain is not None
         try:
             return [chain.apply(r) for r in records]
         except Exception:
@@ -407,7 +410,7 @@ class WorkerSourceTask(WorkerTask):
             for stage in chain.stages:
                 c = ctx(i)
                 rec = self.operator.execute(
-                    c, lambda s=stage, x=rec: s.apply(x), Stage.TRANSFORMATION, stage.class_name
+                    c, partial(stage.apply, rec), Stage.TRANSFORMATION, stage.class_name
                 )
                 if c.failed or rec is None:
                     rec = None
@@ -472,3 +475,10 @@ class WorkerSourceTask(WorkerTask):
             except Exception:
                 self.log.exception("Exception thrown while calling task.commit()")
         return True
+
+
+def _convert_headers(hc: HeaderConverter, record: SourceRecord) -> list[tuple[str, bytes | None]]:
+    topic = record.topic
+    return [
+        (h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
+    ]

@@ -95,7 +95,10 @@ class Headers:
         return self
 
     def duplicate(self) -> Headers:
-        return Headers(self._headers)
+        """An independent copy (the Header entries are immutable and shared)."""
+        h = _new_headers(Headers)
+        h._headers = self._headers.copy()
+        return h
 
     def size(self) -> int:
         return len(self._headers)
@@ -125,3 +128,6 @@ class Headers:
             )
             + ")"
         )
+
+
+_new_headers = Headers.__new__

@@ -59,7 +59,7 @@ class ConnectRecord:
     (epoch ms or None) and headers."""
 
     __slots__ = (
-        "headers",
+        "_headers",
         "kafka_partition",
         "key",
         "key_schema",
@@ -87,7 +87,26 @@ class ConnectRecord:
         self.value_schema = value_schema
         self.value = value
         self.timestamp = timestamp
-        self.headers = headers if headers is not None else Headers()
+        # None stands for "no headers yet": most records never get one, so the Headers object
+        # is only made when someone asks for it (see the ``headers`` property).
+        self._headers = headers
+
+    @property
+    def headers(self) -> Headers:
+        """The record's headers (mutable, owned by this record)."""
+        h = self._headers
+        if h is None:
+            h = self._headers = Headers()
+        return h
+
+    @headers.setter
+    def headers(self, headers: Headers) -> None:
+        self._headers = headers
+
+    def _copied_headers(self) -> Headers | None:
+        """A copy of the headers for a derived record (None while there are none to copy)."""
+        h = self._headers
+        return None if h is None or h.is_empty() else h.duplicate()
 
     def new_record(
         self: R,
@@ -113,7 +132,7 @@ class ConnectRecord:
             value_schema,
             value,
             timestamp,
-            headers if headers is not None else self.headers.duplicate(),
+            headers if headers is not None else self._copied_headers(),
         )
 
     def _base_eq(self, other: ConnectRecord) -> bool:
@@ -170,18 +189,20 @@ class SourceRecord(ConnectRecord):
         timestamp: int | None,
         headers: Headers | None = None,
     ) -> SourceRecord:
-        return SourceRecord(
-            self.source_partition,
-            self.source_offset,
-            topic,
-            kafka_partition,
-            key_schema,
-            key,
-            value_schema,
-            value,
-            timestamp,
-            headers if headers is not None else self.headers.duplicate(),
-        )
+        # Hot path (every transformation of every record): fill the slots directly rather
+        # than going through the two-level __init__; the result is the same.
+        r = _new_source(SourceRecord)
+        r.topic = topic
+        r.kafka_partition = kafka_partition
+        r.key_schema = key_schema
+        r.key = key
+        r.value_schema = value_schema
+        r.value = value
+        r.timestamp = timestamp
+        r._headers = headers if headers is not None else self._copied_headers()
+        r.source_partition = self.source_partition
+        r.source_offset = self.source_offset
+        return r
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SourceRecord):
@@ -259,21 +280,22 @@ class SinkRecord(ConnectRecord):
         timestamp: int | None,
         headers: Headers | None = None,
     ) -> SinkRecord:
-        return SinkRecord(
-            topic,
-            kafka_partition if kafka_partition is not None else -1,
-            key_schema,
-            key,
-            value_schema,
-            value,
-            self.kafka_offset,
-            timestamp,
-            self.timestamp_type,
-            headers if headers is not None else self.headers.duplicate(),
-            self.original_topic,
-            self.original_kafka_partition,
-            self.original_kafka_offset,
-        )
+        # As SourceRecord.new_record: slots filled directly, same result as the constructor.
+        r = _new_sink(SinkRecord)
+        r.topic = topic
+        r.kafka_partition = kafka_partition if kafka_partition is not None else -1
+        r.key_schema = key_schema
+        r.key = key
+        r.value_schema = value_schema
+        r.value = value
+        r.timestamp = timestamp
+        r._headers = headers if headers is not None else self._copied_headers()
+        r.kafka_offset = self.kafka_offset
+        r.timestamp_type = self.timestamp_type
+        r.original_topic = self.original_topic
+        r.original_kafka_partition = self.original_kafka_partition
+        r.original_kafka_offset = self.original_kafka_offset
+        return r
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, SinkRecord):
@@ -293,3 +315,7 @@ class SinkRecord(ConnectRecord):
             f"kafkaPartition={self.kafka_partition} key={self.key} value={self.value} "
             f"timestamp={self.timestamp}"
         )
+
+
+_new_source = SourceRecord.__new__
+_new_sink = SinkRecord.__new__

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.api import ConfigDef, DataException, Importance
+from kconnect.api import ConfigDef, DataException, Field, Importance, Schema, Struct
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
@@ -40,6 +40,18 @@ class _ExtractField(SmtBase):
         self._original_path: str = parsed["field"]
         self._path = SingleFieldPath(self._original_path, field_syntax_version(parsed))
         self._rnwd: bool = parsed[RNWD_CONFIG]
+        self._top_level = self._path.is_top_level
+        # The field at the path in the last schema seen (schemas are immutable and a batch
+        # nearly always shares one schema object, so an identity check is enough).
+        self._last_schema: Schema | None = None
+        self._last_field: Field | None = None
+
+    def _field_in(self, schema: Schema) -> Field:
+        field = self._path.field_from(schema)
+        if field is None:
+            raise DataException(f"{self._who}: Unknown field: {self._original_path}")
+        self._last_schema, self._last_field = schema, field
+        return field
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
         schema = self.operating_schema(record)  # type: ignore[attr-defined]
@@ -49,14 +61,22 @@ class _ExtractField(SmtBase):
             return self.new_record(  # type: ignore[attr-defined, no-any-return]
                 record, None, None if m is None else self._path.value_from_map(m, self._who)
             )
-        struct = require_struct_or_null(value, _PURPOSE, self._who)
-        field = self._path.field_from(schema)
-        if field is None:
-            raise DataException(f"{self._who}: Unknown field: {self._original_path}")
+        if value is not None and value.__class__ is not Struct:
+            value = require_struct_or_null(value, _PURPOSE, self._who)  # raises for non-structs
+        field = self._last_field
+        if schema is not self._last_schema or field is None:
+            field = self._field_in(schema)
+        if value is None:
+            extracted = None
+        elif self._top_level:
+            # One plain field of a Struct: what Struct.get/get_without_default would return.
+            extracted = value.raw_values().get(field.name)
+            if extracted is None and self._rnwd:
+                extracted = field.schema.default_value
+        else:
+            extracted = self._path.value_from_struct(value, self._rnwd, self._who)
         return self.new_record(  # type: ignore[attr-defined, no-any-return]
-            record,
-            field.schema,
-            None if struct is None else self._path.value_from_struct(struct, self._rnwd, self._who),
+            record, field.schema, extracted
         )
 
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.api import ConfigDef, DataException, Importance, Schema, SchemaBuilder, Struct
+from kconnect.api import (
+    ConfigDef,
+    DataException,
+    Field,
+    Importance,
+    Schema,
+    SchemaBuilder,
+    Struct,
+)
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, SmtBase
@@ -41,11 +49,14 @@ class ValueToKey(SmtBase):
         parsed = self._parse(configs)
         self._fields: tuple[str, ...] = tuple(parsed["fields"])
         self._rnwd: bool = parsed[RNWD_CONFIG]
-        self._cache: dict[Schema, tuple[Schema, tuple[Any, ...]]] = {}
+        self._cache: dict[Schema, _KeyPlan] = {}
+        # The last value schema seen and its plan: a batch nearly always shares one schema
+        # object, so an identity check saves hashing the schema for every record.
+        self._last: tuple[Schema | None, _KeyPlan | None] = (None, None)
 
-    def _key_schema(self, value_schema: Schema) -> tuple[Schema, tuple[Any, ...]]:
-        hit = self._cache.get(value_schema)
-        if hit is None:
+    def _plan(self, value_schema: Schema) -> _KeyPlan:
+        plan = self._cache.get(value_schema)
+        if plan is None:
             builder = SchemaBuilder.struct()
             source_fields = []
             for name in self._fields:
@@ -54,12 +65,14 @@ class ValueToKey(SmtBase):
                     raise DataException(f"{self._who}: Field does not exist: {name}")
                 builder.field(name, f.schema)
                 source_fields.append(f)
-            hit = (builder.build(), tuple(source_fields))
-            self._cache[value_schema] = hit
-        return hit
+            plan = _KeyPlan(builder.build(), tuple(source_fields), self._rnwd)
+            self._cache[value_schema] = plan
+        self._last = (value_schema, plan)
+        return plan
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        if record.value_schema is None:
+        value_schema = record.value_schema
+        if value_schema is None:
             value = require_map(record.value, _PURPOSE, self._who)
             key = {name: value.get(name) for name in self._fields}
             return record.new_record(
@@ -67,23 +80,63 @@ class ValueToKey(SmtBase):
                 record.kafka_partition,
                 None,
                 key,
-                record.value_schema,
+                value_schema,
                 record.value,
                 record.timestamp,
             )
-        struct = require_struct(record.value, _PURPOSE, self._who)
-        key_schema, source_fields = self._key_schema(struct.schema)
-        get = struct.get if self._rnwd else struct.get_without_default
-        key = Struct(key_schema)
-        for f in source_fields:
-            # put() validates: a null in a required field fails here, naming the field.
-            key.put(f.name, get(f))
+        struct = record.value
+        if struct.__class__ is not Struct:
+            struct = require_struct(struct, _PURPOSE, self._who)
+        last_schema, plan = self._last
+        schema = struct.schema
+        if schema is not last_schema or plan is None:
+            plan = self._plan(schema)
+        key_schema = plan.key_schema
         return record.new_record(
             record.topic,
             record.kafka_partition,
             key_schema,
-            key,
-            struct.schema,
+            plan.key_of(struct, self._who),
+            schema,
             struct,
             record.timestamp,
         )
+
+
+class _KeyPlan:
+    """How to build the key Struct from a value Struct of one schema (made once per schema).
+
+    The key schema's fields carry the very schemas of the value's fields, so a value already
+    valid in the value Struct is valid in the key: the key is built from the raw values without
+    re-validating each one. Only a null in a required key field needs checking (a required
+    field the value Struct never had set); that falls back to ``Struct.put`` so the error is
+    the usual one naming the field.
+    """
+
+    __slots__ = ("_defaults", "_fields", "_names", "_required", "key_schema")
+
+    def __init__(self, key_schema: Schema, fields: tuple[Field, ...], rnwd: bool) -> None:
+        self.key_schema = key_schema
+        self._fields = fields
+        self._names = tuple(f.name for f in fields)
+        # Struct.get substitutes the field default for null; get_without_default does not.
+        defaults = tuple(f.schema.default_value if rnwd else None for f in fields)
+        self._defaults = defaults if any(d is not None for d in defaults) else None
+        self._required = tuple(f.name for f in fields if not f.schema.optional)
+
+    def key_of(self, struct: Struct, who: str) -> Struct:
+        raw = struct.raw_values()
+        defaults = self._defaults
+        if defaults is None:
+            values = {n: raw.get(n) for n in self._names}
+        else:
+            values = {}
+            for n, d in zip(self._names, defaults, strict=True):
+                v = raw.get(n)
+                values[n] = d if v is None else v
+        for n in self._required:
+            if values[n] is None:
+                key = Struct(self.key_schema)
+                for n2, v in values.items():
+                    key.put(n2, v)  # raises DataException naming the null required field
+        return Struct.trusted(self.key_schema, values)

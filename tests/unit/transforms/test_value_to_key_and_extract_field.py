@@ -156,3 +156,33 @@ def test_field_path_incomplete_backtick_and_bad_version():
         ExtractFieldValue().configure({"field": "a", "field.syntax.version": "V3"})
     with pytest.raises(ConfigException, match='"field"'):
         ExtractFieldValue().configure({})
+
+
+def test_value_to_key_null_in_required_field_fails_naming_it():
+    schema = (
+        SchemaBuilder.struct()
+        .field("id", Schema.INT32_SCHEMA)
+        .field("x", Schema.OPTIONAL_STRING_SCHEMA)
+        .build()
+    )
+    xf = ValueToKey()
+    xf.configure({"fields": "id,x", "replace.null.with.default": "false"})
+    ok = xf.apply(source(schema, Struct(schema).put("id", 7)))
+    assert ok.key.get("id") == 7 and ok.key.get("x") is None
+    with pytest.raises(DataException, match="id"):
+        xf.apply(source(schema, Struct(schema).put("x", "only x")))  # id never set
+
+
+def test_derived_records_own_their_headers():
+    schema = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).build()
+    xf = ValueToKey()
+    xf.configure({"fields": "id"})
+    rec = source(schema, Struct(schema).put("id", 1))
+    out = xf.apply(rec)
+    out.headers.add_string("h", "v")
+    assert len(rec.headers) == 0 and len(out.headers) == 1
+    rec.headers.add_string("a", "b")
+    again = xf.apply(rec)
+    again.headers.add_string("c", "d")
+    assert [h.key for h in rec.headers] == ["a"]
+    assert [h.key for h in again.headers] == ["a", "c"]

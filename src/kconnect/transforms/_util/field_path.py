@@ -128,6 +128,11 @@ class SingleFieldPath:
         self._parents = self.steps[:-1]
         self._last = self.steps[-1]
 
+    @property
+    def is_top_level(self) -> bool:
+        """True when the path names a field of the top-level struct (no nesting)."""
+        return not self._parents
+
     def field_from(self, schema: Schema | None) -> Field | None:
         """The field at this path in a STRUCT schema, or None."""
         if schema is None:

@@ -295,18 +295,23 @@ def _inline_check(schema: Schema) -> str | None:
     return _INLINE_CHECK.get(schema.type)
 
 
-def _struct_encoder(schema: Schema, cfg: EncodeOptions, path: str) -> Encoder:
-    ns: dict[str, Any] = {"Struct": Struct, "schema": schema, "DataException": DataException}
-    lines = [
-        "def enc_struct(v):",
-        "    if v.__class__ is not Struct or (v._schema is not schema and v._schema != schema):",
-        "        raise DataException(bad_struct(v))",
-        "    g = v._values.get",
-    ]
+def _field_lines(
+    schema: Schema,
+    cfg: EncodeOptions,
+    path: str,
+    ns: dict[str, Any],
+    lines: list[str],
+    compile_field: Callable[[Schema, EncodeOptions, str], Callable[[Any], Any]],
+) -> list[str]:
+    """Generated lines converting each field ``x<i> = f<i>(v[n<i>])`` of a struct codec.
+
+    Appends to ``lines``, binds ``f<i>``/``n<i>`` in ``ns`` and returns the ``n<i>: x<i>``
+    items of the resulting dict. A field whose value passes its inline check skips the call.
+    """
     items = []
     for i, f in enumerate(schema.fields):
         fpath = f"{path}.{f.name}" if path else f.name
-        ns[f"f{i}"] = compile_encoder(f.schema, cfg, fpath)
+        ns[f"f{i}"] = compile_field(f.schema, cfg, fpath)
         ns[f"n{i}"] = f.name
         check = _inline_check(f.schema)
         lines.append(f"    x{i} = g(n{i})")
@@ -316,6 +321,18 @@ def _struct_encoder(schema: Schema, cfg: EncodeOptions, path: str) -> Encoder:
         else:
             lines.append(f"    x{i} = f{i}(x{i})")
         items.append(f"n{i}: x{i}")
+    return items
+
+
+def _struct_encoder(schema: Schema, cfg: EncodeOptions, path: str) -> Encoder:
+    ns: dict[str, Any] = {"Struct": Struct, "schema": schema, "DataException": DataException}
+    lines = [
+        "def enc_struct(v):",
+        "    if v.__class__ is not Struct or (v._schema is not schema and v._schema != schema):",
+        "        raise DataException(bad_struct(v))",
+        "    g = v._values.get",
+    ]
+    items = _field_lines(schema, cfg, path, ns, lines, compile_encoder)
     lines.append("    return {" + ", ".join(items) + "}")
 
     def bad_struct(v: Any) -> str:
@@ -613,19 +630,7 @@ def _struct_decoder(schema: Schema, cfg: EncodeOptions, path: str) -> Decoder:
         "        bad(v)",
         "    g = v.get",
     ]
-    items = []
-    for i, f in enumerate(schema.fields):
-        fpath = f"{path}.{f.name}" if path else f.name
-        ns[f"f{i}"] = compile_decoder(f.schema, cfg, fpath)
-        ns[f"n{i}"] = f.name
-        check = _inline_check(f.schema)
-        lines.append(f"    x{i} = g(n{i})")
-        if check is not None:
-            lines.append(f"    if not ({check.format(x=f'x{i}')}):")
-            lines.append(f"        x{i} = f{i}(x{i})")
-        else:
-            lines.append(f"    x{i} = f{i}(x{i})")
-        items.append(f"n{i}: x{i}")
+    items = _field_lines(schema, cfg, path, ns, lines, compile_decoder)
     lines.append("    return trusted(schema, {" + ", ".join(items) + "})")
 
     def bad(v: Any) -> None:

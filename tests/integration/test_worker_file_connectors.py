@@ -101,13 +101,15 @@ def test_file_source_to_file_sink(kafka_bootstrap, unique_topic, tmp_path) -> No
     listener = RecordingListener()
     try:
         start_connector_and_tasks(worker, "src", _source_props("src", src, unique_topic), listener)
+        # Sink offsets live in the broker's consumer group connect-<name>: keep the name unique.
+        sink_name = "snk-" + unique_topic
         sink_props = {
-            "name": "snk",
+            "name": sink_name,
             "connector.class": "FileStreamSink",
             "file": str(out),
             "topics": unique_topic,
         }
-        ids = start_connector_and_tasks(worker, "snk", sink_props, listener)
+        ids = start_connector_and_tasks(worker, sink_name, sink_props, listener)
         wait_until(
             lambda: out.exists() and out.read_text().count("\n") >= 500,
             30,
@@ -117,7 +119,7 @@ def test_file_source_to_file_sink(kafka_bootstrap, unique_topic, tmp_path) -> No
         # The sink commits the group offsets it consumed.
         wait_until(
             lambda: (
-                worker.connector_offsets("snk", sink_props)
+                worker.connector_offsets(sink_name, sink_props)
                 == [
                     {
                         "partition": {"kafka_topic": unique_topic, "kafka_partition": 0},

@@ -6,7 +6,12 @@ from typing import Any
 
 from kconnect.api.errors import ConnectException
 
-__all__ = ["KafkaClientError", "RetriableKafkaError", "from_kafka_error"]
+__all__ = [
+    "KafkaClientError",
+    "RetriableKafkaError",
+    "consume_error_is_transient",
+    "from_kafka_error",
+]
 
 
 class KafkaClientError(ConnectException):
@@ -39,3 +44,29 @@ def from_kafka_error(err: Any, what: str) -> KafkaClientError:
         cls = RetriableKafkaError if retriable else KafkaClientError
         return cls(f"{what}: {err.str()}", err.name(), retriable)
     return KafkaClientError(f"{what}: {err}")
+
+
+# Errors a consumer reports as events while it keeps working: the Java consumer never surfaces
+# them to Kafka Connect (it just waits for metadata / reconnects), so a sink task must not die
+# of them. librdkafka names: end of partition, a subscribed topic that does not exist *yet*
+# (a source connector may be about to create it), transport and broker-down blips.
+_TRANSIENT_CONSUME_ERRORS = frozenset(
+    {
+        "_PARTITION_EOF",
+        "UNKNOWN_TOPIC_OR_PART",
+        "_UNKNOWN_TOPIC",
+        "_UNKNOWN_PARTITION",
+        "_TRANSPORT",
+        "_ALL_BROKERS_DOWN",
+        "_TIMED_OUT",
+        "LEADER_NOT_AVAILABLE",
+        "NOT_LEADER_FOR_PARTITION",
+    }
+)
+
+
+def consume_error_is_transient(err: Any) -> bool:
+    """True when a message-level consumer error is informational or will clear by itself."""
+    if err.fatal():
+        return False
+    return bool(err.name() in _TRANSIENT_CONSUME_ERRORS or err.retriable())

@@ -34,7 +34,7 @@ from kconnect.api.headers import Header, Headers
 from kconnect.api.records import SinkRecord, TimestampType, TopicPartition
 from kconnect.api.task import ErrantRecordReporter, SinkTask, SinkTaskContext
 from kconnect.kafka.consumer import Consumer
-from kconnect.kafka.errors import from_kafka_error
+from kconnect.kafka.errors import consume_error_is_transient, from_kafka_error
 from kconnect.runtime.clock import Clock
 from kconnect.runtime.errors.retry_operator import (
     ProcessingContext,
@@ -332,7 +332,9 @@ class WorkerSinkTask(WorkerTask):
         for m in msgs:
             err = m.error()
             if err is not None:
-                if err.code() == -191:  # _PARTITION_EOF: informational
+                if consume_error_is_transient(err):
+                    if err.name() != "_PARTITION_EOF":
+                        self.log.debug("Consumer reported %s; it keeps retrying", err.str())
                     continue
                 raise from_kafka_error(err, "Error while consuming records")
             tp = TopicPartition(m.topic(), m.partition())

@@ -10,56 +10,24 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
-from typing import Any
 
 from kconnect.api import (
     ConfigData,
-    ConfigDef,
     ConfigException,
-    ConfigProvider,
-    ConfigType,
-    Importance,
 )
-from kconnect.config_providers._allowed_paths import (
-    ALLOWED_PATHS_CONFIG,
-    ALLOWED_PATHS_DOC,
-    AllowedPaths,
-)
+from kconnect.config_providers._allowed_paths import PathConfigProvider
 
 __all__ = ["DirectoryConfigProvider"]
 
 log = logging.getLogger(__name__)
 
-CONFIG_DEF = ConfigDef().define(
-    ALLOWED_PATHS_CONFIG, ConfigType.STRING, None, None, Importance.MEDIUM, ALLOWED_PATHS_DOC
-)
 
-
-class DirectoryConfigProvider(ConfigProvider):
+class DirectoryConfigProvider(PathConfigProvider):
     """Reads each regular file of a directory as one value."""
 
     __kconnect_class_name__ = "org.apache.kafka.common.config.provider.DirectoryConfigProvider"
 
-    def __init__(self) -> None:
-        self._allowed: AllowedPaths | None = None
-
-    def config(self) -> ConfigDef:
-        """The settings this provider accepts (``allowed.paths``)."""
-        return CONFIG_DEF
-
-    def configure(self, configs: Mapping[str, Any]) -> None:
-        self._allowed = AllowedPaths(configs.get(ALLOWED_PATHS_CONFIG))
-
-    def get(self, path: str, keys: set[str] | None = None) -> ConfigData:
-        if self._allowed is None:
-            raise ConfigException("The provider has not been configured yet.")
-        if not path:
-            return ConfigData({})
-        directory = self._allowed.parse_untrusted_path(path)
-        if directory is None:
-            log.warning("The path %s is not allowed to be accessed", path)
-            return ConfigData({})
+    def _read(self, directory: str, path: str, keys: set[str] | None) -> ConfigData:
         if not os.path.isdir(directory):
             log.warning("The path %s is not a directory", path)
             return ConfigData({})

@@ -21,6 +21,7 @@ from confluent_kafka import TopicPartition as _TP
 
 from kconnect.api.records import TopicPartition
 from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
 from kconnect.kafka.errors import from_kafka_error
 
 __all__ = ["Consumer", "consumer_defaults"]
@@ -50,8 +51,18 @@ class Consumer:
     2 log append time) and ``error()``.
     """
 
-    def __init__(self, props: Mapping[str, object]) -> None:
+    def __init__(
+        self,
+        props: Mapping[str, object],
+        stats_listener: Callable[[ClientStats], None] | None = None,
+    ) -> None:
+        """``stats_listener`` receives parsed librdkafka statistics every
+        ``statistics.interval.ms`` (default 5 s when a listener is given) on the thread
+        that polls this client; its exceptions are logged, never raised."""
         config = to_librdkafka(props)
+        if stats_listener is not None:
+            config.setdefault("statistics.interval.ms", DEFAULT_STATS_INTERVAL_MS)
+            config["stats_cb"] = stats_callback(stats_listener)
         try:
             self._consumer = _Consumer(config)
         except KafkaException as e:

@@ -20,6 +20,7 @@ from confluent_kafka import KafkaException
 from confluent_kafka import Producer as _Producer
 
 from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
 from kconnect.kafka.errors import KafkaClientError, from_kafka_error
 
 __all__ = ["Producer", "producer_defaults"]
@@ -55,8 +56,18 @@ class Producer:
     turn ``err`` into a :class:`KafkaClientError`.
     """
 
-    def __init__(self, props: Mapping[str, object]) -> None:
+    def __init__(
+        self,
+        props: Mapping[str, object],
+        stats_listener: Callable[[ClientStats], None] | None = None,
+    ) -> None:
+        """``stats_listener`` receives parsed librdkafka statistics every
+        ``statistics.interval.ms`` (default 5 s when a listener is given) on the thread
+        that polls this client; its exceptions are logged, never raised."""
         config = to_librdkafka(props)
+        if stats_listener is not None:
+            config.setdefault("statistics.interval.ms", DEFAULT_STATS_INTERVAL_MS)
+            config["stats_cb"] = stats_callback(stats_listener)
         config.setdefault("partitioner", "murmur2_random")
         try:
             self._producer = _Producer(config)

@@ -1,0 +1,19 @@
+"""Kafka Connect's metrics (``ConnectMetricsRegistry`` names, Kafka's stat semantics).
+
+:class:`ConnectMetrics` is the per-worker entry point; the REST layer exposes its
+:class:`MetricsRegistry` at ``/metrics`` (see ``docs/metrics.md`` for the Prometheus names).
+"""
+
+from kconnect.runtime.metrics.registry import MetricGroup, MetricName, MetricsRegistry, Sensor
+from kconnect.runtime.metrics.stats import MetricConfig
+from kconnect.runtime.metrics.worker_metrics import ConnectMetrics, RebalanceMetrics
+
+__all__ = [
+    "ConnectMetrics",
+    "MetricConfig",
+    "MetricGroup",
+    "MetricName",
+    "MetricsRegistry",
+    "RebalanceMetrics",
+    "Sensor",
+]

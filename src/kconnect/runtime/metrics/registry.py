@@ -1,0 +1,206 @@
+"""The metrics registry: named metrics in groups with tags, fed by sensors.
+
+Shape follows Kafka's ``org.apache.kafka.common.metrics.Metrics`` as Connect uses it
+(``ConnectMetrics.MetricGroup``): a metric is identified by (domain, group, name, tags), e.g.
+``kafka.connect`` / ``source-task-metrics`` / ``source-record-poll-rate`` /
+``{connector: x, task: 0}``. A :class:`Sensor` records a value into one or more stats at once
+(``poll.record(len(batch))`` updates both the rate and the total); a gauge is a callable read
+at measurement time (status strings, counts computed from other state).
+
+Threading: sensors are recorded on task threads and measured on the REST thread; each
+sensor has its own lock (uncontended on the hot path, held for a few additions). The
+registry's own lock only guards adding/removing metrics. Record once per batch, not per record.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from kconnect.runtime.clock import Clock, SystemClock
+from kconnect.runtime.metrics.stats import Frequencies, MeasurableStat, MetricConfig
+
+__all__ = ["MetricGroup", "MetricName", "MetricValue", "MetricsRegistry", "Sensor"]
+
+CONNECT_DOMAIN = "kafka.connect"
+
+MetricValue = float | str | bool
+
+
+@dataclass(frozen=True)
+class MetricName:
+    """Identity of one metric; ``tags`` keep their declaration order (JMX key order)."""
+
+    name: str
+    group: str
+    tags: tuple[tuple[str, str], ...] = ()
+    description: str = field(default="", compare=False)
+    domain: str = CONNECT_DOMAIN
+
+    @property
+    def tag_dict(self) -> dict[str, str]:
+        return dict(self.tags)
+
+
+class _Metric:
+    __slots__ = ("lock", "measure", "name")
+
+    def __init__(
+        self,
+        name: MetricName,
+        measure: Callable[[MetricConfig, float], MetricValue],
+        lock: threading.Lock | None,
+    ) -> None:
+        self.name = name
+        self.measure = measure
+        self.lock = lock
+
+
+class Sensor:
+    """Records values into its stats under one lock; ``record`` is the hot-path call."""
+
+    __slots__ = ("_clock", "_config", "_lock", "_stats", "name")
+
+    def __init__(self, name: str, config: MetricConfig, clock: Clock) -> None:
+        self.name = name
+        self._config = config
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._stats: list[MeasurableStat] = []
+
+    def record(self, value: float = 1.0, now_ms: float | None = None) -> None:
+        """Record ``value`` (default 1: one event) into every stat of this sensor."""
+        if now_ms is None:
+            now_ms = self._clock.monotonic_ms()
+        config = self._config
+        with self._lock:
+            for stat in self._stats:
+                stat.record(config, value, now_ms)
+
+
+class MetricsRegistry:
+    """All metrics of one worker process; measured on demand (scrape, REST)."""
+
+    def __init__(self, config: MetricConfig | None = None, clock: Clock | None = None) -> None:
+        self.config = config or MetricConfig()
+        self.clock = clock or SystemClock()
+        self._lock = threading.Lock()
+        self._metrics: dict[MetricName, _Metric] = {}
+
+    # -- building ------------------------------------------------------------------------------
+
+    def sensor(self, name: str) -> Sensor:
+        return Sensor(name, self.config, self.clock)
+
+    def add_stat(self, sensor: Sensor, name: MetricName, stat: MeasurableStat) -> None:
+        """Register ``stat`` under ``name`` and feed it from ``sensor``."""
+        sensor._stats.append(stat)
+        self._add(_Metric(name, stat.measure, sensor._lock))
+
+    def add_frequencies(
+        self,
+        sensor: Sensor,
+        stat: Frequencies,
+        buckets: Mapping[MetricName, float],
+    ) -> None:
+        """Register one metric per bucket center (e.g. success=1.0, failure=0.0)."""
+        sensor._stats.append(stat)
+        for name, center in buckets.items():
+            self._add(
+                _Metric(
+                    name,
+                    lambda config, now, c=center: stat.frequency(config, now, c),
+                    sensor._lock,
+                )
+            )
+
+    def add_gauge(self, name: MetricName, fn: Callable[[], MetricValue]) -> None:
+        """A metric read by calling ``fn`` (must be cheap and thread-safe)."""
+        self._add(_Metric(name, lambda _config, _now: fn(), None))
+
+    def _add(self, metric: _Metric) -> None:
+        with self._lock:
+            self._metrics[metric.name] = metric
+
+    def remove(self, names: list[MetricName]) -> None:
+        with self._lock:
+            for n in names:
+                self._metrics.pop(n, None)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def names(self) -> list[MetricName]:
+        with self._lock:
+            return list(self._metrics)
+
+    def measure(self, name: MetricName) -> MetricValue:
+        with self._lock:
+            metric = self._metrics.get(name)
+        if metric is None:
+            raise KeyError(name)
+        return self._measure(metric, self.clock.monotonic_ms())
+
+    def _measure(self, metric: _Metric, now: float) -> MetricValue:
+        if metric.lock is None:
+            return metric.measure(self.config, now)
+        with metric.lock:
+            return metric.measure(self.config, now)
+
+    def snapshot(self) -> Iterator[tuple[MetricName, MetricValue]]:
+        """Every metric with its current value (a failing gauge reads NaN)."""
+        with self._lock:
+            metrics = list(self._metrics.values())
+        now = self.clock.monotonic_ms()
+        for m in metrics:
+            try:
+                value = self._measure(m, now)
+            except Exception:
+                value = float("nan")
+            yield m.name, value
+
+
+class MetricGroup:
+    """Metrics sharing a group name and tags (Connect's ``MetricGroup``); :meth:`close`
+    removes them all, e.g. when a task stops."""
+
+    def __init__(
+        self,
+        registry: MetricsRegistry,
+        group: str,
+        tags: Mapping[str, str] | None = None,
+        domain: str = CONNECT_DOMAIN,
+    ) -> None:
+        self.registry = registry
+        self.group = group
+        self.tags = tuple((k, str(v)) for k, v in (tags or {}).items())
+        self.domain = domain
+        self._names: list[MetricName] = []
+
+    def name(self, metric: str, description: str = "") -> MetricName:
+        n = MetricName(metric, self.group, self.tags, description, self.domain)
+        self._names.append(n)
+        return n
+
+    def sensor(self, name: str, *stats: tuple[str, str, MeasurableStat]) -> Sensor:
+        """A sensor feeding ``(metric name, description, stat)`` triples."""
+        sensor = self.registry.sensor(name)
+        for metric, description, stat in stats:
+            self.registry.add_stat(sensor, self.name(metric, description), stat)
+        return sensor
+
+    def frequencies(
+        self, name: str, buckets: Mapping[str, tuple[str, float]], stat: Frequencies
+    ) -> Sensor:
+        sensor = self.registry.sensor(name)
+        self.registry.add_frequencies(
+            sensor, stat, {self.name(m, d): c for m, (d, c) in buckets.items()}
+        )
+        return sensor
+
+    def gauge(self, metric: str, description: str, fn: Callable[[], MetricValue]) -> None:
+        self.registry.add_gauge(self.name(metric, description), fn)
+
+    def close(self) -> None:
+        self.registry.remove(self._names)
+        self._names = []

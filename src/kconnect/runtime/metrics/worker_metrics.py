@@ -1,0 +1,483 @@
+"""Worker-level metric groups: ``connect-worker-metrics`` (with and without the connector
+tag), ``connector-metrics`` and ``connect-worker-rebalance-metrics``; and
+:class:`ConnectMetrics`, the per-worker entry point that owns the registry.
+
+Statuses are tracked by wrapping the herder's status listener (:meth:`ConnectMetrics.
+connector_listener` / :meth:`ConnectMetrics.task_listener`), as Kafka's
+``WorkerMetricsGroup`` does, so the counts reflect what runs on this worker.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping
+
+from kconnect.runtime.clock import Clock, SystemClock
+from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry
+from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max, MetricConfig
+from kconnect.runtime.metrics.task_metrics import (
+    ErrorHandlingMetrics,
+    SinkTaskMetrics,
+    SourceTaskMetrics,
+    TaskMetrics,
+)
+from kconnect.runtime.states import StatusListener
+
+__all__ = ["ConnectMetrics", "ConnectorMetrics", "RebalanceMetrics", "WorkerMetrics"]
+
+TASK_STATES = ("running", "paused", "failed", "unassigned", "destroyed", "restarting")
+
+
+def _startup(g: MetricGroup, kind: str) -> tuple[object, object, object, object]:
+    attempts = g.sensor(
+        f"{kind}-startup-attempts",
+        (f"{kind}-startup-attempts-total", f"The total number of {kind} startups that this "
+         "worker has attempted.", CumulativeSum()),
+    )  # fmt: skip
+    successes = g.sensor(
+        f"{kind}-startup-successes",
+        (f"{kind}-startup-success-total", f"The total number of {kind} starts that "
+         "succeeded.", CumulativeSum()),
+    )  # fmt: skip
+    failures = g.sensor(
+        f"{kind}-startup-failures",
+        (f"{kind}-startup-failure-total", f"The total number of {kind} starts that failed.",
+         CumulativeSum()),
+    )  # fmt: skip
+    results = g.frequencies(
+        f"{kind}-startup-results",
+        {
+            f"{kind}-startup-success-percentage": (
+                f"The average percentage of this worker's {kind}s starts that succeeded.",
+                1.0,
+            ),
+            f"{kind}-startup-failure-percentage": (
+                f"The average percentage of this worker's {kind}s starts that failed.",
+                0.0,
+            ),
+        },
+        Frequencies.for_booleans(),
+    )
+    return attempts, successes, failures, results
+
+
+class WorkerMetrics:
+    """``connect-worker-metrics``: connector/task counts, startup attempts and outcomes, and
+    per connector the number of its tasks on this worker in each state."""
+
+    def __init__(self, registry: MetricsRegistry) -> None:
+        self.registry = registry
+        self._lock = threading.Lock()
+        self.connectors: set[str] = set()
+        self.task_states: dict[ConnectorTaskId, str] = {}
+        self._per_connector: dict[str, MetricGroup] = {}
+        g = self.group = MetricGroup(registry, "connect-worker-metrics")
+        g.gauge(
+            "connector-count",
+            "The number of connectors run in this worker.",
+            lambda: float(len(self.connectors)),
+        )
+        g.gauge(
+            "task-count",
+            "The number of tasks run in this worker.",
+            lambda: float(len(self.task_states)),
+        )
+        self._connector_startup = _startup(g, "connector")
+        self._task_startup = _startup(g, "task")
+
+    @staticmethod
+    def _record(sensors: tuple[object, object, object, object], ok: bool) -> None:
+        _attempts, successes, failures, results = sensors
+        (successes if ok else failures).record()  # type: ignore[attr-defined]
+        results.record(1.0 if ok else 0.0)  # type: ignore[attr-defined]
+
+    def record_connector_startup_attempt(self) -> None:
+        self._connector_startup[0].record()  # type: ignore[attr-defined]
+
+    def record_connector_startup(self, ok: bool) -> None:
+        self._record(self._connector_startup, ok)
+
+    def record_task_startup_attempt(self) -> None:
+        self._task_startup[0].record()  # type: ignore[attr-defined]
+
+    def record_task_startup(self, ok: bool) -> None:
+        self._record(self._task_startup, ok)
+
+    # -- per-connector task counts ---------------------------------------------------------------
+
+    def connector_added(self, name: str) -> None:
+        with self._lock:
+            self.connectors.add(name)
+
+    def connector_removed(self, name: str) -> None:
+        with self._lock:
+            self.connectors.discard(name)
+            self._maybe_close(name)
+
+    def task_added(self, task_id: ConnectorTaskId) -> None:
+        with self._lock:
+            self.task_states[task_id] = "unassigned"
+            name = task_id.connector
+            if name not in self._per_connector:
+                g = MetricGroup(self.registry, "connect-worker-metrics", {"connector": name})
+                g.gauge(
+                    "connector-total-task-count",
+                    "The number of tasks of the connector on the worker.",
+                    lambda: self._count(name, None),
+                )
+                for state in TASK_STATES:
+                    g.gauge(
+                        f"connector-{state}-task-count",
+                        f"The number of {state} tasks of the connector on the worker.",
+                        lambda s=state: self._count(name, s),  # type: ignore[misc]
+                    )
+                self._per_connector[name] = g
+
+    def task_state(self, task_id: ConnectorTaskId, state: str) -> None:
+        with self._lock:
+            if task_id in self.task_states:
+                self.task_states[task_id] = state
+
+    def task_removed(self, task_id: ConnectorTaskId) -> None:
+        with self._lock:
+            self.task_states.pop(task_id, None)
+            self._maybe_close(task_id.connector)
+
+    def _maybe_close(self, name: str) -> None:
+        if name in self.connectors or any(t.connector == name for t in self.task_states):
+            return
+        g = self._per_connector.pop(name, None)
+        if g is not None:
+            g.close()
+
+    def _count(self, name: str, state: str | None) -> float:
+        with self._lock:
+            return float(
+                sum(
+                    1
+                    for t, s in self.task_states.items()
+                    if t.connector == name and (state is None or s == state)
+                )
+            )
+
+
+class ConnectorMetrics:
+    """``connector-metrics``: status, type, class and version of one connector."""
+
+    def __init__(
+        self, registry: MetricsRegistry, name: str, info: Mapping[str, str] | None = None
+    ) -> None:
+        self.state = "unassigned"
+        self.group = g = MetricGroup(registry, "connector-metrics", {"connector": name})
+        g.gauge(
+            "status",
+            "The status of the connector. One of 'unassigned', 'running', 'paused', "
+            "'stopped', 'failed', or 'restarting'.",
+            lambda: self.state,
+        )
+        info = dict(info or {})
+        for key in ("connector-class", "connector-type", "connector-version"):
+            value = info.get(key, "unknown")
+            g.gauge(key, f"The {key.replace('-', ' ')} of the connector.", lambda v=value: v)
+
+    def close(self) -> None:
+        self.group.close()
+
+
+class RebalanceMetrics:
+    """``connect-worker-rebalance-metrics``. The distributed herder calls
+    :meth:`rebalance_started` when it (re)joins the group and :meth:`rebalance_completed`
+    once the new assignment is in place; a standalone worker never rebalances and reports
+    protocol ``standalone``, epoch 0, no rebalances."""
+
+    def __init__(self, registry: MetricsRegistry, protocol: str, leader: str) -> None:
+        self.clock = registry.clock
+        self.protocol = protocol
+        self.leader = leader
+        self.epoch = 0
+        self.rebalancing = False
+        self._started_at: float | None = None
+        self._completed_at: float | None = None
+        g = self.group = MetricGroup(registry, "connect-worker-rebalance-metrics")
+        g.gauge("connect-protocol", "The Connect protocol used by this cluster",
+                lambda: self.protocol)  # fmt: skip
+        g.gauge("leader-name", "The name of the group leader.", lambda: self.leader)
+        g.gauge("epoch", "The epoch or generation number of this worker.",
+                lambda: float(self.epoch))  # fmt: skip
+        g.gauge("rebalancing", "Whether this worker is currently rebalancing.",
+                lambda: self.rebalancing)  # fmt: skip
+        self.completed = g.sensor(
+            "completed-rebalance-count",
+            ("completed-rebalances-total", "The total number of rebalances completed by this "
+             "worker.", CumulativeSum()),
+        )  # fmt: skip
+        self.time = g.sensor(
+            "rebalance-time",
+            ("rebalance-max-time-ms", "The maximum time in milliseconds spent by this worker "
+             "to rebalance.", Max()),
+            ("rebalance-avg-time-ms", "The average time in milliseconds spent by this worker "
+             "to rebalance.", Avg()),
+        )  # fmt: skip
+        g.gauge(
+            "time-since-last-rebalance-ms",
+            "The time in milliseconds since this worker completed the most recent rebalance.",
+            self._since_last,
+        )
+
+    def _since_last(self) -> float:
+        if self._completed_at is None:
+            return math.inf
+        return self.clock.monotonic_ms() - self._completed_at
+
+    def rebalance_started(self) -> None:
+        """The worker's group membership is being (re)negotiated (herder thread)."""
+        self._started_at = self.clock.monotonic_ms()
+        self.rebalancing = True
+
+    def rebalance_completed(self, generation: int, leader: str, protocol: str) -> None:
+        """A new assignment for ``generation`` was received and applied (herder thread).
+        ``leader`` is the leader's URL, ``protocol`` Kafka's protocol name (``eager``,
+        ``compatible``, ``sessioned``; reported upper-case as Kafka's enum name)."""
+        now = self.clock.monotonic_ms()
+        started = self._started_at if self._started_at is not None else now
+        self.epoch = int(generation)
+        self.leader = leader
+        self.protocol = protocol.upper()
+        self.rebalancing = False
+        self.completed.record(1.0)
+        self.time.record(max(0.0, now - started))
+        self._completed_at = now
+        self._started_at = None
+
+
+class _ConnectorListener(StatusListener):
+    """Feeds connector status and startup outcomes to the metrics, then delegates."""
+
+    def __init__(
+        self, inner: StatusListener, worker: WorkerMetrics, connector: ConnectorMetrics
+    ) -> None:
+        self.inner = inner
+        self.worker = worker
+        self.connector = connector
+        self._started = False
+
+    def on_startup(self, key: str | ConnectorTaskId) -> None:
+        self.connector.state = "running"
+        if not self._started:
+            self._started = True
+            self.worker.record_connector_startup(True)
+        self.inner.on_startup(key)
+
+    def on_pause(self, key: str | ConnectorTaskId) -> None:
+        self.connector.state = "paused"
+        self.inner.on_pause(key)
+
+    def on_resume(self, key: str | ConnectorTaskId) -> None:
+        self.connector.state = "running"
+        self.inner.on_resume(key)
+
+    def on_stop(self, key: str | ConnectorTaskId) -> None:
+        self.connector.state = "stopped"
+        self.inner.on_stop(key)
+
+    def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
+        self.connector.state = "failed"
+        if not self._started:
+            self._started = True
+            self.worker.record_connector_startup(False)
+        self.inner.on_failure(key, error)
+
+    def on_shutdown(self, key: str | ConnectorTaskId) -> None:
+        self.connector.state = "unassigned"
+        self.inner.on_shutdown(key)
+
+    def on_deletion(self, key: str | ConnectorTaskId) -> None:
+        self.inner.on_deletion(key)
+
+    def on_restart(self, key: str | ConnectorTaskId) -> None:
+        self.connector.state = "restarting"
+        self.inner.on_restart(key)
+
+
+class _TaskListener(StatusListener):
+    """Feeds task status (running/pause ratio, per-connector counts) and startup outcomes."""
+
+    def __init__(self, inner: StatusListener, worker: WorkerMetrics, task: TaskMetrics) -> None:
+        self.inner = inner
+        self.worker = worker
+        self.task = task
+        self._started = False
+
+    def _state(self, key: str | ConnectorTaskId, state: str) -> None:
+        self.task.record_state(state)
+        if isinstance(key, ConnectorTaskId):
+            self.worker.task_state(key, state)
+
+    def on_startup(self, key: str | ConnectorTaskId) -> None:
+        self._state(key, "running")
+        if not self._started:
+            self._started = True
+            self.worker.record_task_startup(True)
+        self.inner.on_startup(key)
+
+    def on_pause(self, key: str | ConnectorTaskId) -> None:
+        self._state(key, "paused")
+        self.inner.on_pause(key)
+
+    def on_resume(self, key: str | ConnectorTaskId) -> None:
+        self._state(key, "running")
+        self.inner.on_resume(key)
+
+    def on_stop(self, key: str | ConnectorTaskId) -> None:
+        self.inner.on_stop(key)
+
+    def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
+        self._state(key, "failed")
+        if not self._started:
+            self._started = True
+            self.worker.record_task_startup(False)
+        self.inner.on_failure(key, error)
+
+    def on_shutdown(self, key: str | ConnectorTaskId) -> None:
+        self._state(key, "unassigned")
+        self.inner.on_shutdown(key)
+
+    def on_deletion(self, key: str | ConnectorTaskId) -> None:
+        self._state(key, "destroyed")
+        self.inner.on_deletion(key)
+
+    def on_restart(self, key: str | ConnectorTaskId) -> None:
+        self._state(key, "restarting")
+        self.inner.on_restart(key)
+
+
+class TaskMetricsBundle:
+    """Every metric group of one task; :meth:`close` removes them all (task stop)."""
+
+    def __init__(
+        self,
+        task: TaskMetrics,
+        errors: ErrorHandlingMetrics,
+        source: SourceTaskMetrics | None = None,
+        sink: SinkTaskMetrics | None = None,
+    ) -> None:
+        self.task = task
+        self.errors = errors
+        self.source = source
+        self.sink = sink
+
+    def close(self) -> None:
+        for g in (self.task, self.errors, self.source, self.sink):
+            if g is not None:
+                g.close()
+
+
+class ConnectMetrics:
+    """The metrics of one worker process (Kafka's ``ConnectMetrics``).
+
+    Created by the :class:`~kconnect.runtime.worker.Worker`; the REST layer reads
+    :attr:`registry`; the distributed herder calls :attr:`rebalance`'s hooks.
+    """
+
+    def __init__(
+        self,
+        worker_id: str,
+        config: MetricConfig | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.worker_id = worker_id
+        self.registry = MetricsRegistry(config, clock or SystemClock())
+        self.worker = WorkerMetrics(self.registry)
+        self.rebalance = RebalanceMetrics(self.registry, "standalone", worker_id)
+        self._connectors: dict[str, ConnectorMetrics] = {}
+        self._tasks: dict[ConnectorTaskId, TaskMetricsBundle] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_worker_config(
+        cls, worker_id: str, config: object, clock: Clock | None = None
+    ) -> ConnectMetrics:
+        """Use ``metrics.num.samples`` and ``metrics.sample.window.ms`` of a WorkerConfig."""
+
+        def setting(key: str, default: int) -> int:
+            try:
+                value = config.get(key)  # type: ignore[attr-defined]
+            except Exception:
+                return default
+            return default if value is None else int(value)
+
+        return cls(
+            worker_id,
+            MetricConfig(
+                setting("metrics.num.samples", 2), setting("metrics.sample.window.ms", 30000)
+            ),
+            clock,
+        )
+
+    # -- connectors ----------------------------------------------------------------------------
+
+    def connector_listener(
+        self, name: str, inner: StatusListener, info: Mapping[str, str]
+    ) -> StatusListener:
+        """Register ``connector-metrics`` for ``name`` (one startup attempt) and return the
+        listener to hand to the WorkerConnector."""
+        with self._lock:
+            old = self._connectors.pop(name, None)
+            if old is not None:
+                old.close()
+            cm = self._connectors[name] = ConnectorMetrics(self.registry, name, info)
+        self.worker.connector_added(name)
+        self.worker.record_connector_startup_attempt()
+        return _ConnectorListener(inner, self.worker, cm)
+
+    def connector_startup_failed(self) -> None:
+        """The connector could not even be instantiated (its listener was never built)."""
+        self.worker.record_connector_startup_attempt()
+        self.worker.record_connector_startup(False)
+
+    def connector_removed(self, name: str) -> None:
+        with self._lock:
+            cm = self._connectors.pop(name, None)
+        if cm is not None:
+            cm.close()
+        self.worker.connector_removed(name)
+
+    # -- tasks ---------------------------------------------------------------------------------
+
+    def task_started(
+        self, task_id: ConnectorTaskId, inner: StatusListener, info: Mapping[str, str], sink: bool
+    ) -> tuple[StatusListener, TaskMetricsBundle]:
+        """Register a task's groups (one startup attempt); the wrapped listener and bundle."""
+        self.worker.record_task_startup_attempt()
+        tm = TaskMetrics(self.registry, task_id, info)
+        bundle = TaskMetricsBundle(
+            tm,
+            ErrorHandlingMetrics(self.registry, task_id),
+            None if sink else SourceTaskMetrics(self.registry, task_id),
+            SinkTaskMetrics(self.registry, task_id) if sink else None,
+        )
+        with self._lock:
+            old = self._tasks.pop(task_id, None)
+            self._tasks[task_id] = bundle
+        if old is not None:
+            old.close()
+        self.worker.task_added(task_id)
+        return _TaskListener(inner, self.worker, tm), bundle
+
+    def task_startup_failed(self, task_id: ConnectorTaskId) -> None:
+        """The task could not be built; its groups are dropped and the start counts failed."""
+        self.worker.record_task_startup(False)
+        self.task_removed(task_id)
+
+    def task_removed(self, task_id: ConnectorTaskId) -> None:
+        with self._lock:
+            bundle = self._tasks.pop(task_id, None)
+        if bundle is not None:
+            bundle.close()
+        self.worker.task_removed(task_id)
+
+    def task_bundle(self, task_id: ConnectorTaskId) -> TaskMetricsBundle | None:
+        with self._lock:
+            return self._tasks.get(task_id)

@@ -57,7 +57,7 @@ class TableQuerier:
         self.table = table
         self.query = query
         self.topic = env.topic_prefix + (table.table if table is not None else "")
-        self.last_update = 0.0  # monotonic seconds of the previous run's end (0: never ran)
+        self.last_update: float | None = None  # monotonic end of the previous run (None: never)
         self.exhausted = False
         self._cursor: Any = None
         self._conn: Any = None
@@ -80,6 +80,9 @@ class TableQuerier:
         return self._cursor is not None
 
     def next_update(self) -> float:
+        """When the next run is due (``-inf`` before the first run: due immediately)."""
+        if self.last_update is None:
+            return float("-inf")
         return self.last_update + self.env.poll_interval_ms / 1000
 
     # -- statement -----------------------------------------------------------------------------

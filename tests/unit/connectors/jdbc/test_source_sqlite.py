@@ -170,3 +170,16 @@ def test_task_without_tables_fails_like_confluent(tmp_path: Path) -> None:
     url, _ = _db(tmp_path)
     with pytest.raises(ConfigException, match="not assigned a table nor a query"):
         _task({"connection.url": url, "mode": "bulk", "tables": "", "tables.fetched": "true"})
+
+
+def test_first_run_is_immediate_whatever_the_clock(tmp_path: Path) -> None:
+    url, db = _db(tmp_path)
+    db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)")
+    db.execute("INSERT INTO t VALUES (1)")
+    props = {"connection.url": url, "mode": "bulk", "tables": "`t`", "tables.fetched": "true",
+             "poll.interval.ms": "3600000"}  # fmt: skip
+    task = JdbcSourceTask(clock=lambda: 0.0)  # a host that booted a moment ago
+    task.initialize(TaskContext(props, DictOffsetReader()))
+    task.start(props)
+    assert [r.value.get("id") for r in task.poll() or []] == [1]
+    task.stop()

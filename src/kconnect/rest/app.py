@@ -20,6 +20,8 @@ import kconnect
 from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
+from kconnect.rest.forwarding import install_forwarding
+from kconnect.rest.internal_resource import internal_router
 from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.plugins_resource import plugins_router
 from kconnect.runtime.herder import Herder
@@ -50,6 +52,7 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
         redoc_url=None,
     )
     install_exception_handlers(app)
+    install_forwarding(app)  # distributed mode: leader/owner-only requests are forwarded
 
     @app.middleware("http")
     async def log_requests(
@@ -93,6 +96,8 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
         return JsonResponse(result.to_json(), status_code=result.http_status)
 
     app.include_router(connectors_router(herder))
+    if hasattr(herder, "put_task_configs"):  # worker-to-worker endpoints (distributed)
+        app.include_router(internal_router(herder))
     app.include_router(plugins_router(herder))
     admin = _setting(worker_config, "admin.listeners")
     if admin is None or admin != []:

@@ -1,0 +1,50 @@
+"""Internal worker-to-worker endpoints (Kafka's ``InternalConnectResource``).
+
+``POST /connectors/{c}/tasks``: a worker running connector ``c`` sends the task configs it
+generated to the leader, which writes them to the config topic (204). Under the
+``sessioned`` protocol the request must carry ``X-Connect-Authorization`` /
+``X-Connect-Request-Signature-Algorithm`` (HMAC of the body with the session key); the
+herder answers 400/403/503 otherwise. Served only by herders that implement
+``put_task_configs`` (the distributed herder).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from starlette.concurrency import run_in_threadpool
+
+from kconnect.rest.entities import json_body, parse_json
+from kconnect.runtime.herder_errors import BadRequestException
+from kconnect.runtime.session_keys import RequestSignature
+
+__all__ = ["internal_router"]
+
+
+def _task_configs(data: Any) -> list[dict[str, str]]:
+    if not isinstance(data, list) or not all(isinstance(c, dict) for c in data):
+        raise BadRequestException(
+            "Task configs must be a JSON array of objects mapping config keys to string values"
+        )
+    return [{str(k): str(v) for k, v in c.items() if v is not None} for c in data]
+
+
+def internal_router(herder: Any) -> APIRouter:
+    """Routes of the internal endpoints bound to ``herder``."""
+    r = APIRouter(prefix="/connectors", tags=["internal"])
+
+    @r.post(
+        "/{connector}/tasks",
+        status_code=204,
+        summary="Write task configs for a connector (worker-to-worker, internal)",
+        openapi_extra=json_body([{"task.class": "...", "file": "/tmp/in.txt"}]),
+    )
+    async def put_task_configs(connector: str, request: Request) -> Response:
+        body = await request.body()
+        configs = _task_configs(parse_json(body))
+        signature = RequestSignature.from_headers(body, dict(request.headers))
+        await run_in_threadpool(lambda: herder.put_task_configs(connector, configs, signature))
+        return Response(status_code=204)
+
+    return r

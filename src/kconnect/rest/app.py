@@ -23,6 +23,7 @@ from kconnect.rest.errors import install_exception_handlers
 from kconnect.rest.forwarding import install_forwarding
 from kconnect.rest.internal_resource import internal_router
 from kconnect.rest.loggers_resource import loggers_router
+from kconnect.rest.metrics_resource import metrics_router
 from kconnect.rest.plugins_resource import plugins_router
 from kconnect.runtime.herder import Herder
 
@@ -95,6 +96,8 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
         result = herder.health_check()
         return JsonResponse(result.to_json(), status_code=result.http_status)
 
+    worker = getattr(herder, "worker", None)
+    app.include_router(metrics_router(herder, getattr(worker, "metrics", None)))
     app.include_router(connectors_router(herder))
     if hasattr(herder, "put_task_configs"):  # worker-to-worker endpoints (distributed)
         app.include_router(internal_router(herder))

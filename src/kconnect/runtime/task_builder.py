@@ -28,6 +28,7 @@ from kconnect.runtime.clock import Clock
 from kconnect.runtime.errors.reporters import DeadLetterQueueReporter, LogReporter
 from kconnect.runtime.errors.retry_operator import RetryWithToleranceOperator
 from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.offset_store import OffsetBackingStore
 from kconnect.runtime.offset_writer import OffsetStorageWriter
@@ -139,12 +140,18 @@ class TaskBuilder:
         return None if chain.is_empty() else chain
 
     def retry_operator(
-        self, task_id: ConnectorTaskId, connector_props: Mapping[str, str], sink: bool
+        self,
+        task_id: ConnectorTaskId,
+        connector_props: Mapping[str, str],
+        sink: bool,
+        metrics: TaskMetricsBundle | None = None,
     ) -> tuple[RetryWithToleranceOperator, bool]:
         """The task's operator with its reporters; also whether an errant-record reporter
         applies (a DLQ topic or error logging is configured)."""
+        errors = metrics.errors if metrics is not None else None
         op = RetryWithToleranceOperator.from_connector_config(connector_props, self.clock)
-        log_reporter = LogReporter(task_id, connector_props)
+        op.metrics = errors
+        log_reporter = LogReporter(task_id, connector_props, errors)
         op.reporters.append(log_reporter)
         dlq_topic = (connector_props.get("errors.deadletterqueue.topic.name") or "").strip()
         if sink and dlq_topic:
@@ -154,6 +161,7 @@ class TaskBuilder:
                     self.producer_props(task_id, connector_props),
                     task_id,
                     connector_props,
+                    errors,
                 )
             )
         return op, bool(dlq_topic) or log_reporter.enabled
@@ -169,6 +177,7 @@ class TaskBuilder:
         listener: StatusListener,
         target: TargetState,
         topic_tracker: Callable[[str, str], None] | None,
+        metrics: TaskMetricsBundle | None = None,
     ) -> WorkerSourceTask:
         closers: list[Any] = []
         try:
@@ -177,8 +186,14 @@ class TaskBuilder:
             chain = self.transformation_chain(connector_props)
             if chain is not None:
                 closers.append(chain)
-            op, _ = self.retry_operator(task_id, connector_props, sink=False)
-            producer = Producer(self.producer_props(task_id, connector_props))
+            op, _ = self.retry_operator(task_id, connector_props, sink=False, metrics=metrics)
+            producer_props = self.producer_props(task_id, connector_props)
+            producer = Producer(
+                producer_props,
+                metrics.client(str(producer_props["client.id"]), "producer").on_stats
+                if metrics is not None
+                else None,
+            )
             creation = TopicCreation.from_config(
                 self.config.topic_creation_enable,
                 connector_props,
@@ -212,6 +227,7 @@ class TaskBuilder:
             offset_flush_timeout_ms=self.config.offset_flush_timeout_ms,
             topic_tracker=topic_tracker,
             clock=self.clock,
+            metrics=metrics,
         )
         op.bind_stop_event(wt._stopping)
         return wt
@@ -225,6 +241,7 @@ class TaskBuilder:
         listener: StatusListener,
         target: TargetState,
         topic_tracker: Callable[[str, str], None] | None,
+        metrics: TaskMetricsBundle | None = None,
     ) -> WorkerSinkTask:
         closers: list[Any] = []
         try:
@@ -233,11 +250,16 @@ class TaskBuilder:
             chain = self.transformation_chain(connector_props)
             if chain is not None:
                 closers.append(chain)
-            op, errant = self.retry_operator(task_id, connector_props, sink=True)
+            op, errant = self.retry_operator(task_id, connector_props, sink=True, metrics=metrics)
             closers.append(op)
             java_consumer = self.consumer_props(task_id, connector_props)
             max_poll = int(str(java_consumer.get("max.poll.records", 500)))
-            consumer = Consumer(java_consumer)
+            consumer = Consumer(
+                java_consumer,
+                metrics.client(str(java_consumer["client.id"]), "consumer").on_stats
+                if metrics is not None
+                else None,
+            )
         except BaseException:
             for c in closers:
                 try:
@@ -264,6 +286,7 @@ class TaskBuilder:
             max_poll_records=max_poll,
             topic_tracker=topic_tracker,
             clock=self.clock,
+            metrics=metrics,
         )
         op.bind_stop_event(wt._stopping)
         return wt

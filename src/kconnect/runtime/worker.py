@@ -24,7 +24,9 @@ from kconnect.api.errors import ConnectException
 from kconnect.api.task import SinkTask, SourceTask
 from kconnect.kafka.admin import Admin
 from kconnect.runtime.clock import Clock, SystemClock
+from kconnect.runtime.errors.stage import executing_class_name
 from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.offset_store import OffsetBackingStore
 from kconnect.runtime.states import StatusListener, TargetState
@@ -61,6 +63,7 @@ class Worker:
         *,
         config_transformer: Any = None,
         clock: Clock | None = None,
+        metrics: ConnectMetrics | None = None,
     ) -> None:
         self.worker_id = worker_id
         self.config = config
@@ -68,6 +71,9 @@ class Worker:
         self.offset_store = offset_store
         self.config_transformer = config_transformer
         self.clock = clock or SystemClock()
+        # Worker-wide metrics (``/metrics``); the distributed herder calls
+        # ``metrics.rebalance.rebalance_started/completed``.
+        self.metrics = metrics or ConnectMetrics.from_worker_config(worker_id, config, clock)
         self.builder = TaskBuilder(config, plugins, offset_store, clock)
         self._lock = threading.RLock()
         self._connectors: dict[str, WorkerConnector] = {}
@@ -148,8 +154,12 @@ class Worker:
                 connector = self._new_connector(props)
             except Exception as e:
                 log.error("[%s|worker] Failed to start connector %s", name, name, exc_info=e)
+                self.metrics.connector_startup_failed()
                 status_listener.on_failure(name, e)
                 return
+            status_listener = self.metrics.connector_listener(
+                name, status_listener, _connector_info(connector)
+            )
             reader = (
                 OffsetStorageReaderImpl(self.offset_store, name)
                 if isinstance(connector, SourceConnector)
@@ -239,6 +249,7 @@ class Worker:
             log.warning("Ignoring stop request for unowned connector %s", name)
             return
         wc.shutdown()
+        self.metrics.connector_removed(name)
         if not wc.await_shutdown(CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S):
             log.error(
                 "[%s|worker] Connector '%s' failed to properly shut down, has become "
@@ -281,29 +292,36 @@ class Worker:
             if task_id in self._tasks:
                 raise ConnectException(f"Task already exists in this worker: {task_id}")
         log.info("[%s|task-%d] Creating task %s", task_id.connector, task_id.task, task_id)
+        listener = status_listener
         try:
             connector = self._new_connector(connector_props)
             task = connector.task_class()()
             tracker = self._track_topic if self._tracking else None
+            is_sink = isinstance(connector, SinkConnector)
+            listener, bundle = self.metrics.task_started(
+                task_id, status_listener, _connector_info(connector, task), is_sink
+            )
             if isinstance(connector, SourceConnector) and isinstance(task, SourceTask):
                 wt: WorkerTask = self.builder.source_task(
                     task_id,
                     task,
                     connector_props,
                     task_props,
-                    status_listener,
+                    listener,
                     target_state,
                     tracker,
+                    bundle,
                 )
-            elif isinstance(connector, SinkConnector) and isinstance(task, SinkTask):
+            elif is_sink and isinstance(task, SinkTask):
                 wt = self.builder.sink_task(
                     task_id,
                     task,
                     connector_props,
                     task_props,
-                    status_listener,
+                    listener,
                     target_state,
                     tracker,
+                    bundle,
                 )
             else:
                 raise ConnectException(
@@ -317,8 +335,12 @@ class Worker:
                 task_id,
                 exc_info=e,
             )
+            if listener is status_listener:  # failed before metrics were registered
+                self.metrics.worker.record_task_startup_attempt()
+            self.metrics.task_startup_failed(task_id)
             status_listener.on_failure(task_id, e)
             return False
+        bundle.task.add_info(_converter_info(wt))
         with self._lock:
             self._tasks[task_id] = wt
         wt.start()
@@ -355,6 +377,7 @@ class Worker:
             with self._lock:
                 if self._tasks.get(task_id) is task:
                     del self._tasks[task_id]
+            self.metrics.task_removed(task_id)
 
     def task_ids(self) -> set[ConnectorTaskId]:
         with self._lock:
@@ -401,3 +424,40 @@ class Worker:
         raise ConnectException(
             f"{type(connector).__name__} is neither a source nor a sink connector"
         )
+
+
+def _version(plugin: object) -> str:
+    fn = getattr(plugin, "version", None)
+    if callable(fn):
+        try:
+            return str(fn())
+        except Exception:
+            return "undefined"
+    return "undefined"
+
+
+def _connector_info(connector: Connector, task: object | None = None) -> dict[str, str]:
+    """Kafka's (4.1) class/version info metrics of a connector and, with ``task``, its task."""
+    info = {
+        "connector-class": class_name(type(connector)),
+        "connector-type": "sink" if isinstance(connector, SinkConnector) else "source",
+        "connector-version": _version(connector),
+    }
+    if task is not None:
+        info["task-class"] = class_name(type(task))
+        info["task-version"] = _version(task)
+    return info
+
+
+def _converter_info(task: WorkerTask) -> dict[str, str]:
+    convs = getattr(task, "converter_names", None) or ()
+    objs = (
+        getattr(task, "key_converter", None),
+        getattr(task, "value_converter", None),
+        getattr(task, "header_converter", None),
+    )
+    info: dict[str, str] = {}
+    for kind, name, obj in zip(("key", "value", "header"), convs, objs, strict=False):
+        info[f"{kind}-converter-class"] = executing_class_name(name)
+        info[f"{kind}-converter-version"] = _version(obj)
+    return info

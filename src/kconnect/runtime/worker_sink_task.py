@@ -43,6 +43,8 @@ from kconnect.runtime.errors.retry_operator import (
 )
 from kconnect.runtime.errors.stage import Stage
 from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.metrics.task_metrics import SinkTaskMetrics
+from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.record_conversion import SKIP, by_topic, convert_column
 from kconnect.runtime.states import StatusListener, TargetState
 from kconnect.runtime.worker_task import WorkerTask
@@ -161,6 +163,8 @@ class WorkerErrantRecordReporter(ErrantRecordReporter):
 
 
 class WorkerSinkTask(WorkerTask):
+    _is_sink = True
+
     def __init__(
         self,
         task_id: ConnectorTaskId,
@@ -184,8 +188,15 @@ class WorkerSinkTask(WorkerTask):
         clock: Clock | None = None,
         on_close: Callable[[], None] | None = None,
         converter_class_names: tuple[str, str, str] | None = None,
+        metrics: TaskMetricsBundle | None = None,
     ) -> None:
-        super().__init__(task_id, status_listener, initial_state, clock)
+        super().__init__(task_id, status_listener, initial_state, clock, metrics)
+        self._sink_metrics: SinkTaskMetrics = self.metrics.sink  # type: ignore[assignment]
+        # For sink-record-active-count: next offset read, and the baseline per partition
+        # (last committed, else the first offset read since assignment).
+        self._consumed: dict[TopicPartition, int] = {}
+        self._active_base: dict[TopicPartition, int] = {}
+        self._commit_seq = 0
         self.task = task
         self.task_props = dict(task_props)
         self.connector_props = dict(connector_props)
@@ -384,6 +395,8 @@ class WorkerSinkTask(WorkerTask):
 
     def _convert_messages(self, msgs: list[Any]) -> None:
         n = len(msgs)
+        self._sink_metrics.read.record(n)
+        self.metrics.task.record_activity()
         contexts: dict[int, ProcessingContext] = {}
 
         def ctx(i: int) -> ProcessingContext:
@@ -467,6 +480,21 @@ class WorkerSinkTask(WorkerTask):
         self._batch.extend(records)
         self._batch_msgs.extend(msgs)
         self._raw_index = None
+        base = self._active_base
+        if any(tp not in base for tp in offsets):
+            # First records of a partition since assignment (rare): find their first offset.
+            for m in msgs:
+                tp = TopicPartition(m.topic(), m.partition())
+                if tp not in base:
+                    base[tp] = self._last_committed.get(tp, m.offset())
+        self._consumed.update(offsets)
+        self._record_active()
+
+    def _record_active(self) -> None:
+        """``sink-record-active-count``: records read but not yet committed."""
+        base = self._active_base
+        active = sum(max(0, off - base.get(tp, off)) for tp, off in self._consumed.items())
+        self._sink_metrics.active.record(active)
 
     def _transform(
         self, rec: SinkRecord, i: int, ctx: Callable[[int], ProcessingContext]
@@ -489,6 +517,7 @@ class WorkerSinkTask(WorkerTask):
 
     def _deliver(self) -> None:
         batch = self._batch
+        started = self.clock.monotonic_ms()
         try:
             self.task.put(batch)
         except RetriableException as e:
@@ -510,6 +539,11 @@ class WorkerSinkTask(WorkerTask):
             )
             raise ConnectException("Exiting WorkerSinkTask due to unrecoverable exception.") from e
         self.records_put += len(batch)
+        if batch:  # empty puts (idle polls) would dilute the batch averages
+            sm = self._sink_metrics
+            sm.put_time.record(self.clock.monotonic_ms() - started)
+            sm.send.record(len(batch))
+            self.metrics.task.record_batch(len(batch))
         self._current_offsets.update(self._batch_offsets)
         self._batch = []
         self._batch_msgs = []
@@ -552,6 +586,27 @@ class WorkerSinkTask(WorkerTask):
     def _commit_offsets(self, sync: bool, partitions: set[TopicPartition] | None = None) -> None:
         if not self._assigned:
             return
+        self._commit_seq += 1
+        self._sink_metrics.commit_seq.record(self._commit_seq)
+        started = self.clock.monotonic_ms()
+        try:
+            committed = self._do_commit_offsets(sync, partitions)
+        except BaseException:
+            self.metrics.task.record_commit_failure(self.clock.monotonic_ms() - started)
+            raise
+        if committed is None:
+            self.metrics.task.record_commit_failure(self.clock.monotonic_ms() - started)
+            return
+        self.metrics.task.record_commit_success(self.clock.monotonic_ms() - started)
+        self._sink_metrics.commit_completion.record(1.0)
+        if committed:
+            self._active_base.update(committed)
+            self._record_active()
+
+    def _do_commit_offsets(
+        self, sync: bool, partitions: set[TopicPartition] | None
+    ) -> dict[TopicPartition, int] | None:
+        """The offsets committed ({} when nothing changed); None when ``pre_commit`` failed."""
         self.operator.await_pending(self.flush_timeout_ms / 1000.0)
         scope = self._assigned if partitions is None else partitions & self._assigned
         current = {tp: off for tp, off in self._current_offsets.items() if tp in scope}
@@ -563,7 +618,7 @@ class WorkerSinkTask(WorkerTask):
                 if tp in scope:
                     self._seek(tp, off)
                     self._current_offsets[tp] = off
-            return
+            return None
         commit: dict[TopicPartition, int] = {}
         for tp, off in (provided or {}).items():
             tp = TopicPartition(*tp)
@@ -590,9 +645,10 @@ class WorkerSinkTask(WorkerTask):
             if self._last_committed.get(tp) != int(off):
                 commit[tp] = int(off)
         if not commit:
-            return
+            return commit
         self.consumer.commit(commit, asynchronous=not sync)
         self._last_committed.update(commit)
+        return commit
 
     def _on_assigned(self, partitions: list[TopicPartition]) -> dict[TopicPartition, int] | None:
         new = set(partitions) - self._assigned
@@ -601,6 +657,7 @@ class WorkerSinkTask(WorkerTask):
             # Pause once the assignment is in place (next iteration); leaked messages rewind.
             self._repause = True
         starts = {tp: self._rewinds.pop(tp) for tp in list(self._rewinds) if tp in new}
+        self._sink_metrics.partition_count = len(self._assigned)
         if new:
             self.task.open(sorted(new))
         return starts or None
@@ -624,7 +681,10 @@ class WorkerSinkTask(WorkerTask):
         finally:
             self._assigned -= partitions
             self._context_paused -= partitions
+            self._sink_metrics.partition_count = len(self._assigned)
             for tp in partitions:
+                self._consumed.pop(tp, None)
+                self._active_base.pop(tp, None)
                 self._current_offsets.pop(tp, None)
                 self._last_committed.pop(tp, None)
                 self._batch_offsets.pop(tp, None)

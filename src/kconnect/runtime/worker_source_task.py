@@ -35,6 +35,8 @@ from kconnect.runtime.clock import Clock
 from kconnect.runtime.errors.retry_operator import ProcessingContext, RetryWithToleranceOperator
 from kconnect.runtime.errors.stage import Stage, ToleranceType
 from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.metrics.task_metrics import SourceTaskMetrics
+from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.offset_writer import OffsetStorageWriter
 from kconnect.runtime.record_conversion import SKIP, by_topic, convert_column
@@ -63,25 +65,58 @@ class WorkerSourceTaskContext(SourceTaskContext):
         return self._reader
 
 
+class _WriteCounter:
+    """Counts a polled batch's acknowledgements; when the last one arrives the batch is
+    recorded as written (``source-record-write-*``), minus the records skipped (Kafka's
+    ``SourceRecordWriteCounter``)."""
+
+    __slots__ = ("metrics", "remaining", "size", "skipped")
+
+    def __init__(self, metrics: SourceTaskMetrics, size: int) -> None:
+        self.metrics = metrics
+        self.size = size
+        self.remaining = size
+        self.skipped = 0
+
+    def skip(self, n: int = 1) -> None:
+        self.skipped += n
+        self.done(n)
+
+    def done(self, n: int = 1) -> None:
+        self.remaining -= n
+        if self.remaining == 0:
+            self.metrics.record_write(self.size, self.skipped)
+
+
 class _PartitionAcks:
     """Acknowledgements of one source partition's records in one batch (one callback object)."""
 
-    __slots__ = ("failed", "owner", "remaining", "submitted")
+    __slots__ = ("counter", "failed", "owner", "remaining", "submitted")
 
-    def __init__(self, owner: WorkerSourceTask, submitted: SubmittedRecord) -> None:
+    def __init__(
+        self, owner: WorkerSourceTask, submitted: SubmittedRecord, counter: _WriteCounter
+    ) -> None:
         self.owner = owner
         self.submitted = submitted
+        self.counter = counter
         self.remaining = 0
         self.failed = False
 
-    def done_one(self) -> None:
+    def done_one(self, skipped: bool = False) -> None:
         self.remaining -= 1
+        if skipped:
+            self.counter.skip()
+        else:
+            self.counter.done()
         if self.remaining == 0 and not self.failed:
             self.submitted.ack()
 
     def __call__(self, err: Any, msg: Any) -> None:
-        if err is not None and not self.owner._delivery_failed(err, msg, None):
-            self.failed = True
+        if err is not None:
+            if not self.owner._delivery_failed(err, msg, None):
+                self.failed = True
+                return
+            self.done_one(skipped=True)
             return
         self.done_one()
 
@@ -91,11 +126,12 @@ class _PartitionAcks:
                 self.failed = True
                 return
             self.owner._commit_record(record, None)
-        else:
-            self.owner._commit_record(
-                record,
-                RecordMetadata(msg.topic(), msg.partition(), msg.offset(), msg.timestamp()[1]),
-            )
+            self.done_one(skipped=True)
+            return
+        self.owner._commit_record(
+            record,
+            RecordMetadata(msg.topic(), msg.partition(), msg.offset(), msg.timestamp()[1]),
+        )
         self.done_one()
 
 
@@ -123,8 +159,10 @@ class WorkerSourceTask(WorkerTask):
         clock: Clock | None = None,
         on_close: Callable[[], None] | None = None,
         converter_class_names: tuple[str, str, str] | None = None,
+        metrics: TaskMetricsBundle | None = None,
     ) -> None:
-        super().__init__(task_id, status_listener, initial_state, clock)
+        super().__init__(task_id, status_listener, initial_state, clock, metrics)
+        self._source_metrics: SourceTaskMetrics = self.metrics.source  # type: ignore[assignment]
         self.task = task
         self.task_props = dict(task_props)
         self.key_converter = key_converter
@@ -193,7 +231,15 @@ class WorkerSourceTask(WorkerTask):
                 self.commit_offsets()
                 self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
             if self._to_send is None:
+                started = self.clock.monotonic_ms()
                 records = self._poll()
+                if records is not None:
+                    # Once per batch: poll count/time, batch size, active count.
+                    n = len(records)
+                    self._source_metrics.record_poll(n, self.clock.monotonic_ms() - started)
+                    self.metrics.task.record_batch(n)
+                    if n:
+                        self.metrics.task.record_activity()
                 if not records:
                     self.producer.poll(IDLE_POLL_S)
                     continue
@@ -287,7 +333,7 @@ class WorkerSourceTask(WorkerTask):
                         if isinstance(callback, partial)
                         else callback
                     )
-                    acks.done_one()
+                    acks.done_one(skipped=True)
                 self.records_sent += 1
             i += 1
         self._to_send = None
@@ -357,6 +403,7 @@ class WorkerSourceTask(WorkerTask):
                     self.topic_tracker(self.id.connector, topic)
         # Offsets: one submitted entry per source partition of the batch, in poll order.
         acks_by_partition: dict[Any, _PartitionAcks] = {}
+        counter = _WriteCounter(self._source_metrics, n)
         out: list[Any] = [None] * n
         last: tuple[Any, _PartitionAcks] | None = None
         for i in range(n):
@@ -369,7 +416,7 @@ class WorkerSourceTask(WorkerTask):
                 found = acks_by_partition.get(pkey)
                 if found is None:
                     found = acks_by_partition[pkey] = _PartitionAcks(
-                        self, self.submitted.submit(sp, original.source_offset)
+                        self, self.submitted.submit(sp, original.source_offset), counter
                     )
                 acks = found
                 last = (sp, acks)
@@ -378,6 +425,7 @@ class WorkerSourceTask(WorkerTask):
             if t is None or keys[i] is SKIP or values[i] is SKIP or headers[i] is SKIP:
                 if self._per_record_commit:
                     self._commit_record(original, None)
+                counter.skip()
                 continue
             acks.remaining += 1
             callback = partial(acks.with_record, original) if self._per_record_commit else acks
@@ -456,6 +504,16 @@ class WorkerSourceTask(WorkerTask):
 
     def commit_offsets(self) -> bool:
         """Write committable offsets to the store, then call ``SourceTask.commit()``."""
+        started = self.clock.monotonic_ms()
+        ok = self._commit_offsets()
+        duration = self.clock.monotonic_ms() - started
+        if ok:
+            self.metrics.task.record_commit_success(duration)
+        else:
+            self.metrics.task.record_commit_failure(duration)
+        return ok
+
+    def _commit_offsets(self) -> bool:
         committable = self.submitted.committable_offsets()
         if committable.offsets:
             self.offset_writer.offsets(committable.offsets)

@@ -25,6 +25,7 @@ from abc import ABC, abstractmethod
 from kconnect.runtime.clock import Clock, SystemClock
 from kconnect.runtime.ids import ConnectorTaskId
 from kconnect.runtime.log_context import CONNECTOR_CONTEXT, context_logger, context_prefix
+from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle, detached_task_metrics
 from kconnect.runtime.states import StatusListener, TargetState
 
 __all__ = ["WorkerTask"]
@@ -39,10 +40,13 @@ class WorkerTask(ABC):
         status_listener: StatusListener,
         initial_state: TargetState,
         clock: Clock | None = None,
+        metrics: TaskMetricsBundle | None = None,
     ) -> None:
         self.id = task_id
         self.status_listener = status_listener
         self.clock = clock or SystemClock()
+        # The task's metric groups (closed by the worker when the task is removed).
+        self.metrics = metrics or detached_task_metrics(task_id, self._is_sink, self.clock)
         self.log = context_logger(
             logging.getLogger(type(self).__module__),
             context_prefix(task_id.connector, task_id.task),
@@ -55,6 +59,8 @@ class WorkerTask(ABC):
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
         self._reported_paused = False
+
+    _is_sink = False
 
     # -- control (any thread) -----------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from kconnect.kafka.producer import Producer, delivery_error
 from kconnect.runtime.errors.retry_operator import ErrorReporter, ProcessingContext
 from kconnect.runtime.errors.stage import exception_class_name, stacktrace
 from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.metrics.task_metrics import ErrorHandlingMetrics
 
 __all__ = ["DeadLetterQueueReporter", "LogReporter"]
 
@@ -48,8 +49,14 @@ class LogReporter(ErrorReporter):
     source record is = <record>``, then ``.``; the exception is attached.
     """
 
-    def __init__(self, task_id: ConnectorTaskId, connector_props: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        connector_props: Mapping[str, Any],
+        metrics: ErrorHandlingMetrics | None = None,
+    ) -> None:
         self.task_id = task_id
+        self.metrics = metrics
         self.enabled = _bool(connector_props, "errors.log.enable")
         self.include_messages = _bool(connector_props, "errors.log.include.messages")
 
@@ -69,6 +76,8 @@ class LogReporter(ErrorReporter):
         if not self.enabled or context.error is None:
             return None
         log.error(self.message(context), exc_info=context.error)
+        if self.metrics is not None:
+            self.metrics.logged.record()
         return None
 
 
@@ -84,8 +93,14 @@ class DeadLetterQueueReporter(ErrorReporter):
     """
 
     def __init__(
-        self, producer: Producer, topic: str, task_id: ConnectorTaskId, context_headers: bool
+        self,
+        producer: Producer,
+        topic: str,
+        task_id: ConnectorTaskId,
+        context_headers: bool,
+        metrics: ErrorHandlingMetrics | None = None,
     ) -> None:
+        self.metrics = metrics
         self.producer = producer
         self.topic = topic
         self.task_id = task_id
@@ -99,6 +114,7 @@ class DeadLetterQueueReporter(ErrorReporter):
         producer_props: Mapping[str, object],
         task_id: ConnectorTaskId,
         connector_props: Mapping[str, str],
+        metrics: ErrorHandlingMetrics | None = None,
     ) -> DeadLetterQueueReporter:
         """Create the DLQ topic if missing (1 partition, the configured replication factor),
         and the DLQ producer (client id ``connector-dlq-producer-<connector>-<task>``)."""
@@ -115,6 +131,7 @@ class DeadLetterQueueReporter(ErrorReporter):
             topic,
             task_id,
             _bool(connector_props, "errors.deadletterqueue.context.headers.enable"),
+            metrics,
         )
 
     def _context_headers(self, context: ProcessingContext) -> list[tuple[str, bytes]]:
@@ -138,7 +155,12 @@ class DeadLetterQueueReporter(ErrorReporter):
 
     def report(self, context: ProcessingContext) -> Future[None] | None:
         rec = context.consumer_record
+        m = self.metrics
+        if m is not None:
+            m.dlq_requests.record()
         if rec is None:
+            if m is not None:
+                m.dlq_failures.record()
             return None
         headers: list[tuple[str, bytes | None]] = list(rec.headers or [])
         if self.context_headers:
@@ -154,6 +176,8 @@ class DeadLetterQueueReporter(ErrorReporter):
         def on_delivery(err: Any, _msg: Any) -> None:
             if err is not None:
                 self.produce_failures += 1
+                if m is not None:
+                    m.dlq_failures.record()
                 dlq_log.error(
                     "Could not produce message to dead letter queue. topic=%s: %s", topic, err
                 )

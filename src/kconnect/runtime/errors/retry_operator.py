@@ -17,6 +17,14 @@ One operator per task, used on the task thread only. For each record the task cr
 Every failure is handed to the reporters (log, dead letter queue) first. Reporters may return
 futures (DLQ produce); they are collected in :attr:`RetryWithToleranceOperator.pending` so a
 sink task can wait for them before committing offsets.
+
+``task-error-metrics`` follow Kafka's counting (when :attr:`RetryWithToleranceOperator.metrics`
+is set): every caught failure -- each retriable attempt and the final one -- adds to
+``total-record-failures``; each back-off that leads to another attempt to ``total-retries``;
+a record that ends failed in :meth:`~RetryWithToleranceOperator.execute` to
+``total-record-errors`` (and, when tolerated, ``total-records-skipped``);
+:meth:`~RetryWithToleranceOperator.execute_failed` counts a failure, and an error only when
+the tolerance is exceeded. ``last-error-timestamp`` is set on every failed record.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.records import SourceRecord, TimestampType
 from kconnect.runtime.clock import Clock, SystemClock
 from kconnect.runtime.errors.stage import Stage, ToleranceType, executing_class_name
+from kconnect.runtime.metrics.task_metrics import ErrorHandlingMetrics
 
 __all__ = [
     "ErrorReporter",
@@ -144,6 +153,7 @@ class RetryWithToleranceOperator:
         self.total_skipped = 0
         self.total_retries = 0
         self.pending: list[Future[None]] = []
+        self.metrics: ErrorHandlingMetrics | None = None
 
     @classmethod
     def from_connector_config(
@@ -207,10 +217,17 @@ class RetryWithToleranceOperator:
         try:
             return self._exec_and_retry(context, operation)
         except Exception as e:
+            m = self.metrics
+            if m is not None:
+                m.failures.record()
+                m.record_error_timestamp()
+                m.errors.record()
             self._fail(context, e)
             if stage not in _TOLERATE_ALL and not isinstance(e, RetriableException):
                 raise ConnectException("Unhandled exception in error handler") from e
             self._check_tolerance(context, e)
+            if m is not None:
+                m.skipped.record()
             return None
 
     def execute_failed(
@@ -224,7 +241,13 @@ class RetryWithToleranceOperator:
         """
         context.stage = stage
         context.executing_class = executing_class_name(executing)
+        m = self.metrics
+        if m is not None:
+            m.failures.record()
+            m.record_error_timestamp()
         self._fail(context, error)
+        if m is not None and self.tolerance is ToleranceType.NONE:
+            m.errors.record()
         self._check_tolerance(context, error)
 
     def _fail(self, context: ProcessingContext, error: BaseException) -> None:
@@ -258,11 +281,15 @@ class RetryWithToleranceOperator:
             try:
                 return operation()
             except RetriableException:
+                if self.metrics is not None:
+                    self.metrics.failures.record()
                 if not (infinite or self.clock.monotonic_ms() - start < self.retry_timeout_ms):
                     raise
                 if self.backoff(attempt, None if infinite else deadline):
                     raise  # stopping: no more retries
                 self.total_retries += 1
+                if self.metrics is not None:
+                    self.metrics.retries.record()
 
     def backoff_delay_ms(self, attempt: int, deadline: float | None) -> float:
         """The delay before retry number ``attempt`` (1-based), capped by the deadline."""

@@ -97,8 +97,7 @@ class TaskMetrics:
             },
             Frequencies.for_booleans(),
         )
-        for key, value in (info or {}).items():
-            g.gauge(key, f"The {key.replace('-', ' ')} of the task.", lambda v=value: v)
+        self.add_info(info or {})
         self._last_activity = self.clock.monotonic_ms()
         self.idle = MetricGroup(registry, "task", _task_tags(task_id), KCONNECT_DOMAIN)
         self.idle.gauge(
@@ -107,6 +106,11 @@ class TaskMetrics:
             "since it started); grows while a RUNNING task moves nothing.",
             self.idle_seconds,
         )
+
+    def add_info(self, info: Mapping[str, str]) -> None:
+        """Register string gauges such as ``task-class`` or ``key-converter-version``."""
+        for key, value in info.items():
+            self.group.gauge(key, f"The {key.replace('-', ' ')} of the task.", lambda v=value: v)
 
     # -- task thread ---------------------------------------------------------------------------
 

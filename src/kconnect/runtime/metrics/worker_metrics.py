@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from kconnect.runtime.clock import Clock, SystemClock
 from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.metrics.client_metrics import ClientMetrics
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry
 from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max, MetricConfig
 from kconnect.runtime.metrics.task_metrics import (
@@ -25,7 +26,14 @@ from kconnect.runtime.metrics.task_metrics import (
 )
 from kconnect.runtime.states import StatusListener
 
-__all__ = ["ConnectMetrics", "ConnectorMetrics", "RebalanceMetrics", "WorkerMetrics"]
+__all__ = [
+    "ConnectMetrics",
+    "ConnectorMetrics",
+    "RebalanceMetrics",
+    "TaskMetricsBundle",
+    "WorkerMetrics",
+    "detached_task_metrics",
+]
 
 TASK_STATES = ("running", "paused", "failed", "unassigned", "destroyed", "restarting")
 
@@ -358,20 +366,47 @@ class TaskMetricsBundle:
 
     def __init__(
         self,
+        registry: MetricsRegistry,
         task: TaskMetrics,
         errors: ErrorHandlingMetrics,
         source: SourceTaskMetrics | None = None,
         sink: SinkTaskMetrics | None = None,
     ) -> None:
+        self.registry = registry
         self.task = task
         self.errors = errors
         self.source = source
         self.sink = sink
+        self.clients: list[ClientMetrics] = []
+
+    def client(self, client_id: str, client_type: str) -> ClientMetrics:
+        """Metrics for one of the task's Kafka clients; a sink task's consumer also feeds
+        ``sink-record-lag-max``."""
+        on_lag = None
+        if client_type == "consumer" and self.sink is not None:
+            on_lag = self.sink.lag.record
+        cm = ClientMetrics(self.registry, client_id, client_type, on_lag)
+        self.clients.append(cm)
+        return cm
 
     def close(self) -> None:
-        for g in (self.task, self.errors, self.source, self.sink):
+        for g in (self.task, self.errors, self.source, self.sink, *self.clients):
             if g is not None:
                 g.close()
+
+
+def detached_task_metrics(
+    task_id: ConnectorTaskId, sink: bool, clock: Clock | None = None
+) -> TaskMetricsBundle:
+    """Metrics for a task built outside a Worker (tests): a private registry nobody reads."""
+    registry = MetricsRegistry(None, clock or SystemClock())
+    return TaskMetricsBundle(
+        registry,
+        TaskMetrics(registry, task_id),
+        ErrorHandlingMetrics(registry, task_id),
+        None if sink else SourceTaskMetrics(registry, task_id),
+        SinkTaskMetrics(registry, task_id) if sink else None,
+    )
 
 
 class ConnectMetrics:
@@ -453,6 +488,7 @@ class ConnectMetrics:
         self.worker.record_task_startup_attempt()
         tm = TaskMetrics(self.registry, task_id, info)
         bundle = TaskMetricsBundle(
+            self.registry,
             tm,
             ErrorHandlingMetrics(self.registry, task_id),
             None if sink else SourceTaskMetrics(self.registry, task_id),

@@ -1,0 +1,139 @@
+"""``GET /metrics`` (Prometheus text format) and ``GET /connectors/{name}/metrics`` (JSON).
+
+Prometheus names follow the Prometheus JMX exporter's default naming of Kafka's MBeans, which
+is what existing Kafka Connect dashboards query: ``<domain>_<type>_<attribute>`` with every
+character outside ``[a-zA-Z0-9_]`` turned into ``_``, and the remaining MBean keys as labels::
+
+    kafka.connect:type=source-task-metrics,connector=x,task=0 / source-record-poll-rate
+    -> kafka_connect_source_task_metrics_source_record_poll_rate{connector="x",task="0"}
+
+String attributes (``status``, ``connector-class``...) become a sample of value 1 with the
+string in a label named after the attribute (the exporter's ``value: 1`` idiom)::
+
+    kafka_connect_connector_metrics_status{connector="x",status="running"} 1
+
+Booleans are 1/0; Kafka's NaN stays NaN. See ``docs/metrics.md`` for the full mapping.
+The endpoints only read the registry (no locks held across a scrape).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi import APIRouter, Response
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
+
+from kconnect.rest.entities import JsonResponse
+from kconnect.runtime.herder import Herder
+from kconnect.runtime.metrics import ConnectMetrics, MetricName, MetricsRegistry
+
+__all__ = ["ConnectCollector", "metrics_router", "prometheus_name"]
+
+_UNSAFE = re.compile(r"[^a-zA-Z0-9_]")
+
+
+def _safe(text: str) -> str:
+    return _UNSAFE.sub("_", text)
+
+
+def prometheus_name(name: MetricName) -> str:
+    """The JMX exporter's default name of a metric (see the module docstring)."""
+    return _safe(f"{name.domain}_{name.group}_{name.name}")
+
+
+class ConnectCollector:
+    """A prometheus_client collector reading a :class:`MetricsRegistry` at scrape time."""
+
+    def __init__(self, registry: MetricsRegistry) -> None:
+        self.registry = registry
+
+    def collect(self) -> Iterator[Metric]:
+        families: dict[str, GaugeMetricFamily] = {}
+        for name, value in self.registry.snapshot():
+            prom = prometheus_name(name)
+            labels = [(_safe(k), v) for k, v in name.tags]
+            if isinstance(value, str):
+                labels.append((_safe(name.name), value))
+                number = 1.0
+            elif isinstance(value, bool):
+                number = 1.0 if value else 0.0
+            else:
+                number = float(value)
+            family = families.get(prom)
+            if family is None:
+                family = families[prom] = GaugeMetricFamily(
+                    prom, name.description or name.name, labels=[k for k, _ in labels]
+                )
+            family.add_metric([v for _, v in labels], number)
+        yield from families.values()
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None  # JSON has no NaN/Infinity; Kafka's NaN means "nothing recorded yet"
+    return value
+
+
+def connector_metrics(registry: MetricsRegistry, name: str) -> dict[str, Any]:
+    """A connector's and its tasks' metrics grouped by metric group (JSON-ready)."""
+    connector: dict[str, dict[str, Any]] = {}
+    tasks: dict[int, dict[str, dict[str, Any]]] = {}
+    snapshot = list(registry.snapshot())
+    for metric, value in snapshot:
+        tags = metric.tag_dict
+        if tags.get("connector") != name:
+            continue
+        group = (
+            metric.group if metric.domain == "kafka.connect" else f"{metric.domain}:{metric.group}"
+        )
+        target = tasks.setdefault(int(tags["task"]), {}) if "task" in tags else connector
+        target.setdefault(group, {})[metric.name] = _json_value(value)
+    # Client metrics carry a client-id tag, not the connector: attach them by client id.
+    for metric, value in snapshot:
+        client = metric.tag_dict.get("client-id", "")
+        prefix = f"connector-producer-{name}-", f"connector-consumer-{name}-"
+        for p in prefix:
+            if client.startswith(p) and client[len(p) :].isdigit():
+                task = int(client[len(p) :])
+                group = f"{metric.domain}:{metric.group}"
+                tasks.setdefault(task, {}).setdefault(group, {})[metric.name] = _json_value(value)
+    return {
+        "name": name,
+        "connector": connector,
+        "tasks": [{"id": t, "metrics": tasks[t]} for t in sorted(tasks)],
+    }
+
+
+def metrics_router(herder: Herder, metrics: ConnectMetrics | None) -> APIRouter:
+    """``/metrics`` and ``/connectors/{connector}/metrics`` over ``metrics``' registry."""
+    router = APIRouter()
+    prom = CollectorRegistry(auto_describe=False)
+    if metrics is not None:
+        prom.register(ConnectCollector(metrics.registry))  # type: ignore[arg-type]
+    ProcessCollector(registry=prom)
+    PlatformCollector(registry=prom)
+
+    @router.get("/metrics", tags=["metrics"], summary="Worker metrics (Prometheus text format)")
+    def prometheus_metrics() -> Response:
+        return Response(generate_latest(prom), media_type=CONTENT_TYPE_LATEST)
+
+    @router.get(
+        "/connectors/{connector}/metrics",
+        tags=["metrics"],
+        summary="The connector's and its tasks' metrics on this worker (kconnect extension)",
+    )
+    def connector_metrics_view(connector: str) -> Any:
+        herder.connector_info(connector)  # 404 "Connector x not found" as Kafka
+        if metrics is None:
+            return {"name": connector, "connector": {}, "tasks": []}
+        body = connector_metrics(metrics.registry, connector)
+        body["worker_id"] = metrics.worker_id
+        return JsonResponse(body)
+
+    return router

@@ -209,14 +209,20 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
         self.config_store.start()
         self._config_state = self.config_store.snapshot()
         self._session_key = key_material(getattr(self._config_state, "session_key", None))
-        factory = self._member_factory
-        if factory is None:
+        if self._member_factory is not None:
+            self.member = self._member_factory(
+                self.config, self.rest_url, lambda: self._config_state, _RebalanceEvents(self)
+            )
+        else:
             from kconnect.runtime.worker_group_member import WorkerGroupMember
 
-            factory = WorkerGroupMember
-        self.member = factory(
-            self.config, self.rest_url, lambda: self._config_state, _RebalanceEvents(self)
-        )
+            self.member = WorkerGroupMember(
+                self.config,
+                self.rest_url,
+                lambda: self._config_state,
+                _RebalanceEvents(self),
+                fresh_config_state_supplier=self._fresh_config_state,
+            )
         self.member.start()
         self._thread = threading.Thread(target=self._run, name="herder", daemon=True)
         self._thread.start()
@@ -312,6 +318,11 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
         else:
             self._wake.wait(timeout_s)
         self._wake.clear()
+
+    def _fresh_config_state(self) -> ClusterConfigState:
+        """For the leader's assignor (IO thread): re-read the config topic, new snapshot."""
+        self.config_store.refresh(self.config.worker_sync_timeout_ms / 1000)  # type: ignore[attr-defined]
+        return self.config_store.snapshot()
 
     def _read_config_to_end(self) -> bool:
         timeout_s = self.config.worker_sync_timeout_ms / 1000

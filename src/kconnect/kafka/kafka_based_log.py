@@ -84,10 +84,10 @@ class KafkaBasedLog:
         self._initializer = topic_initializer
         self._client_id = client_id or f"kconnect-log-{topic}"
         self._consumer: Any = None
+        self._offsets_client: Any = None
         self._producer: Any = None
         self._partitions: list[int] = []
         self._positions: dict[int, int] = {}
-        self._requests: list[_EndRequest] = []
         self._waiting: list[_EndRequest] = []
         self._lock = threading.Lock()
         self._wakeup = threading.Event()
@@ -125,6 +125,9 @@ class KafkaBasedLog:
         producer_conf.setdefault("partitioner", "murmur2_random")
         try:
             self._consumer = _Consumer(consumer_conf)
+            # End offsets come from a second, idle client: on the fetching consumer a
+            # ListOffsets request waits behind the fetch long-poll (fetch.wait.max.ms).
+            self._offsets_client = _Consumer(consumer_conf)
             self._producer = _Producer(producer_conf)
         except KafkaException as e:
             raise from_kafka_error(e, f"Failed to create clients for topic {self.topic}") from e
@@ -175,19 +178,20 @@ class KafkaBasedLog:
             if t is not None:
                 t.join(timeout_s)
         with self._lock:
-            pending = self._requests + self._waiting
-            self._requests, self._waiting = [], []
+            pending, self._waiting = self._waiting, []
         for req in pending:
             if not req.future.done():
                 req.future.set_exception(
                     ConnectException(f"KafkaBasedLog for {self.topic} stopped")
                 )
-        if self._consumer is not None:
+        for client in (self._consumer, self._offsets_client):
+            if client is None:
+                continue
             try:
-                self._consumer.close()
+                client.close()
             except (KafkaException, RuntimeError) as e:
                 log.warning("Failed to close consumer of %s: %s", self.topic, e)
-        self._consumer = None
+        self._consumer = self._offsets_client = None
         self._producer = None
         log.info("Stopped KafkaBasedLog for topic %s", self.topic)
 
@@ -231,16 +235,28 @@ class KafkaBasedLog:
             raise ConnectException(f"Timed out flushing writes to topic {self.topic}")
 
     def read_to_end_async(self) -> Future[None]:
-        """A future completing once everything written before this call was consumed."""
+        """A future completing once everything written before this call was consumed.
+
+        Fetches the end offsets in the calling thread (a quick broker round trip); the future
+        fails with :class:`~kconnect.kafka.errors.KafkaClientError` if that fails.
+        """
         req = _EndRequest()
+        if self._stopping.is_set() or self._offsets_client is None:
+            req.future.set_exception(ConnectException(f"KafkaBasedLog for {self.topic} stopped"))
+            return req.future
+        try:
+            req.ends = self._end_offsets()
+        except KafkaException as e:
+            req.future.set_exception(
+                from_kafka_error(e, f"Failed to fetch the end offsets of topic {self.topic}")
+            )
+            return req.future
         with self._lock:
-            if self._stopping.is_set():
-                req.future.set_exception(
-                    ConnectException(f"KafkaBasedLog for {self.topic} stopped")
-                )
-                return req.future
-            self._requests.append(req)
-        self._wakeup.set()
+            caught_up = self._caught_up(req.ends)
+            if not caught_up:
+                self._waiting.append(req)
+        if caught_up:
+            req.future.set_result(None)
         return req.future
 
     def read_to_end(self, timeout_s: float) -> None:
@@ -271,7 +287,7 @@ class KafkaBasedLog:
     def _end_offsets(self) -> dict[int, tuple[int, int]]:
         ends = {}
         for p in self._partitions:
-            low, high = self._consumer.get_watermark_offsets(
+            low, high = self._offsets_client.get_watermark_offsets(
                 _TP(self.topic, p), timeout=10.0, cached=False
             )
             ends[p] = (low, high)
@@ -286,21 +302,6 @@ class KafkaBasedLog:
     def _run(self) -> None:
         consumer = self._consumer
         while not self._stopping.is_set():
-            with self._lock:
-                new, self._requests = self._requests, []
-            if new:
-                try:
-                    ends = self._end_offsets()
-                except KafkaException as e:
-                    log.warning("Failed to fetch end offsets of %s (will retry): %s", self.topic, e)
-                    with self._lock:
-                        self._requests = new + self._requests
-                    time.sleep(0.2)
-                    continue
-                for req in new:
-                    req.ends = ends
-                self._waiting.extend(new)
-            self._complete_caught_up()
             try:
                 msgs = consumer.consume(_CONSUME_BATCH, _CONSUME_WAIT_S)
             except KafkaException as e:
@@ -308,41 +309,50 @@ class KafkaBasedLog:
                 continue
             except RuntimeError:  # closed underneath us during stop
                 break
-            for msg in msgs:
-                err = msg.error()
-                if err is not None:
-                    if err.code() == KafkaError._PARTITION_EOF:
-                        self._positions[msg.partition()] = max(
-                            self._positions.get(msg.partition(), -1), msg.offset()
-                        )
-                    else:
-                        log.warning("Error consuming from %s: %s", self.topic, err.str())
-                    continue
-                self._positions[msg.partition()] = msg.offset() + 1
-                try:
-                    self._callback(msg.key(), msg.value(), msg.offset())
-                except Exception:
-                    log.exception(
-                        "Unexpected error in consumer callback for topic %s at partition %d "
-                        "offset %d",
-                        self.topic,
-                        msg.partition(),
-                        msg.offset(),
-                    )
+            self._apply(msgs)
+            # Every iteration, so a request registered while a batch was applied is seen.
             self._complete_caught_up()
+
+    def _apply(self, msgs: list[Any]) -> None:
+        """Advance positions and hand records to the callback (log thread)."""
+        for msg in msgs:
+            err = msg.error()
+            if err is not None:
+                if err.code() == KafkaError._PARTITION_EOF:
+                    self._positions[msg.partition()] = max(
+                        self._positions.get(msg.partition(), -1), msg.offset()
+                    )
+                else:
+                    log.warning("Error consuming from %s: %s", self.topic, err.str())
+                continue
+            try:
+                self._callback(msg.key(), msg.value(), msg.offset())
+            except Exception:
+                log.exception(
+                    "Unexpected error in consumer callback for topic %s at partition %d offset %d",
+                    self.topic,
+                    msg.partition(),
+                    msg.offset(),
+                )
+            # After the callback: a reader that sees this position also sees the record applied.
+            self._positions[msg.partition()] = msg.offset() + 1
 
     def _complete_caught_up(self) -> None:
         if not self._waiting:
             return
-        still = []
-        for req in self._waiting:
-            if req.future.done():
-                continue
-            if req.ends is not None and self._caught_up(req.ends):
+        done = []
+        with self._lock:
+            still = []
+            for req in self._waiting:
+                if req.ends is not None and self._caught_up(req.ends):
+                    done.append(req)
+                elif not req.future.done():
+                    still.append(req)
+            self._waiting = still
+        # Outside the lock: done-callbacks may call back into this log.
+        for req in done:
+            if not req.future.done():
                 req.future.set_result(None)
-            else:
-                still.append(req)
-        self._waiting = still
 
 
 class InternalTopicAdmin:

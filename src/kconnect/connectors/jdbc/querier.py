@@ -62,7 +62,12 @@ class TableQuerier:
         self._cursor: Any = None
         self._conn: Any = None
         self._schema: Schema | None = None
+        # The result columns the current schema was built from, and whether this run's result
+        # has been described yet: each run re-describes (columns may have changed between runs)
+        # but keeps the schema object when they have not, so downstream caches keyed on schema
+        # identity stay warm.
         self._columns: list[ColumnInfo] | None = None
+        self._described = False
         self._names: tuple[str, ...] = ()
         self._converters: tuple[tuple[str, Converter], ...] = ()
         self._declared: dict[str, ColumnInfo] | None = None
@@ -148,7 +153,7 @@ class TableQuerier:
         rows = self.fetch(self.env.batch_max_rows)
         if not rows:
             return []
-        if self._schema is None or self._columns is None:
+        if not self._described:
             self._build_schema(conn, rows[0])
         return self._to_records(rows)
 
@@ -164,7 +169,7 @@ class TableQuerier:
                 conn.connection.dbapi_connection.commit()
             self.last_update = now
             self.exhausted = False
-            self._columns = None  # re-derive the schema next run (columns may have changed)
+            self._described = False
 
     def close_quietly(self) -> None:
         cur, self._cursor = self._cursor, None
@@ -181,8 +186,8 @@ class TableQuerier:
         cols = describe_result(conn, self.env.dialect, self._cursor)
         if self.env.dialect == "sqlite":
             cols = self._sqlite_columns(conn, cols, first_row)
-        if cols == self._columns_prev() and self._schema is not None:
-            self._columns = cols
+        if self._schema is not None and cols == self._columns:
+            self._described = True
             return
         builder = SchemaBuilder.struct()
         if self.table is not None:
@@ -197,10 +202,7 @@ class TableQuerier:
         self._names = tuple(c.name for c in cols)
         self._converters = tuple(converters)
         self._columns = cols
-        self._last_columns = cols
-
-    def _columns_prev(self) -> list[ColumnInfo] | None:
-        return getattr(self, "_last_columns", None)
+        self._described = True
 
     def _sqlite_columns(self, conn: Any, cols: list[ColumnInfo], row: Any) -> list[ColumnInfo]:
         declared: dict[str, ColumnInfo] = {}

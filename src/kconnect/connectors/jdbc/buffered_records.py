@@ -150,6 +150,35 @@ class BufferedRecords:
         if len(self._records) + len(self._deletes) >= max(1, self._config.batch_size):
             self.flush()
 
+    def add_all(self, records: Sequence[SinkRecord]) -> None:
+        """Buffer ``records`` (all for this table), in order; may flush on the way.
+
+        Same outcome as :meth:`add` for each record, but a run of records whose schemas are the
+        very objects of the previous record (the converter reuses them) is appended in one
+        slice, with only identity checks per record.
+        """
+        batch = max(1, self._config.batch_size)
+        i, n = 0, len(records)
+        while i < n:
+            first = records[i]
+            self.add(first)
+            i += 1
+            if first.value is None or first.value_schema is None:
+                continue
+            ks, vs = first.key_schema, first.value_schema
+            end = min(n, i + batch - len(self._records) - len(self._deletes))
+            j = i
+            while j < end:
+                r = records[j]
+                if r.value_schema is not vs or r.key_schema is not ks or r.value is None:
+                    break
+                j += 1
+            if j > i:
+                self._records.extend(records[i:j])
+                i = j
+                if len(self._records) + len(self._deletes) >= batch:
+                    self.flush()
+
     def flush(self) -> None:
         """Write everything buffered: upserts/inserts/updates first, then deletes."""
         plan = self._plan
@@ -255,10 +284,15 @@ class BufferedRecords:
 
         def values(r: SinkRecord) -> _Row:
             v = r.value
-            d = v.to_dict() if isinstance(v, Struct) else v
-            if schemaless and not isinstance(v, Struct):
-                return tuple(d.get(n) for n in value_names)
-            return value_part(d)
+            if isinstance(v, Struct):
+                try:
+                    # The values as decoded, without a copy; a field never put is null.
+                    return value_part(v.raw_values())
+                except KeyError:
+                    return value_part(v.to_dict())
+            if schemaless:
+                return tuple(v.get(n) for n in value_names)
+            return value_part(v)
 
         if mode is PrimaryKeyMode.KAFKA:
 
@@ -286,7 +320,10 @@ class BufferedRecords:
         def key_of(r: SinkRecord) -> _Row:
             k = r.key
             if isinstance(k, Struct):
-                return getter(k.to_dict())
+                try:
+                    return getter(k.raw_values())
+                except KeyError:
+                    return getter(k.to_dict())
             if isinstance(k, dict):
                 return tuple(k.get(n) for n in names)
             return (k,)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -150,11 +151,20 @@ class JdbcDbWriter:
         self._tables: dict[str, TableId] = {}
         self._infos: dict[TableId, TableInfo] = {}
         self._raw: Any = None
+        self._last_used = -_IDLE_CHECK_S
 
     # -- connection ---------------------------------------------------------------------------
 
     def _connection(self) -> Any:
-        conn = self.provider.get_valid()
+        # No ping per put: a connection that died while in use fails the write with a transient
+        # error, the task calls reconnect() and the batch is redelivered. Only a connection idle
+        # for a while (the server or a proxy may have dropped it) is checked first.
+        now = time.monotonic()
+        if now - self._last_used > _IDLE_CHECK_S:
+            conn = self.provider.get_valid()
+        else:
+            conn = self.provider.get()
+        self._last_used = now
         raw = conn.connection.dbapi_connection
         if raw is not self._raw:
             self._raw = raw
@@ -173,13 +183,8 @@ class JdbcDbWriter:
 
     def reconnect(self) -> None:
         """Drop the connection so that the next write opens a fresh one."""
-        conn = self.provider._conn
         self._raw = None
-        if conn is not None:
-            try:
-                conn.invalidate()
-            except Exception:  # a broken connection may fail to invalidate; reopen anyway
-                log.debug("Ignoring error invalidating the connection", exc_info=True)
+        self.provider.invalidate()
 
     def destination(self, topic: str) -> TableId:
         """The table for ``topic`` per ``table.name.format`` (``${topic}`` substituted)."""
@@ -206,13 +211,20 @@ class JdbcDbWriter:
         buffers: dict[TableId, BufferedRecords] = {}
         current: BufferedRecords | None = None
         try:
-            for record in records:
-                if current is None or current.table != self.destination(record.topic):
-                    table = self.destination(record.topic)
-                    current = buffers.get(table)
-                    if current is None:
-                        current = buffers[table] = BufferedRecords(self, table, conn, use_copy)
-                current.add(record)
+            # Runs of records of one topic (usually the whole batch of a partition) are handed
+            # to their table's buffer as one slice.
+            start, n = 0, len(records)
+            while start < n:
+                topic = records[start].topic
+                end = start + 1
+                while end < n and records[end].topic == topic:
+                    end += 1
+                table = self.destination(topic)
+                current = buffers.get(table)
+                if current is None:
+                    current = buffers[table] = BufferedRecords(self, table, conn, use_copy)
+                current.add_all(records[start:end] if start or end < n else records)
+                start = end
             for buffer in buffers.values():
                 buffer.flush()
             conn.commit()
@@ -466,5 +478,8 @@ class JdbcDbWriter:
         else:
             self._execute(conn, "RELEASE SAVEPOINT kconnect_ddl")
 
+
+# A connection unused for longer than this is pinged before the next write.
+_IDLE_CHECK_S = 30.0
 
 _CONN_KEYS = frozenset({"connection.url", "connection.user", "connection.password"})

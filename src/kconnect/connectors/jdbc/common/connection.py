@@ -143,6 +143,18 @@ class ConnectionProvider:
             self._conn = None
         return self.get()
 
+    def invalidate(self) -> None:
+        """Drop the cached connection (after an error that may have broken it) so that the
+        next :meth:`get` opens a fresh one. Never raises; called from the owning thread."""
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        try:
+            conn.invalidate()
+        except Exception as e:  # a broken connection may fail to invalidate; reopen anyway
+            log.debug("Ignoring error invalidating a connection: %s", describe_error(e))
+        self._close_quietly(conn)
+
     def open(self) -> Any:
         """Open a new connection, retrying per ``connection.attempts``/``connection.backoff.ms``.
 

@@ -129,6 +129,7 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
 
         self._config_state: ClusterConfigState = ClusterConfigState()
         self._assignment: Any = None
+        self._assigned_member_id = ""
         self._generation = -1
         self._rebalance_resolved = False
         self._needs_reconfig_rebalance = False
@@ -184,8 +185,14 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
         return self._protocol_version() >= PROTOCOL_V2
 
     def _is_leader(self) -> bool:
+        # the member id recorded with the assignment: the coordinator's own may be blank
+        # for a moment while it rejoins, and leadership only changes with an assignment
         a = self._assignment
-        return a is not None and self.member is not None and a.leader == self.member.member_id()
+        return (
+            a is not None
+            and bool(self._assigned_member_id)
+            and a.leader == self._assigned_member_id
+        )
 
     def _leader_url(self) -> str | None:
         a = self._assignment
@@ -790,8 +797,10 @@ class _RebalanceEvents:
                  assignment.revoked_connectors, [str(ConnectorTaskId(*t)) for t in
                                                  assignment.revoked_tasks],
                  assignment.delay)  # fmt: skip
+        member_id = h.member.member_id() if h.member is not None else ""
         with h._lock:
             h._assignment = assignment
+            h._assigned_member_id = member_id
             h._generation = generation
             h._rebalance_resolved = False
             h._scheduled_rebalance_ms = (

@@ -1,0 +1,179 @@
+"""A kconnect cluster of ``kconnect distributed`` processes with the FileStream connectors:
+writes through any worker (forwarded to the leader), a joining worker takes over work, a
+``kill -9``-ed worker's work runs elsewhere within delay + session timeout, SIGTERM leaves
+cleanly, pause/resume/stop/restart/offsets/delete through followers, and no record is lost."""
+
+from __future__ import annotations
+
+import signal
+import time
+import uuid
+
+import pytest
+
+from tests.integration.distributed_support import (
+    Cluster,
+    all_running,
+    status,
+    wait_for,
+)
+
+pytestmark = [pytest.mark.kafka, pytest.mark.slow]
+
+DELAY_PLUS_SESSION_S = 3 + 6
+
+
+@pytest.fixture
+def cluster(tmp_path, kafka_bootstrap):
+    c = Cluster(tmp_path, kafka_bootstrap)
+    yield c
+    c.close()
+
+
+def _lines(path) -> set[str]:
+    return set(path.read_text().splitlines()) if path.exists() else set()
+
+
+def _append(path, start: int, end: int) -> set[str]:
+    lines = [f"record-{i}" for i in range(start, end)]
+    with open(path, "a") as f:
+        f.write("".join(x + "\n" for x in lines))
+    return set(lines)
+
+
+def _workers_of(worker, names: list[str]) -> set[str]:
+    out = set()
+    for name in names:
+        s = status(worker, name)
+        out |= {s["connector"]["worker_id"]} | {t["worker_id"] for t in s["tasks"]}
+    return out
+
+
+def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
+    topic = f"dist-{uuid.uuid4().hex[:8]}"
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    expected = _append(src, 0, 2000)
+    w1 = cluster.add_worker()
+    w2 = cluster.add_worker()
+
+    # one create per worker: whichever is the follower forwards to the leader
+    r = w2.request("POST", "/connectors", json={"name": "src", "config": {
+        "connector.class": "FileStreamSource", "file": str(src), "topic": topic,
+        "tasks.max": "1"}})  # fmt: skip
+    assert r.status_code == 201, r.text
+    assert r.headers["location"] == "/connectors/src"
+    r = w1.request("POST", "/connectors", json={"name": "sink", "config": {
+        "connector.class": "FileStreamSink", "file": str(out), "topics": topic,
+        "tasks.max": "3",
+        # a killed worker's sink consumer holds its partitions until the consumer session
+        # times out (45 s by default); keep that short like the worker group's
+        "consumer.override.session.timeout.ms": "6000",
+        "consumer.override.heartbeat.interval.ms": "1000"}})  # fmt: skip
+    assert r.status_code == 201, r.text
+    assert w2.request("POST", "/connectors", json={"name": "src", "config": {
+        "connector.class": "FileStreamSource", "file": str(src), "topic": topic}}).json() == {
+        "error_code": 409, "message": "Connector src already exists"}  # fmt: skip
+    names = ["src", "sink"]
+    for w in (w1, w2):  # any worker answers reads for the whole cluster
+        wait_for(lambda w=w: all_running(w, "src", 1) and all_running(w, "sink", 3),
+                 what="connectors RUNNING")  # fmt: skip
+        assert sorted(w.get("/connectors").json()) == ["sink", "src"]
+    wait_for(lambda: _lines(out) >= expected, what="first 2000 records in the sink file")
+
+    # a third worker joins: some work moves to it and everything keeps running
+    w3 = cluster.add_worker()
+    wait_for(lambda: w3.worker_id in _workers_of(w1, names), what="work assigned to the new worker")
+    wait_for(lambda: all_running(w1, "src", 1) and all_running(w1, "sink", 3), what="RUNNING")
+    expected |= _append(src, 2000, 3000)
+    wait_for(lambda: _lines(out) >= expected, what="records written across the move")
+
+    # kill -9: the dead worker's work runs elsewhere within delay + session timeout
+    victim = w1
+    victim.stop(signal.SIGKILL)
+    survivors = {w2.worker_id, w3.worker_id}
+    started = time.monotonic()
+    wait_for(lambda: all_running(w2, "src", 1, survivors) and all_running(w2, "sink", 3, survivors),
+             timeout=DELAY_PLUS_SESSION_S + 40, what="work moved off the killed worker")  # fmt: skip
+    assert time.monotonic() - started < DELAY_PLUS_SESSION_S + 40
+    expected |= _append(src, 3000, 4000)
+    wait_for(lambda: _lines(out) >= expected, timeout=90, what="records after the kill -9")
+
+    # SIGTERM leaves the group: exit 0 and the last worker runs everything
+    assert w2.stop(signal.SIGTERM) == 0, w2.log.read_text()[-3000:]
+    wait_for(lambda: all_running(w3, "src", 1, {w3.worker_id})
+             and all_running(w3, "sink", 3, {w3.worker_id}), what="work on the last worker")  # fmt: skip
+    expected |= _append(src, 4000, 5000)
+    wait_for(lambda: _lines(out) >= expected, what="no record lost across all moves")
+
+
+def test_operations_through_a_follower(cluster, tmp_path):
+    topic = f"dist-ops-{uuid.uuid4().hex[:8]}"
+    src = tmp_path / "ops-in.txt"
+    _append(src, 0, 500)
+    workers = [cluster.add_worker(), cluster.add_worker()]
+    # the leader answers 404 for an unknown connector; a worker that is asked with
+    # forward=false and cannot serve the request answers 409
+    answers = {
+        w.worker_id: w.request("DELETE", "/connectors/nope?forward=false").json() for w in workers
+    }
+    follower = next(w for w in workers if answers[w.worker_id]["error_code"] == 409)
+    leader = next(w for w in workers if w is not follower)
+    assert answers[follower.worker_id]["message"] == (
+        "Cannot complete request because of a conflicting operation (e.g. worker rebalance)"
+    )
+    assert answers[leader.worker_id] == {"error_code": 404, "message": "Connector nope not found"}
+    assert follower.request("DELETE", "/connectors/nope").json() == {
+        "error_code": 404, "message": "Connector nope not found"}  # fmt: skip
+
+    config = {"connector.class": "FileStreamSource", "file": str(src), "topic": topic,
+              "tasks.max": "1"}  # fmt: skip
+    r = follower.request("PUT", "/connectors/ops/config", json=config)
+    assert r.status_code == 201, r.text
+    r = follower.request("PUT", "/connectors/ops/config", json={**config, "batch.size": "100"})
+    assert r.status_code == 200 and r.json()["config"]["batch.size"] == "100", r.text
+    wait_for(lambda: follower.get("/connectors/ops/tasks").json()[0]["config"]["batch.size"]
+             == "100", what="task configs regenerated")  # fmt: skip
+    wait_for(lambda: all_running(follower, "ops", 1), what="ops RUNNING")
+    r = follower.request("PATCH", "/connectors/ops/config", json={"batch.size": None})
+    assert r.status_code == 200 and "batch.size" not in r.json()["config"]
+
+    assert follower.request("PUT", "/connectors/ops/pause").status_code == 202
+    wait_for(lambda: status(leader, "ops")["connector"]["state"] == "PAUSED"
+             and status(leader, "ops")["tasks"][0]["state"] == "PAUSED", what="PAUSED")  # fmt: skip
+    assert follower.request("PUT", "/connectors/ops/resume").status_code == 202
+    wait_for(lambda: all_running(leader, "ops", 1), what="resumed")
+
+    r = follower.request("POST", "/connectors/ops/restart?includeTasks=true")
+    assert r.status_code == 202, r.text
+    body = r.json()
+    assert body["connector"]["state"] == "RESTARTING"
+    assert body["tasks"][0]["state"] == "RESTARTING"
+    wait_for(lambda: all_running(leader, "ops", 1), what="running after restart")
+    assert follower.request("POST", "/connectors/ops/restart").status_code == 204
+    assert follower.request("POST", "/connectors/ops/tasks/0/restart").status_code == 204
+    assert follower.request("POST", "/connectors/ops/tasks/7/restart").json() == {
+        "error_code": 404, "message": "Unknown task: ops-7"}  # fmt: skip
+    wait_for(lambda: all_running(leader, "ops", 1), what="running after task restart")
+
+    def position():
+        offsets = follower.get("/connectors/ops/offsets").json()["offsets"]
+        return offsets[0]["offset"]["position"] if offsets else 0
+
+    wait_for(lambda: position() > 0, what="committed source offsets")
+    r = follower.request("DELETE", "/connectors/ops/offsets")
+    assert r.status_code == 400 and "STOPPED state" in r.json()["message"]
+    assert follower.request("PUT", "/connectors/ops/stop").status_code == 204
+    wait_for(lambda: status(leader, "ops")["connector"]["state"] == "STOPPED"
+             and follower.get("/connectors/ops/tasks").json() == [], what="STOPPED")  # fmt: skip
+    r = follower.request("PATCH", "/connectors/ops/offsets", json={"offsets": [
+        {"partition": {"filename": str(src)}, "offset": {"position": 7}}]})  # fmt: skip
+    assert r.status_code == 200, r.text
+    assert wait_for(lambda: position() == 7, what="altered offset")
+    assert follower.request("PUT", "/connectors/ops/resume").status_code == 202
+    wait_for(lambda: all_running(leader, "ops", 1), what="running again after STOPPED")
+
+    assert follower.request("DELETE", "/connectors/ops").status_code == 204
+    for w in workers:
+        wait_for(lambda w=w: w.get("/connectors/ops").status_code == 404, what="deleted")
+        wait_for(lambda w=w: w.get("/connectors/ops/status").status_code == 404,
+                 what="status removed")  # fmt: skip

@@ -58,7 +58,7 @@ from kconnect.converters.json_values import (
     encode_schemaless,
 )
 
-__all__ = ["ENVELOPE_ERROR", "JsonConverter", "json_converter_config_def"]
+__all__ = ["ENVELOPE_ERROR", "JsonConverter", "json_converter_config_def", "jackson_json"]
 
 SCHEMAS_ENABLE_CONFIG = "schemas.enable"
 SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.size"
@@ -514,3 +514,26 @@ _MISSING = _Missing()
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"Non-standard token '{name}': NaN/Infinity are not JSON numbers")
+
+
+_SCHEMALESS: JsonConverter | None = None
+
+
+def jackson_json(value: Any) -> bytes:
+    """``value`` (plain JSON data: dicts in order, lists, str, int, float, bool, None) as the
+    exact bytes Kafka Connect's JsonConverter with ``schemas.enable=false`` writes.
+
+    The runtime uses it for its internal topics and offset keys, as Kafka Connect does, so
+    records kconnect writes are byte-identical to Java's (Jackson's escapes, Java's doubles).
+    """
+    global _SCHEMALESS
+    conv = _SCHEMALESS
+    if conv is None:
+        conv = JsonConverter()
+        conv.configure({SCHEMAS_ENABLE_CONFIG: "false"}, False)
+        _SCHEMALESS = conv
+    if value is None:
+        return b"null"
+    out = conv.from_connect_data("", None, value)
+    assert out is not None
+    return out

@@ -14,12 +14,10 @@ Called by each Kafka-backed store's ``start()`` (from the herder thread, blockin
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Mapping
 
-import orjson
-
 from kconnect.api.errors import ConfigException
+from kconnect.converters.json_converter import jackson_json
 from kconnect.kafka.kafka_based_log import ConsumedCallback, InternalTopicAdmin, KafkaBasedLog
 from kconnect.runtime.distributed_config import DistributedConfig, InternalTopicSpec
 
@@ -103,30 +101,10 @@ def create_internal_topics(admin: InternalTopicAdmin, config: DistributedConfig)
     return created
 
 
-# -- JSON bytes exactly as Jackson writes them (JsonConverter, schemas.enable=false) -----------
-
-# orjson and Jackson differ in two places: control characters (\u001a vs Jackson's \u001A) and
-# characters outside the BMP (raw UTF-8 vs Jackson's escaped surrogate pairs). Escaped
-# backslashes are matched as pairs so a literal "\u001a" text (written \\u001a) is left alone.
-_NEEDS_FIX = re.compile(rb"\\u00[01][a-f]|[\xf0-\xf4]")
-_FIX = re.compile(rb"\\(\\|u00[01][a-f])|[\xf0-\xf4][\x80-\xbf]{3}")
-
-
-def _fix_match(m: re.Match[bytes]) -> bytes:
-    g = m.group(1)
-    if g is None:
-        cp = ord(m.group(0).decode("utf-8")) - 0x10000
-        return b"\\u%04X\\u%04X" % (0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF))
-    return b"\\u00" + g[3:].upper() if g != b"\\" else m.group(0)
-
-
 def internal_json(value: object) -> bytes:
     """Compact JSON bytes of ``value`` (dicts keep their order), byte-identical to what Kafka
     Connect's JsonConverter writes for the same struct/map with ``schemas.enable=false``."""
-    out = orjson.dumps(value)
-    if _NEEDS_FIX.search(out) is not None:
-        out = _FIX.sub(_fix_match, out)
-    return out
+    return jackson_json(value)
 
 
 #: Java's KafkaBasedLog stores write with effectively unlimited delivery time.

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from kconnect.api.errors import DataException
+from kconnect.converters.json_converter import jackson_json
 
 __all__ = [
     "deserialize_key",
@@ -48,12 +49,12 @@ def validate_format(what: str, data: Mapping[str, Any] | None) -> None:
 
 def serialize_key(connector: str, partition: Mapping[str, Any] | None) -> bytes:
     """The offsets-topic key bytes of one source partition of ``connector``."""
-    return orjson.dumps([connector, dict(partition) if partition is not None else None])
+    return jackson_json([connector, dict(partition) if partition is not None else None])
 
 
 def serialize_offset(offset: Mapping[str, Any] | None) -> bytes | None:
     """The offsets-topic value bytes (None = tombstone)."""
-    return None if offset is None else orjson.dumps(dict(offset))
+    return None if offset is None else jackson_json(dict(offset))
 
 
 def deserialize_key(key: bytes) -> tuple[str, dict[str, Any] | None] | None:

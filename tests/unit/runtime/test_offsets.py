@@ -106,3 +106,12 @@ def test_file_store_corrupt_file_names_path(tmp_path) -> None:
     path.write_text("not json")
     with pytest.raises(ConnectException, match=str(path).replace(".", r"\.")):
         FileOffsetBackingStore(path).start()
+
+
+def test_offset_key_bytes_use_jacksons_escapes_and_java_doubles() -> None:
+    from kconnect.runtime.offset_utils import serialize_key, serialize_offset
+
+    assert serialize_key("c", {"file": "a\x1ab\U0001f600"}) == (
+        b'["c",{"file":"a\\u001Ab\\uD83D\\uDE00"}]'
+    )
+    assert serialize_offset({"position": 1e16, "ratio": 0.5}) == b'{"position":1.0E16,"ratio":0.5}'

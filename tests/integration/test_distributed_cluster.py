@@ -51,6 +51,9 @@ def _workers_of(worker, names: list[str]) -> set[str]:
 
 def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
     topic = f"dist-{uuid.uuid4().hex[:8]}"
+    # a unique sink name gives a fresh consumer group connect-<name>: killed workers of
+    # earlier runs may still hold members of an old one until their sessions expire
+    sink = f"sink-{uuid.uuid4().hex[:6]}"
     src, out = tmp_path / "in.txt", tmp_path / "out.txt"
     expected = _append(src, 0, 2000)
     w1 = cluster.add_worker()
@@ -62,7 +65,7 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
         "tasks.max": "1"}})  # fmt: skip
     assert r.status_code == 201, r.text
     assert r.headers["location"] == "/connectors/src"
-    r = w1.request("POST", "/connectors", json={"name": "sink", "config": {
+    r = w1.request("POST", "/connectors", json={"name": sink, "config": {
         "connector.class": "FileStreamSink", "file": str(out), "topics": topic,
         "tasks.max": "3",
         # a killed worker's sink consumer holds its partitions until the consumer session
@@ -73,17 +76,17 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
     assert w2.request("POST", "/connectors", json={"name": "src", "config": {
         "connector.class": "FileStreamSource", "file": str(src), "topic": topic}}).json() == {
         "error_code": 409, "message": "Connector src already exists"}  # fmt: skip
-    names = ["src", "sink"]
+    names = ["src", sink]
     for w in (w1, w2):  # any worker answers reads for the whole cluster
-        wait_for(lambda w=w: all_running(w, "src", 1) and all_running(w, "sink", 3),
+        wait_for(lambda w=w: all_running(w, "src", 1) and all_running(w, sink, 3),
                  what="connectors RUNNING")  # fmt: skip
-        assert sorted(w.get("/connectors").json()) == ["sink", "src"]
+        assert sorted(w.get("/connectors").json()) == sorted(names)
     wait_for(lambda: _lines(out) >= expected, what="first 2000 records in the sink file")
 
     # a third worker joins: some work moves to it and everything keeps running
     w3 = cluster.add_worker()
     wait_for(lambda: w3.worker_id in _workers_of(w1, names), what="work assigned to the new worker")
-    wait_for(lambda: all_running(w1, "src", 1) and all_running(w1, "sink", 3), what="RUNNING")
+    wait_for(lambda: all_running(w1, "src", 1) and all_running(w1, sink, 3), what="RUNNING")
     expected |= _append(src, 2000, 3000)
     wait_for(lambda: _lines(out) >= expected, what="records written across the move")
 
@@ -92,7 +95,7 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
     victim.stop(signal.SIGKILL)
     survivors = {w2.worker_id, w3.worker_id}
     started = time.monotonic()
-    wait_for(lambda: all_running(w2, "src", 1, survivors) and all_running(w2, "sink", 3, survivors),
+    wait_for(lambda: all_running(w2, "src", 1, survivors) and all_running(w2, sink, 3, survivors),
              timeout=DELAY_PLUS_SESSION_S + 40, what="work moved off the killed worker")  # fmt: skip
     assert time.monotonic() - started < DELAY_PLUS_SESSION_S + 40
     expected |= _append(src, 3000, 4000)
@@ -101,7 +104,7 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
     # SIGTERM leaves the group: exit 0 and the last worker runs everything
     assert w2.stop(signal.SIGTERM) == 0, w2.log.read_text()[-3000:]
     wait_for(lambda: all_running(w3, "src", 1, {w3.worker_id})
-             and all_running(w3, "sink", 3, {w3.worker_id}), what="work on the last worker")  # fmt: skip
+             and all_running(w3, sink, 3, {w3.worker_id}), what="work on the last worker")  # fmt: skip
     expected |= _append(src, 4000, 5000)
     wait_for(lambda: _lines(out) >= expected, what="no record lost across all moves")
 

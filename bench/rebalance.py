@@ -1,0 +1,219 @@
+"""Rebalance speed: kconnect distributed beside Apache Kafka Connect (ConnectDistributed).
+
+For each runtime, in one run with the same worker settings (session.timeout.ms=6000,
+heartbeat.interval.ms=1000, scheduled.rebalance.max.delay.ms=3000, RF 1) and the same
+connectors (``--connectors`` FileStreamSource connectors, one task each):
+
+* join: a third worker is started; seconds from its process start to its first RUNNING task;
+* kill: the worker running the most tasks is ``kill -9``-ed; seconds until every one of its
+  tasks is RUNNING on another worker (bounded below by the scheduled-rebalance delay + the
+  session timeout: the group must notice the death, then the leader waits for the worker to
+  come back before reassigning).
+
+Then the kconnect/Java ratios. Each cluster uses its own group and internal topics.
+
+    python bench/rebalance.py
+    python bench/rebalance.py --only kconnect --connectors 6
+
+Needs a broker (``KCONNECT_BOOTSTRAP_SERVERS`` or the local stack on 127.0.0.1:9092) and, for
+the Java side, Java 17+ and Maven (connect-runtime/file/json jars from Maven Central).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import free_port, stop_process, table, wait_rest_ready
+from file_pipeline import REFERENCE_CONNECT_VERSION, java_command, kconnect_command
+
+SETTINGS = {
+    "session.timeout.ms": "6000",
+    "heartbeat.interval.ms": "1000",
+    "scheduled.rebalance.max.delay.ms": "3000",
+}
+
+
+def worker_props(bootstrap: str, group: str, port: int) -> str:
+    lines = {
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "config.storage.topic": f"{group}-configs",
+        "offset.storage.topic": f"{group}-offsets",
+        "status.storage.topic": f"{group}-status",
+        "config.storage.replication.factor": "1",
+        "offset.storage.replication.factor": "1",
+        "status.storage.replication.factor": "1",
+        "offset.storage.partitions": "3",
+        "status.storage.partitions": "2",
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "listeners": f"http://127.0.0.1:{port}",
+        "rest.advertised.host.name": "127.0.0.1",
+        "offset.flush.interval.ms": "1000",
+        **SETTINGS,
+    }
+    return "".join(f"{k}={v}\n" for k, v in lines.items())
+
+
+class Node:
+    def __init__(self, runtime: str, tmp: Path, bootstrap: str, group: str, i: int) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.worker_id = f"127.0.0.1:{self.port}"
+        props = tmp / f"{runtime}-{i}.properties"
+        props.write_text(worker_props(bootstrap, group, self.port))
+        cmd = java_command(props) if runtime == "java" else kconnect_command(props)
+        if runtime == "java":
+            cmd[cmd.index("org.apache.kafka.connect.cli.ConnectStandalone")] = (
+                "org.apache.kafka.connect.cli.ConnectDistributed"
+            )
+        else:
+            cmd[cmd.index("standalone")] = "distributed"
+        self.log = open(tmp / f"{runtime}-{i}.log", "wb")
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def ready(self) -> None:
+        wait_rest_ready(self.url + "/connectors", self.proc)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+        self.log.close()
+
+
+def task_states(url: str, names: list[str]) -> dict[str, tuple[str, str]]:
+    """``{task id: (state, worker_id)}`` over every connector."""
+    out: dict[str, tuple[str, str]] = {}
+    for name in names:
+        try:
+            s = httpx.get(f"{url}/connectors/{name}/status", timeout=10).json()
+        except (httpx.HTTPError, ValueError):
+            continue
+        for t in s.get("tasks", []):
+            out[f"{name}-{t['id']}"] = (t["state"], t["worker_id"])
+    return out
+
+
+def wait(predicate, timeout_s: float, what: str) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout_s:
+        if predicate():
+            return time.monotonic()
+        time.sleep(0.05)
+    raise RuntimeError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def run_one(runtime: str, bootstrap: str, connectors: int, tmp: Path) -> tuple[float, float]:
+    group = f"bench-rebalance-{runtime}-{uuid.uuid4().hex[:8]}"
+    nodes: list[Node] = []
+    try:
+        for i in range(2):
+            nodes.append(Node(runtime, tmp, bootstrap, group, i))
+        for n in nodes:
+            n.ready()
+        names = [f"src{i}" for i in range(connectors)]
+        src = tmp / f"{runtime}-in.txt"
+        src.write_text("".join(f"line-{i}\n" for i in range(1000)))
+        for name in names:
+            config = {"connector.class": "org.apache.kafka.connect.file.FileStreamSourceConnector",
+                      "file": str(src), "topic": f"{group}-t", "tasks.max": "1"}  # fmt: skip
+            r = httpx.put(f"{nodes[0].url}/connectors/{name}/config", json=config, timeout=100)
+            r.raise_for_status()
+        live = {n.worker_id for n in nodes}
+
+        def all_running(on: set[str]) -> bool:
+            states = task_states(nodes[-1].url, names)
+            return len(states) == connectors and all(
+                s == "RUNNING" and w in on for s, w in states.values()
+            )
+
+        wait(lambda: all_running(live), 120, "all tasks RUNNING on two workers")
+
+        joiner = Node(runtime, tmp, bootstrap, group, 2)
+        nodes.append(joiner)
+        t_join = wait(
+            lambda: any(
+                s == "RUNNING" and w == joiner.worker_id
+                for s, w in task_states(nodes[0].url, names).values()
+            ),
+            120,
+            "a RUNNING task on the new worker",
+        )
+        join_s = t_join - joiner.started
+        live.add(joiner.worker_id)
+        wait(lambda: all_running(live), 120, "all tasks RUNNING on three workers")
+
+        counts = {n.worker_id: 0 for n in nodes}
+        for _, w in task_states(nodes[0].url, names).values():
+            counts[w] = counts.get(w, 0) + 1
+        victim = max(nodes, key=lambda n: counts[n.worker_id])
+        survivors = [n for n in nodes if n is not victim]
+        t0 = time.monotonic()
+        victim.proc.send_signal(signal.SIGKILL)
+        victim.proc.wait()
+        live.discard(victim.worker_id)
+        t_kill = wait(
+            lambda: all(
+                s == "RUNNING" and w in live
+                for s, w in task_states(survivors[0].url, names).values()
+            ),
+            180,
+            "the killed worker's tasks RUNNING elsewhere",
+        )
+        return join_s, t_kill - t0
+    finally:
+        for n in nodes:
+            n.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--connectors", type=int, default=6)
+    ap.add_argument("--only", choices=["kconnect", "java"], default=None)
+    args = ap.parse_args(argv)
+    bootstrap = os.environ.get("KCONNECT_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
+    runtimes = [args.only] if args.only else ["kconnect", "java"]
+    results: dict[str, tuple[float, float]] = {}
+    with tempfile.TemporaryDirectory(prefix="kconnect-bench-rebalance-") as tmp:
+        for runtime in runtimes:
+            print(f"running {runtime} ...", flush=True)
+            results[runtime] = run_one(runtime, bootstrap, args.connectors, Path(tmp))
+    rows = [
+        [
+            f"{r} ({'kconnect' if r == 'kconnect' else 'Kafka Connect ' + REFERENCE_CONNECT_VERSION})",
+            join,
+            kill,
+        ]
+        for r, (join, kill) in results.items()
+    ]
+    print(
+        table(
+            [
+                "runtime",
+                "join: start -> first RUNNING task (s)",
+                "kill -9 -> tasks RUNNING elsewhere (s)",
+            ],
+            rows,
+        )
+    )
+    if len(results) == 2:
+        k, j = results["kconnect"], results["java"]
+        print(f"ratios kconnect/java: join {k[0] / j[0]:.2f}, kill -9 failover {k[1] / j[1]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

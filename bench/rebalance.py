@@ -34,7 +34,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import free_port, stop_process, table, wait_rest_ready
+from _common import free_port, table, wait_rest_ready
 from file_pipeline import REFERENCE_CONNECT_VERSION, java_command, kconnect_command
 
 SETTINGS = {
@@ -80,7 +80,7 @@ class Node:
             )
         else:
             cmd[cmd.index("standalone")] = "distributed"
-        self.log = open(tmp / f"{runtime}-{i}.log", "wb")
+        self.log = open(tmp / f"{runtime}-{i}.log", "wb")  # noqa: SIM115  (closed in close())
         self.started = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)
 

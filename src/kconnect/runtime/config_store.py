@@ -31,6 +31,9 @@ class ClusterConfigState:
     task_configs: Mapping[str, tuple[Mapping[str, str], ...]] = field(default_factory=dict)
     target_states: Mapping[str, TargetState] = field(default_factory=dict)
     applied_connector_configs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: The config offset this view reflects (Kafka's ``ClusterConfigState.offset()``); -1 when
+    #: the store has no topic (memory store).
+    offset: int = -1
 
     def contains(self, connector: str) -> bool:
         return connector in self.connector_configs

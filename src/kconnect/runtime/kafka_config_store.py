@@ -207,7 +207,6 @@ class KafkaClusterConfigState(ClusterConfigState):
     task list is empty until the leader rewrites the task configs.
     """
 
-    offset: int = -1
     session_key: SessionKey | None = None
     inconsistent: frozenset[str] = frozenset()
     task_count_records: Mapping[str, int] = field(default_factory=dict)

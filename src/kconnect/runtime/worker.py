@@ -341,6 +341,18 @@ class Worker:
             status_listener.on_failure(task_id, e)
             return False
         bundle.task.add_info(_converter_info(wt))
+        for stage in getattr(getattr(wt, "chain", None), "stages", ()):
+            bundle.add_stage_info(
+                task_id, "transform", stage.alias, stage.class_name, _version(stage.transformation)
+            )
+            if stage.predicate is not None:
+                bundle.add_stage_info(
+                    task_id,
+                    "predicate",
+                    str(stage.predicate_alias),
+                    executing_class_name(stage.predicate),
+                    _version(stage.predicate),
+                )
         with self._lock:
             self._tasks[task_id] = wt
         wt.start()

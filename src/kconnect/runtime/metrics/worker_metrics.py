@@ -378,6 +378,21 @@ class TaskMetricsBundle:
         self.source = source
         self.sink = sink
         self.clients: list[ClientMetrics] = []
+        self.plugin_groups: list[MetricGroup] = []
+
+    def add_stage_info(
+        self, task_id: ConnectorTaskId, kind: str, alias: str, cls: str, version: str
+    ) -> None:
+        """4.1's ``connector-transform-metrics`` / ``connector-predicate-metrics`` (``kind``
+        is ``transform`` or ``predicate``): the class and version of one chain stage."""
+        g = MetricGroup(
+            self.registry,
+            f"connector-{kind}-metrics",
+            {"connector": task_id.connector, "task": str(task_id.task), kind: alias},
+        )
+        g.gauge(f"{kind}-class", f"The class name of the {kind}.", lambda: cls)
+        g.gauge(f"{kind}-version", f"The version of the {kind}.", lambda: version)
+        self.plugin_groups.append(g)
 
     def client(self, client_id: str, client_type: str) -> ClientMetrics:
         """Metrics for one of the task's Kafka clients; a sink task's consumer also feeds
@@ -390,7 +405,14 @@ class TaskMetricsBundle:
         return cm
 
     def close(self) -> None:
-        for g in (self.task, self.errors, self.source, self.sink, *self.clients):
+        for g in (
+            self.task,
+            self.errors,
+            self.source,
+            self.sink,
+            *self.clients,
+            *self.plugin_groups,
+        ):
             if g is not None:
                 g.close()
 
@@ -426,6 +448,20 @@ class ConnectMetrics:
         self.registry = MetricsRegistry(config, clock or SystemClock())
         self.worker = WorkerMetrics(self.registry)
         self.rebalance = RebalanceMetrics(self.registry, "standalone", worker_id)
+        # WorkerCoordinator's group: what the group assigned to this member is what it runs.
+        coordinator = MetricGroup(
+            self.registry, "connect-coordinator-metrics", {"client-id": worker_id}
+        )
+        coordinator.gauge(
+            "assigned-connectors",
+            "The number of connector instances currently assigned to this consumer",
+            lambda: float(len(self.worker.connectors)),
+        )
+        coordinator.gauge(
+            "assigned-tasks",
+            "The number of tasks currently assigned to this consumer",
+            lambda: float(len(self.worker.task_states)),
+        )
         self._connectors: dict[str, ConnectorMetrics] = {}
         self._tasks: dict[ConnectorTaskId, TaskMetricsBundle] = {}
         self._lock = threading.Lock()

@@ -1,0 +1,189 @@
+"""``kconnect status [--url http://127.0.0.1:8083] [--watch N]``: one screen of a Connect cluster.
+
+Reads only the REST API of any worker (Apache Kafka Connect's too): ``GET /``,
+``GET /connectors?expand=status&expand=info`` and, when the worker serves it, ``GET /metrics``
+(kconnect's Prometheus endpoint) for throughput, totals, errors and idle time per task.
+A FAILED task is followed by the last line of its trace. ``--watch N`` redraws every N seconds
+until Ctrl-C. Exit status 1 when the worker cannot be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["add_parser", "collect", "render", "run"]
+
+DEFAULT_URL = "http://127.0.0.1:8083"
+
+# (connector, task) -> metric -> value, from kconnect's /metrics.
+TaskMetrics = dict[tuple[str, str], dict[str, float]]
+
+_WANTED = {
+    "kafka_connect_source_task_metrics_source_record_poll_rate": "in_rate",
+    "kafka_connect_source_task_metrics_source_record_write_rate": "out_rate",
+    "kafka_connect_source_task_metrics_source_record_poll_total": "in_total",
+    "kafka_connect_source_task_metrics_source_record_write_total": "out_total",
+    "kafka_connect_sink_task_metrics_sink_record_read_rate": "in_rate",
+    "kafka_connect_sink_task_metrics_sink_record_send_rate": "out_rate",
+    "kafka_connect_sink_task_metrics_sink_record_read_total": "in_total",
+    "kafka_connect_sink_task_metrics_sink_record_send_total": "out_total",
+    "kafka_connect_sink_task_metrics_sink_record_lag_max": "lag",
+    "kafka_connect_task_error_metrics_total_record_errors": "errors",
+    "kafka_connect_task_error_metrics_deadletterqueue_produce_requests": "dlq",
+    "kconnect_task_idle_seconds": "idle",
+}
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``kconnect status``."""
+    p = subparsers.add_parser(
+        "status",
+        help="show connectors, task states, workers and throughput of a Connect cluster",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--url", default=DEFAULT_URL, help=f"a worker's REST URL (default {DEFAULT_URL})"
+    )
+    p.add_argument("--watch", type=float, metavar="N", help="redraw every N seconds until Ctrl-C")
+    p.add_argument("--timeout", type=float, default=5.0, help="HTTP timeout in seconds (default 5)")
+    p.set_defaults(func=run)
+
+
+def _metrics(text: str) -> TaskMetrics:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: TaskMetrics = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            key = _WANTED.get(sample.name)
+            if key is None or "connector" not in sample.labels:
+                continue
+            task = (sample.labels["connector"], sample.labels.get("task", ""))
+            out.setdefault(task, {})[key] = float(sample.value)
+    return out
+
+
+def collect(client: Any, url: str) -> dict[str, Any]:
+    """Everything the table needs, fetched with ``client`` (an ``httpx.Client``)."""
+    root = client.get(f"{url}/").json()
+    connectors = client.get(
+        f"{url}/connectors", params=[("expand", "status"), ("expand", "info")]
+    ).json()
+    metrics: TaskMetrics | None = None
+    try:
+        r = client.get(f"{url}/metrics")
+        if r.status_code == 200:
+            metrics = _metrics(r.text)
+    except Exception:
+        metrics = None  # an Apache Kafka Connect worker has no /metrics: show states only
+    return {"url": url, "root": root, "connectors": connectors, "metrics": metrics}
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    if value is None or value != value:  # NaN: nothing recorded yet
+        return "-"
+    if digits == 0 or float(value).is_integer():
+        return f"{value:.0f}"
+    return f"{value:.{digits}f}"
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def render(data: dict[str, Any]) -> str:
+    """The status screen as text."""
+    root = data["root"]
+    metrics: TaskMetrics | None = data["metrics"]
+    lines = [
+        f"Kafka Connect {root.get('version', '?')} at {data['url']} "
+        f"(Kafka cluster {root.get('kafka_cluster_id', '?')})",
+        "",
+    ]
+    header = ["CONNECTOR", "TYPE", "STATE", "TASK", "TASK STATE", "WORKER"]
+    if metrics is not None:
+        header += ["IN/s", "OUT/s", "IN", "OUT", "ERRORS", "LAG", "IDLE s"]
+    rows: list[list[str]] = [header]
+    notes: list[str] = []
+    workers: dict[str, list[int]] = {}
+    for name in sorted(data["connectors"]):
+        entry = data["connectors"][name]
+        status = entry.get("status", {})
+        conn = status.get("connector", {})
+        kind = status.get("type") or entry.get("info", {}).get("type", "?")
+        workers.setdefault(conn.get("worker_id", "?"), [0, 0])[0] += 1
+        tasks = status.get("tasks") or [{}]
+        if conn.get("state") == "FAILED" and conn.get("trace"):
+            notes.append(f"! connector {name} FAILED: {conn['trace'].strip().splitlines()[-1]}")
+        for i, t in enumerate(tasks):
+            row = [
+                name if i == 0 else "",
+                kind if i == 0 else "",
+                conn.get("state", "?") if i == 0 else "",
+                str(t.get("id", "-")),
+                t.get("state", "-"),
+                t.get("worker_id", "-"),
+            ]
+            if t:
+                workers.setdefault(t.get("worker_id", "?"), [0, 0])[1] += 1
+            if t.get("state") == "FAILED" and t.get("trace"):
+                last = t["trace"].strip().splitlines()[-1]
+                notes.append(f"! {name} task {t.get('id')} FAILED: {last}")
+            if metrics is not None:
+                m = metrics.get((name, str(t.get("id", ""))), {})
+                row += [
+                    _num(m.get("in_rate")),
+                    _num(m.get("out_rate")),
+                    _num(m.get("in_total"), 0),
+                    _num(m.get("out_total"), 0),
+                    _num(m.get("errors"), 0),
+                    _num(m.get("lag"), 0),
+                    _num(m.get("idle")),
+                ]
+            rows.append(row)
+    if len(rows) == 1:
+        lines.append("No connectors.")
+    else:
+        lines += _table(rows)
+    if notes:
+        lines += ["", *notes]
+    if workers:
+        lines += ["", *_table([["WORKER", "CONNECTORS", "TASKS"]] + [
+            [w, str(c), str(t)] for w, (c, t) in sorted(workers.items())
+        ])]  # fmt: skip
+    if metrics is not None:
+        lines += ["", "IN/OUT: records/s polled-or-read / written-or-put (Kafka's 2x30 s window); "
+                  "IDLE: seconds since the task last moved a record"]  # fmt: skip
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    import httpx
+
+    url = str(args.url).rstrip("/")
+    with httpx.Client(timeout=args.timeout) as client:
+        while True:
+            try:
+                text = render(collect(client, url))
+            except httpx.HTTPError as e:
+                print(
+                    f"kconnect status: error: cannot reach the Kafka Connect REST API at {url}: "
+                    f"{e}; is the worker running? Pass its address with --url.",
+                    file=sys.stderr,
+                )
+                return 1
+            if args.watch:
+                sys.stdout.write("\033[2J\033[H")  # clear the screen, cursor home
+            print(text, flush=True)
+            if not args.watch:
+                return 0
+            try:
+                time.sleep(max(0.1, float(args.watch)))
+            except KeyboardInterrupt:
+                return 0

@@ -4,7 +4,10 @@ Confluent's ``DbStructure`` rules: a missing table is created only with ``auto.c
 missing column is added only with ``auto.evolve`` and only if the field is optional or has a
 default; nothing is ever dropped, renamed or re-typed. Types fit the schema better than
 Confluent's (``numeric(p,s)`` when the Decimal schema carries its precision, ``smallint`` for
-INT8/INT16, arrays of primitives as PostgreSQL arrays).
+INT8/INT16, arrays of primitives as PostgreSQL arrays, ``jsonb``/``uuid``/``xml`` for STRING
+schemas named ``io.debezium.data.Json``/``Uuid``/``Xml``). A plain STRING stays TEXT: the JDBC
+source emits json/jsonb/uuid columns as plain strings, as Confluent does, so that its records
+are byte-identical; pre-create the table to keep those types.
 
 Pure functions, called on the task thread by the writer; they build SQL text only.
 """
@@ -55,6 +58,13 @@ _PG_PRIMITIVE = {
     Type.STRING: "TEXT",
     Type.BYTES: "BYTEA",
 }
+# STRING schemas whose name says what the text is (Debezium's semantic types): the column
+# gets the matching PostgreSQL type instead of TEXT, and PostgreSQL parses the text on write.
+_PG_SEMANTIC = {
+    "io.debezium.data.Json": "JSONB",
+    "io.debezium.data.Uuid": "UUID",
+    "io.debezium.data.Xml": "XML",
+}
 _SQLITE_PRIMITIVE = {
     Type.INT8: "INTEGER",
     Type.INT16: "INTEGER",
@@ -79,6 +89,8 @@ def column_type(dialect: str, schema: Schema, as_timestamp: bool = False) -> str
     if as_timestamp:
         return "TIMESTAMP" if dialect == POSTGRESQL else "NUMERIC"
     name = schema.name
+    if dialect == POSTGRESQL and name in _PG_SEMANTIC and schema.type is Type.STRING:
+        return _PG_SEMANTIC[name]
     if name == DECIMAL_LOGICAL_NAME:
         if dialect == SQLITE:
             return "NUMERIC"

@@ -1,0 +1,87 @@
+"""The Prometheus view of the registry: JMX-exporter names, string and boolean values."""
+
+from __future__ import annotations
+
+import math
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from kconnect.rest.metrics_resource import ConnectCollector, connector_metrics, prometheus_name
+from kconnect.runtime.clock import MockClock
+from kconnect.runtime.metrics import MetricGroup, MetricName, MetricsRegistry
+from kconnect.runtime.metrics.stats import CumulativeSum, Max
+
+
+def _scrape(reg: MetricsRegistry) -> dict[str, list]:
+    prom = CollectorRegistry(auto_describe=False)
+    prom.register(ConnectCollector(reg))  # type: ignore[arg-type]
+    out: dict[str, list] = {}
+    for family in text_string_to_metric_families(generate_latest(prom).decode()):
+        for s in family.samples:
+            out.setdefault(s.name, []).append(s)
+    return out
+
+
+def test_prometheus_names_follow_the_jmx_exporter_default() -> None:
+    assert (
+        prometheus_name(MetricName("source-record-poll-rate", "source-task-metrics"))
+        == "kafka_connect_source_task_metrics_source_record_poll_rate"
+    )
+    assert (
+        prometheus_name(
+            MetricName("outgoing-byte-rate", "producer-metrics", domain="kafka.producer")
+        )
+        == "kafka_producer_producer_metrics_outgoing_byte_rate"
+    )
+
+
+def test_collector_values_labels_strings_and_nan() -> None:
+    reg = MetricsRegistry(clock=MockClock(0))
+    tags = {"connector": "c", "task": "0"}
+    g = MetricGroup(reg, "source-task-metrics", tags)
+    g.sensor("poll", ("source-record-poll-total", "polled", CumulativeSum())).record(7)
+    g.sensor("t", ("poll-batch-max-time-ms", "", Max()))
+    s = MetricGroup(reg, "connector-task-metrics", tags)
+    s.gauge("status", "", lambda: "running")
+    MetricGroup(reg, "connect-worker-rebalance-metrics").gauge("rebalancing", "", lambda: True)
+    MetricGroup(reg, "producer-metrics", {"client-id": "p-1"}, "kafka.producer").gauge(
+        "connection-count", "", lambda: 2.0
+    )
+    got = _scrape(reg)
+    (total,) = got["kafka_connect_source_task_metrics_source_record_poll_total"]
+    assert total.labels == {"connector": "c", "task": "0"} and total.value == 7
+    assert math.isnan(got["kafka_connect_source_task_metrics_poll_batch_max_time_ms"][0].value)
+    (status,) = got["kafka_connect_connector_task_metrics_status"]
+    assert status.labels == {"connector": "c", "task": "0", "status": "running"}
+    assert status.value == 1
+    assert got["kafka_connect_connect_worker_rebalance_metrics_rebalancing"][0].value == 1
+    (conn,) = got["kafka_producer_producer_metrics_connection_count"]
+    assert conn.labels == {"client_id": "p-1"} and conn.value == 2
+
+
+def test_connector_view_groups_by_task_and_attaches_clients() -> None:
+    reg = MetricsRegistry(clock=MockClock(0))
+    MetricGroup(reg, "connector-metrics", {"connector": "c"}).gauge("status", "", lambda: "paused")
+    MetricGroup(reg, "sink-task-metrics", {"connector": "c", "task": "1"}).gauge(
+        "partition-count", "", lambda: 3.0
+    )
+    MetricGroup(reg, "sink-task-metrics", {"connector": "other", "task": "0"}).gauge(
+        "partition-count", "", lambda: 9.0
+    )
+    MetricGroup(
+        reg, "consumer-metrics", {"client-id": "connector-consumer-c-1"}, "kafka.consumer"
+    ).gauge("connection-count", "", lambda: float("nan"))
+    assert connector_metrics(reg, "c") == {
+        "name": "c",
+        "connector": {"connector-metrics": {"status": "paused"}},
+        "tasks": [
+            {
+                "id": 1,
+                "metrics": {
+                    "sink-task-metrics": {"partition-count": 3.0},
+                    "kafka.consumer:consumer-metrics": {"connection-count": None},
+                },
+            }
+        ],
+    }

@@ -1,0 +1,59 @@
+"""``kconnect status`` rendering from REST answers (no server needed)."""
+
+from __future__ import annotations
+
+from kconnect.cli.main import build_parser
+from kconnect.cli.status import _metrics, render
+
+METRICS = """\
+# TYPE kafka_connect_source_task_metrics_source_record_poll_rate gauge
+kafka_connect_source_task_metrics_source_record_poll_rate{connector="src",task="0"} 12.5
+kafka_connect_source_task_metrics_source_record_write_rate{connector="src",task="0"} 12.0
+kafka_connect_source_task_metrics_source_record_poll_total{connector="src",task="0"} 250.0
+kafka_connect_source_task_metrics_source_record_write_total{connector="src",task="0"} 240.0
+kafka_connect_task_error_metrics_total_record_errors{connector="src",task="0"} 3.0
+kconnect_task_idle_seconds{connector="src",task="0"} 0.25
+"""
+
+
+def test_render_table_failures_and_workers() -> None:
+    data = {
+        "url": "http://w:8083",
+        "root": {"version": "4.1.0", "kafka_cluster_id": "abc"},
+        "connectors": {
+            "src": {
+                "status": {
+                    "name": "src",
+                    "connector": {"state": "RUNNING", "worker_id": "w:8083"},
+                    "tasks": [
+                        {"id": 0, "state": "RUNNING", "worker_id": "w:8083"},
+                        {
+                            "id": 1,
+                            "state": "FAILED",
+                            "worker_id": "w2:8083",
+                            "trace": "Traceback...\nValueError: disk full\n",
+                        },
+                    ],
+                    "type": "source",
+                }
+            }
+        },
+        "metrics": _metrics(METRICS),
+    }
+    lines = render(data).splitlines()
+    assert lines[0] == "Kafka Connect 4.1.0 at http://w:8083 (Kafka cluster abc)"
+    row0 = next(line for line in lines if line.startswith("src"))
+    assert row0.split() == [
+        "src", "source", "RUNNING", "0", "RUNNING", "w:8083",
+        "12.5", "12", "250", "240", "3", "-", "0.2",
+    ]  # fmt: skip
+    assert "! src task 1 FAILED: ValueError: disk full" in lines
+    worker_rows = [line.split() for line in lines if line.startswith(("w:", "w2:"))]
+    assert worker_rows == [["w2:8083", "0", "1"], ["w:8083", "1", "1"]]
+
+
+def test_render_without_metrics_endpoint_and_parser_registration() -> None:
+    text = render({"url": "u", "root": {}, "connectors": {}, "metrics": None})
+    assert "No connectors." in text and "IN/s" not in text
+    args = build_parser().parse_args(["status", "--watch", "2"])
+    assert args.url == "http://127.0.0.1:8083" and args.watch == 2.0

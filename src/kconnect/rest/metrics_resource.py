@@ -115,7 +115,7 @@ def metrics_router(herder: Herder, metrics: ConnectMetrics | None) -> APIRouter:
     router = APIRouter()
     prom = CollectorRegistry(auto_describe=False)
     if metrics is not None:
-        prom.register(ConnectCollector(metrics.registry))  # type: ignore[arg-type]
+        prom.register(ConnectCollector(metrics.registry))
     ProcessCollector(registry=prom)
     PlatformCollector(registry=prom)
 

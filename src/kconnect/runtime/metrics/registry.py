@@ -17,11 +17,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from kconnect.runtime.clock import Clock, SystemClock
 from kconnect.runtime.metrics.stats import Frequencies, MeasurableStat, MetricConfig
 
-__all__ = ["MetricGroup", "MetricName", "MetricValue", "MetricsRegistry", "Sensor"]
+__all__ = [
+    "MetricGroup",
+    "MetricName",
+    "MetricValue",
+    "MetricsRegistry",
+    "Sensor",
+    "constant",
+]
 
 CONNECT_DOMAIN = "kafka.connect"
 
@@ -79,6 +87,19 @@ class Sensor:
                 stat.record(config, value, now_ms)
 
 
+def _frequency(stat: Frequencies, center: float, config: MetricConfig, now: float) -> float:
+    return stat.frequency(config, now, center)
+
+
+def constant(value: MetricValue) -> Callable[[], MetricValue]:
+    """A gauge function always returning ``value`` (class names, versions)."""
+    return partial(_identity, value)
+
+
+def _identity(value: MetricValue) -> MetricValue:
+    return value
+
+
 class MetricsRegistry:
     """All metrics of one worker process; measured on demand (scrape, REST)."""
 
@@ -110,7 +131,7 @@ class MetricsRegistry:
             self._add(
                 _Metric(
                     name,
-                    lambda config, now, c=center: stat.frequency(config, now, c),
+                    partial(_frequency, stat, center),
                     sensor._lock,
                 )
             )

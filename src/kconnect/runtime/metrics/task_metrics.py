@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from kconnect.runtime.clock import Clock
 from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry
+from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
 from kconnect.runtime.metrics.state_tracker import StateTracker
 from kconnect.runtime.metrics.stats import (
     Avg,
@@ -110,7 +110,7 @@ class TaskMetrics:
     def add_info(self, info: Mapping[str, str]) -> None:
         """Register string gauges such as ``task-class`` or ``key-converter-version``."""
         for key, value in info.items():
-            self.group.gauge(key, f"The {key.replace('-', ' ')} of the task.", lambda v=value: v)
+            self.group.gauge(key, f"The {key.replace('-', ' ')} of the task.", constant(value))
 
     # -- task thread ---------------------------------------------------------------------------
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Mapping
+from functools import partial
 
 from kconnect.runtime.clock import Clock, SystemClock
 from kconnect.runtime.ids import ConnectorTaskId
 from kconnect.runtime.metrics.client_metrics import ClientMetrics
-from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry
+from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
 from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max, MetricConfig
 from kconnect.runtime.metrics.task_metrics import (
     ErrorHandlingMetrics,
@@ -139,7 +140,7 @@ class WorkerMetrics:
                     g.gauge(
                         f"connector-{state}-task-count",
                         f"The number of {state} tasks of the connector on the worker.",
-                        lambda s=state: self._count(name, s),  # type: ignore[misc]
+                        partial(self._count, name, state),
                     )
                 self._per_connector[name] = g
 
@@ -188,7 +189,7 @@ class ConnectorMetrics:
         info = dict(info or {})
         for key in ("connector-class", "connector-type", "connector-version"):
             value = info.get(key, "unknown")
-            g.gauge(key, f"The {key.replace('-', ' ')} of the connector.", lambda v=value: v)
+            g.gauge(key, f"The {key.replace('-', ' ')} of the connector.", constant(value))
 
     def close(self) -> None:
         self.group.close()

@@ -49,6 +49,23 @@ def _workers_of(worker, names: list[str]) -> set[str]:
     return out
 
 
+def _metric(worker, name: str) -> float:
+    """The value of an unlabelled metric on a worker's /metrics (NaN if absent)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    for family in text_string_to_metric_families(worker.get("/metrics").text):
+        for sample in family.samples:
+            if sample.name == name:
+                return float(sample.value)
+    return float("nan")
+
+
+def _completed_rebalances(worker) -> float:
+    return _metric(
+        worker, "kafka_connect_connect_worker_rebalance_metrics_completed_rebalances_total"
+    )
+
+
 def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
     topic = f"dist-{uuid.uuid4().hex[:8]}"
     # a unique sink name gives a fresh consumer group connect-<name>: killed workers of
@@ -84,11 +101,15 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
     wait_for(lambda: _lines(out) >= expected, what="first 2000 records in the sink file")
 
     # a third worker joins: some work moves to it and everything keeps running
+    rebalances_before = _completed_rebalances(w2)
     w3 = cluster.add_worker()
     wait_for(lambda: w3.worker_id in _workers_of(w1, names), what="work assigned to the new worker")
     wait_for(lambda: all_running(w1, "src", 1) and all_running(w1, sink, 3), what="RUNNING")
     expected |= _append(src, 2000, 3000)
     wait_for(lambda: _lines(out) >= expected, what="records written across the move")
+    # the join shows in connect-worker-rebalance-metrics of the workers already there
+    wait_for(lambda: _completed_rebalances(w2) > rebalances_before, what="rebalance metrics")
+    assert _metric(w2, "kafka_connect_connect_worker_rebalance_metrics_epoch") >= 2
 
     # kill -9: the dead worker's work runs elsewhere within delay + session timeout
     victim = w1

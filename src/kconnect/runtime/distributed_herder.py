@@ -393,6 +393,8 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
                 return False  # a newer rebalance completed meanwhile; handle it next tick
             self._rebalance_resolved = True
             revoked = bool(assignment.revoked_connectors or assignment.revoked_tasks)
+            generation = self._generation
+        self._rebalance_metrics_completed(generation, assignment)
         if not self._ready:
             self._ready = True
             log.info("Worker joined the cluster and is ready")
@@ -402,7 +404,23 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
             return False
         return True
 
+    def _rebalance_metrics(self) -> Any:
+        metrics = getattr(self.worker, "metrics", None)
+        return getattr(metrics, "rebalance", None)
+
+    def _rebalance_metrics_started(self) -> None:
+        rebalance = self._rebalance_metrics()
+        if rebalance is not None:
+            rebalance.rebalance_started()
+
+    def _rebalance_metrics_completed(self, generation: int, assignment: Any) -> None:
+        rebalance = self._rebalance_metrics()
+        if rebalance is not None:
+            protocol = _PROTOCOL_NAMES.get(self._protocol_version(), "sessioned")
+            rebalance.rebalance_completed(generation, str(assignment.leader), protocol)
+
     def _rejoin(self, reason: str) -> None:
+        self._rebalance_metrics_started()
         with self._lock:
             self._rebalance_resolved = False
         try:
@@ -782,6 +800,10 @@ class _ConfigUpdates:
             log.warning("Ignoring invalid cluster logger level %s=%s", namespace, level)
 
 
+#: Connect protocol version -> the protocol name connect-worker-rebalance-metrics reports.
+_PROTOCOL_NAMES = {0: "eager", 1: "compatible", 2: "sessioned"}
+
+
 class _RebalanceEvents:
     """The group member's rebalance listener (called on the member's thread)."""
 
@@ -813,6 +835,7 @@ class _RebalanceEvents:
         conns = list(connectors)
         ids = task_ids(tasks)
         log.info("Rebalance: stopping %d revoked connector(s) and %d task(s)", len(conns), len(ids))
+        h._rebalance_metrics_started()
         h._rebalance.revoke(conns, ids)
         flush = getattr(h.status_store, "flush", None)
         if callable(flush):

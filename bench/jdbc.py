@@ -1,0 +1,420 @@
+"""JDBC connectors end to end, in one run on the same broker and PostgreSQL:
+
+* sink: N rows pre-produced to a topic as JsonConverter bytes (schemas on, the seed's
+  ``table01`` records: ``{"id","user_id","item"}`` with a string key) → PostgreSQL
+  ``dst_table01``-shaped tables, by
+    - kconnect standalone + ``io.confluent.connect.jdbc.JdbcSinkConnector``,
+    - Apache Kafka Connect 4.1.2 standalone + Debezium's JDBC sink
+      (``io.debezium.connector.jdbc.JdbcSinkConnector`` from Maven Central),
+  beside the raw COPY rate of the same rows from Python tuples (the limit for any sink);
+* source: N rows of a table → Kafka by kconnect standalone + ``JdbcSourceConnector``
+  (incrementing mode, JsonConverter).
+
+Each rate is rows / seconds from connector creation until the last row is in the table
+(``count(*)`` polled every 0.25 s) or the topic (end offset). Memory: worker RSS idle (REST
+ready, no connector) and peak under load. Both workers get the same worker properties
+(JsonConverter with schemas, ``consumer.max.poll.records``) and one task.
+
+    python bench/jdbc.py                      # 1,000,000 rows
+    python bench/jdbc.py --rows 200000 --skip-java
+
+Needs Kafka and PostgreSQL (``KCONNECT_BOOTSTRAP_SERVERS``/``KCONNECT_PG_DSN`` or the local
+stack) and, for the Java side, Java 17+ and Maven.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import PeakRss, free_port, rss_mib, stop_process, table, wait_rest_ready
+from file_pipeline import REFERENCE_CONNECT_VERSION, kconnect_command
+
+DEBEZIUM_VERSION = "3.3.1.Final"  # built against Kafka 4.1.0, Java 17 (3.4.x: debezium-sink jar missing on Central)
+PGJDBC_VERSION = "42.7.7"
+LOG4J_VERSION = "2.25.5"
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+BATCH = 3000
+
+_KEY_SCHEMA = b'{"schema":{"type":"string","optional":true},"payload":"'
+_VALUE_SCHEMA = (
+    b'{"schema":{"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"},'
+    b'{"type":"string","optional":true,"field":"user_id"},'
+    b'{"type":"string","optional":true,"field":"item"}],"optional":false,"name":"table01"},'
+    b'"payload":'
+)
+
+
+@dataclass
+class Result:
+    name: str
+    rows: int
+    seconds: float
+    idle_rss: float = 0.0
+    peak_rss: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.rows / self.seconds if self.seconds else 0.0
+
+
+def _row(i: int) -> tuple[int, str, str]:
+    return (i, f"user{i % 100:02d}", f"item-{i % 10000}")
+
+
+def produce_rows(bootstrap: str, topic: str, n: int) -> None:
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+    p = Producer(
+        {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1 << 20, "acks": "1"}
+    )
+    for i in range(1, n + 1):
+        rid, user, item = _row(i)
+        key = _KEY_SCHEMA + user.encode() + b'"}'
+        value = _VALUE_SCHEMA + orjson.dumps({"id": rid, "user_id": user, "item": item}) + b"}"
+        while True:
+            try:
+                p.produce(topic, value, key)
+                break
+            except BufferError:
+                p.poll(0.1)
+        if i % 10000 == 0:
+            p.poll(0)
+    assert p.flush(120) == 0, "not every bench record was produced"
+
+
+def create_dst(db: psycopg.Connection[Any], name: str) -> None:
+    db.execute(f"DROP TABLE IF EXISTS {name}")
+    db.execute(
+        f"CREATE TABLE {name} (id integer NOT NULL, user_id varchar(10), item varchar(10), "
+        "PRIMARY KEY (id))"
+    )
+
+
+def raw_copy(dsn: str, db: psycopg.Connection[Any], table_name: str, n: int) -> Result:
+    create_dst(db, table_name)
+    rows = [_row(i) for i in range(1, n + 1)]
+    try:
+        with psycopg.connect(dsn) as conn:
+            t0 = time.perf_counter()
+            for s in range(0, n, BATCH):
+                with (
+                    conn.cursor() as cur,
+                    cur.copy(
+                        f"COPY {table_name} (id,user_id,item) FROM STDIN (FORMAT BINARY)"
+                    ) as cp,
+                ):
+                    cp.set_types(["int4", "varchar", "varchar"])
+                    for r in rows[s : s + BATCH]:
+                        cp.write_row(r)
+                conn.commit()
+            return Result("raw COPY (psycopg, tuples)", n, time.perf_counter() - t0)
+    finally:
+        db.execute(f"DROP TABLE IF EXISTS {table_name}")
+
+
+def _central_only_maven(work: Path) -> None:
+    """Make the ``mvn`` run by ``resolve_classpath`` use Maven Central for every repository.
+
+    Debezium's poms declare Confluent's repository; where that host is unreachable Maven fails
+    instead of falling back to Central. Maven 3.8 reads ``~/.m2/settings.xml`` from
+    ``user.home``, so point that at a settings file with a mirror (same local repository).
+    """
+    home = work / "maven-home"
+    (home / ".m2").mkdir(parents=True, exist_ok=True)
+    local = Path.home() / ".m2" / "repository"
+    (home / ".m2" / "settings.xml").write_text(
+        f"<settings><localRepository>{local}</localRepository><mirrors><mirror>"
+        "<id>central-for-all</id><mirrorOf>*</mirrorOf>"
+        "<url>https://repo1.maven.org/maven2</url></mirror></mirrors></settings>\n"
+    )
+    os.environ["MAVEN_OPTS"] = (os.environ.get("MAVEN_OPTS", "") + f" -Duser.home={home}").strip()
+
+
+def java_command(props: Path) -> list[str]:
+    from kconnect.local.maven import require_java, resolve_classpath
+
+    _central_only_maven(props.parent)
+    cp = resolve_classpath(
+        [
+            f"org.apache.kafka:connect-runtime:{REFERENCE_CONNECT_VERSION}",
+            f"org.apache.kafka:connect-json:{REFERENCE_CONNECT_VERSION}",
+            f"io.debezium:debezium-connector-jdbc:{DEBEZIUM_VERSION}",
+            f"org.postgresql:postgresql:{PGJDBC_VERSION}",
+            f"org.apache.logging.log4j:log4j-core:{LOG4J_VERSION}",
+            f"org.apache.logging.log4j:log4j-slf4j2-impl:{LOG4J_VERSION}",
+        ],
+        progress=lambda m: print(f"  {m}", flush=True),
+    )
+    return [
+        require_java(),
+        "-Xmx1g",
+        "-cp",
+        os.pathsep.join(map(str, cp)),
+        "-Dlog4j2.level=WARN",
+        "org.apache.kafka.connect.cli.ConnectStandalone",
+        str(props),
+    ]
+
+
+class WorkerProcess:
+    """One standalone worker (kconnect or Java) with JsonConverter, in its own process."""
+
+    def __init__(self, runtime: str, bootstrap: str, work: Path) -> None:
+        run_id = f"{runtime}-{uuid.uuid4().hex[:8]}"
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        props = work / f"{run_id}.properties"
+        props.write_text(
+            f"bootstrap.servers={bootstrap}\n"
+            f"key.converter={JSON}\nvalue.converter={JSON}\n"
+            "key.converter.schemas.enable=true\nvalue.converter.schemas.enable=true\n"
+            f"offset.storage.file.filename={work / (run_id + '.offsets')}\n"
+            "offset.flush.interval.ms=10000\n"
+            f"consumer.max.poll.records={BATCH}\n"
+            f"listeners=http://127.0.0.1:{self.port}\n"
+        )
+        cmd = java_command(props) if runtime == "java" else kconnect_command(props)
+        self.log_path = work / f"{run_id}.log"
+        self._log = self.log_path.open("wb")
+        self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
+        self.startup = wait_rest_ready(self.url + "/", self.proc)
+        time.sleep(1.0)
+        self.idle_rss = rss_mib(self.proc.pid)
+
+    def create(self, name: str, config: dict[str, str]) -> None:
+        r = httpx.post(self.url + "/connectors", json={"name": name, "config": config}, timeout=60)
+        if r.status_code != 201:
+            raise RuntimeError(f"creating {name}: {r.status_code} {r.text}")
+
+    def status(self, name: str) -> dict[str, Any]:
+        return dict(httpx.get(f"{self.url}/connectors/{name}/status", timeout=10).json())
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self._log.close()
+
+
+def _until(done: Callable[[], bool], worker: WorkerProcess, name: str, timeout_s: float) -> float:
+    """Seconds until ``done()``; fails early when the connector or a task FAILED."""
+    start = time.monotonic()
+    last_check = start
+    while not done():
+        now = time.monotonic()
+        if now - start > timeout_s:
+            raise RuntimeError(f"{name}: not done after {timeout_s} s (log {worker.log_path})")
+        if now - last_check > 5:
+            last_check = now
+            s = worker.status(name)
+            states = [s.get("connector", {}).get("state")] + [t["state"] for t in s["tasks"]]
+            if "FAILED" in states:
+                raise RuntimeError(f"{name} failed: {str(s)[:2000]}")
+        time.sleep(0.25)
+    return time.monotonic() - start
+
+
+def _jdbc_url(dsn: str) -> tuple[str, str, str]:
+    info = psycopg.conninfo.conninfo_to_dict(dsn)
+    url = f"jdbc:postgresql://{info.get('host', '127.0.0.1')}:{info.get('port', 5432)}/"
+    return url + str(info["dbname"]), str(info.get("user", "")), str(info.get("password", ""))
+
+
+def run_sink(
+    runtime: str,
+    bootstrap: str,
+    dsn: str,
+    db: psycopg.Connection[Any],
+    topic: str,
+    n: int,
+    work: Path,
+    timeout_s: float,
+) -> Result:
+    dst = f"bench_{runtime}_{uuid.uuid4().hex[:8]}"
+    create_dst(db, dst)
+    url, user, password = _jdbc_url(dsn)
+    if runtime == "java":
+        config = {
+            "connector.class": "io.debezium.connector.jdbc.JdbcSinkConnector",
+            "connection.url": url,
+            "connection.username": user,
+            "connection.password": password,
+            "insert.mode": "insert",
+            "primary.key.mode": "none",
+            "schema.evolution": "none",
+            "collection.name.format": dst,
+            "batch.size": str(BATCH),
+        }
+        label = f"Kafka Connect {REFERENCE_CONNECT_VERSION} + Debezium JDBC sink {DEBEZIUM_VERSION}"
+    else:
+        config = {
+            "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+            "connection.url": url,
+            "connection.user": user,
+            "connection.password": password,
+            "insert.mode": "insert",
+            "table.name.format": dst,
+            "batch.size": str(BATCH),
+        }
+        label = "kconnect standalone + JdbcSinkConnector"
+    config.update({"topics": topic, "tasks.max": "1"})
+    worker = WorkerProcess(runtime, bootstrap, work)
+    name = f"sink-{dst}"
+    try:
+
+        def count() -> int:
+            return int(db.execute(f"SELECT count(*) FROM {dst}").fetchone()[0])  # type: ignore[index]
+
+        with PeakRss(worker.proc.pid) as peak:
+            worker.create(name, config)
+            seconds = _until(lambda: count() >= n, worker, name, timeout_s)
+        got = count()
+        if got != n:
+            raise RuntimeError(f"{label}: {got} rows in {dst}, expected {n}")
+        return Result(label, n, seconds, worker.idle_rss, peak.peak)
+    finally:
+        worker.stop()
+        db.execute(f"DROP TABLE IF EXISTS {dst}")
+
+
+def run_source(
+    bootstrap: str, dsn: str, db: psycopg.Connection[Any], n: int, work: Path, timeout_s: float
+) -> Result:
+    from confluent_kafka import Consumer, TopicPartition
+
+    src = f"bench_src_{uuid.uuid4().hex[:8]}"
+    db.execute(f"CREATE TABLE {src} (id serial PRIMARY KEY, user_id varchar(10), item varchar(20))")
+    db.execute(
+        f"INSERT INTO {src} (user_id, item) SELECT 'user' || lpad((g % 100)::text, 2, '0'), "
+        f"'item-' || (g % 10000) FROM generate_series(1, {n}) g"
+    )
+    prefix = f"bench-src-{uuid.uuid4().hex[:6]}-"
+    topic = prefix + src
+    url, user, password = _jdbc_url(dsn)
+    worker = WorkerProcess("kconnect", bootstrap, work)
+    name = f"source-{src}"
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4().hex}"})
+    try:
+
+        def end_offset() -> int:
+            try:
+                return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), 2)[1])
+            except Exception:  # the topic does not exist yet
+                return 0
+
+        with PeakRss(worker.proc.pid) as peak:
+            worker.create(
+                name,
+                {
+                    "connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector",
+                    "connection.url": url,
+                    "connection.user": user,
+                    "connection.password": password,
+                    "mode": "incrementing",
+                    "incrementing.column.name": "id",
+                    "table.whitelist": src,
+                    "topic.prefix": prefix,
+                    "batch.max.rows": "10000",
+                    "tasks.max": "1",
+                    "topic.creation.default.replication.factor": "1",
+                    "topic.creation.default.partitions": "1",
+                },
+            )
+            _give_tasks(worker, name)
+            seconds = _until(lambda: end_offset() >= n, worker, name, timeout_s)
+        return Result(
+            "kconnect standalone + JdbcSourceConnector", n, seconds, worker.idle_rss, peak.peak
+        )
+    finally:
+        consumer.close()
+        worker.stop()
+        db.execute(f"DROP TABLE IF EXISTS {src}")
+
+
+def _give_tasks(worker: WorkerProcess, name: str) -> None:
+    """kconnect's StandaloneHerder computes task configs before a slow-starting connector runs
+    (the JDBC source connects and lists tables first) and so gives it none; a pause/resume of
+    the running connector recomputes them. Kafka's herder waits for the start callback."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        s = worker.status(name)
+        if s.get("connector", {}).get("state") == "RUNNING":
+            if not s["tasks"]:
+                httpx.put(f"{worker.url}/connectors/{name}/pause").raise_for_status()
+                httpx.put(f"{worker.url}/connectors/{name}/resume").raise_for_status()
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"{name} not RUNNING after 60 s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--skip-java", action="store_true")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per run")
+    args = ap.parse_args(argv)
+    n = args.rows
+
+    from kconnect.testing.services import ensure_kafka, ensure_postgres
+
+    bootstrap, dsn = ensure_kafka(), ensure_postgres()
+    topic = f"bench-jdbc-sink-{uuid.uuid4().hex[:8]}"
+    print(f"producing {n:,} table01 records (JsonConverter bytes) to {topic}...", flush=True)
+    t0 = time.monotonic()
+    produce_rows(bootstrap, topic, n)
+    print(f"  produced in {time.monotonic() - t0:.1f} s", flush=True)
+    results: dict[str, Result] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="kconnect-bench-jdbc-") as tmp,
+        psycopg.connect(dsn, autocommit=True) as db,
+    ):
+        work = Path(tmp)
+        print("raw COPY...", flush=True)
+        results["raw"] = raw_copy(dsn, db, f"bench_raw_{uuid.uuid4().hex[:8]}", n)
+        print("kconnect sink...", flush=True)
+        results["kconnect"] = run_sink("kconnect", bootstrap, dsn, db, topic, n, work, args.timeout)
+        if not args.skip_java:
+            print("Java sink...", flush=True)
+            results["java"] = run_sink("java", bootstrap, dsn, db, topic, n, work, args.timeout)
+        print("kconnect source...", flush=True)
+        results["source"] = run_source(bootstrap, dsn, db, n, work, args.timeout)
+    print()
+    print(
+        table(
+            ["run", "rows", "seconds", "rows/s", "idle RSS MiB", "peak RSS MiB"],
+            [
+                [r.name, r.rows, r.seconds, r.rate, r.idle_rss or "-", r.peak_rss or "-"]
+                for r in results.values()
+            ],
+        )
+    )
+    raw, k = results["raw"], results["kconnect"]
+    print()
+    print(f"kconnect sink / raw COPY: {k.rate / raw.rate:.1%}   (goal >= 50%)")
+    if "java" in results:
+        j = results["java"]
+        print(f"kconnect sink / Java sink: {k.rate / j.rate:.2f}x   (goal >= 3x)")
+        print(f"kconnect sink peak RSS / Java: {k.peak_rss / j.peak_rss:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

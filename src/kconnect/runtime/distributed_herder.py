@@ -21,7 +21,7 @@ Other threads: REST threads call the :class:`~kconnect.runtime.herder.Herder` me
 the config store's log thread calls the update listener; the group member's thread calls the
 rebalance listener (``on_revoked`` stops revoked work synchronously, as Kafka requires, before
 the member rejoins); connector/task threads report statuses (the herder writes them to the
-Kafka status store with the current generation).
+Kafka status store with the current generation, see :mod:`kconnect.runtime.herder_status`).
 """
 
 from __future__ import annotations
@@ -29,22 +29,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from kconnect.api.errors import ConnectException
 from kconnect.runtime.config_store import ClusterConfigState, ConfigBackingStore
 from kconnect.runtime.config_transformer import ConfigTransformer
-from kconnect.runtime.connector_validation import ConnectorValidator
 from kconnect.runtime.distributed_herder_api import DistributedHerderApi
 from kconnect.runtime.herder_requests import HerderRequestQueue
 from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.loggers import Loggers
 from kconnect.runtime.rebalance_handler import RebalanceHandler, assess_assignment, task_ids
 from kconnect.runtime.restart import RestartRequest
 from kconnect.runtime.session_keys import KeyMaterial, generate_key, key_needs_rotation
-from kconnect.runtime.states import ConnectorStatus, State, StatusListener, TargetState, TaskStatus
+from kconnect.runtime.states import TargetState
 from kconnect.runtime.status_store import StatusBackingStore
 from kconnect.runtime.task_reconfiguration import LeaderTaskConfigClient, task_configs_changed
 
@@ -55,10 +52,6 @@ log = logging.getLogger(__name__)
 RECONFIGURE_BACKOFF_INITIAL_MS = 250
 RECONFIGURE_BACKOFF_MAX_MS = 60_000
 PROTOCOL_V2 = 2  # sessioned: internal requests are signed
-
-
-def _trace(error: BaseException) -> str:
-    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 
 def key_material(key: Any) -> KeyMaterial | None:
@@ -77,7 +70,7 @@ def key_material(key: Any) -> KeyMaterial | None:
     return KeyMaterial(bytes(raw or b""), str(algorithm), int(created))
 
 
-class DistributedHerder(DistributedHerderApi, StatusListener):
+class DistributedHerder(DistributedHerderApi):
     """The herder of ``kconnect distributed``; see the module docstring.
 
     ``member_factory(config, rest_url, config_state_supplier, listener)`` builds the group
@@ -99,24 +92,21 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
         request_timeout_s: float = 90.0,
         health_timeout_s: float = 10.0,
     ) -> None:
+        super().__init__(
+            worker,
+            plugins,
+            worker_config=config,
+            config_transformer=config_transformer,
+            status_store=status_store,
+            config_store=config_store,
+            kafka_cluster_id=kafka_cluster_id,
+            health_timeout_s=health_timeout_s,
+        )
         self.config = config
-        self._worker_config = config
-        self.worker = worker
-        self.plugins = plugins
-        self.config_store = config_store
-        self.status_store = status_store
-        self._transformer = config_transformer
-        self._cluster_id = kafka_cluster_id
         self._request_timeout_s = request_timeout_s
-        self._health_timeout_s = health_timeout_s
         self._member_factory = member_factory
         self.rest_url = str(config.advertised_url())
         self._worker_id = str(config.worker_id())
-        policy = self._worker_setting("connector.client.config.override.policy", "All")
-        self.validator = ConnectorValidator(
-            plugins, config_transformer=config_transformer, override_policy=str(policy)
-        )
-        self.loggers = Loggers()
         self.member: Any = None
 
         self._lock = threading.RLock()
@@ -144,19 +134,11 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
 
         self._stage = "starting up"
         self._stage_since = time.time()
-        self._ready = False
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
 
     # -- small helpers ------------------------------------------------------------------------
-
-    def _worker_setting(self, key: str, default: object) -> object:
-        try:
-            value = self.config.get(key)
-        except Exception:
-            return default
-        return default if value is None else value
 
     def _wakeup(self) -> None:
         self._wake.set()
@@ -167,11 +149,6 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
     def _set_stage(self, description: str) -> None:
         self._stage = description
         self._stage_since = time.time()
-
-    def _resolved(self, raw: Mapping[str, str]) -> dict[str, str]:
-        if self._transformer is None:
-            return dict(raw)
-        return {k: v for k, v in self._transformer.transform(raw).items() if v is not None}
 
     def _protocol_version(self) -> int:
         if self.member is None:
@@ -701,44 +678,18 @@ class DistributedHerder(DistributedHerderApi, StatusListener):
 
     # -- StatusListener (connector/task threads) ----------------------------------------------
 
-    def _status(
-        self, key: str | ConnectorTaskId, state: State, trace: str | None = None
-    ) -> ConnectorStatus | TaskStatus:
-        gen = max(self._generation, 0)
-        if isinstance(key, ConnectorTaskId):
-            return TaskStatus(key, state, self._worker_id, gen, trace)
-        return ConnectorStatus(key, state, self._worker_id, gen, trace)
+    def _status_generation(self) -> int:
+        return max(self._generation, 0)
 
     def on_startup(self, key: str | ConnectorTaskId) -> None:
-        self.status_store.put(self._status(key, State.RUNNING))
+        super().on_startup(key)
         if not isinstance(key, ConnectorTaskId):
-            self._request_reconfiguration(key)
-
-    def on_pause(self, key: str | ConnectorTaskId) -> None:
-        self.status_store.put(self._status(key, State.PAUSED))
+            self._request_reconfiguration(key)  # a running connector generates task configs
 
     def on_resume(self, key: str | ConnectorTaskId) -> None:
-        self.status_store.put(self._status(key, State.RUNNING))
+        super().on_resume(key)
         if not isinstance(key, ConnectorTaskId):
             self._request_reconfiguration(key)
-
-    def on_stop(self, key: str | ConnectorTaskId) -> None:
-        self.status_store.put(self._status(key, State.STOPPED))
-
-    def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
-        self.status_store.put_safe(self._status(key, State.FAILED, _trace(error)))
-
-    def on_shutdown(self, key: str | ConnectorTaskId) -> None:
-        self.status_store.put_safe(self._status(key, State.UNASSIGNED))
-
-    def on_deletion(self, key: str | ConnectorTaskId) -> None:
-        if not isinstance(key, ConnectorTaskId):
-            for status in self.status_store.get_all(key):
-                self.status_store.put(self._status(status.id, State.DESTROYED))
-        self.status_store.put(self._status(key, State.DESTROYED))
-
-    def on_restart(self, key: str | ConnectorTaskId) -> None:
-        self.status_store.put(self._status(key, State.RESTARTING))
 
 
 class _ConfigUpdates:

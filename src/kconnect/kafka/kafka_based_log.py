@@ -38,6 +38,12 @@ from kconnect.kafka.errors import from_kafka_error
 
 __all__ = ["ConsumedCallback", "InternalTopicAdmin", "KafkaBasedLog", "RecordPosition"]
 
+_NO_LEADER_YET = (
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError.UNKNOWN_TOPIC_OR_PART,
+)
+
 log = logging.getLogger(__name__)
 
 #: ``callback(key, value, offset)``: one consumed record; ``value`` None is a tombstone.
@@ -286,10 +292,24 @@ class KafkaBasedLog:
 
     def _end_offsets(self) -> dict[int, tuple[int, int]]:
         ends = {}
+        # A topic created a moment ago may have partitions without a leader yet; retry those
+        # errors for a while, as Java's TopicAdmin.retryEndOffsets does.
+        deadline = time.monotonic() + 15.0
         for p in self._partitions:
-            low, high = self._offsets_client.get_watermark_offsets(
-                _TP(self.topic, p), timeout=10.0, cached=False
-            )
+            while True:
+                try:
+                    low, high = self._offsets_client.get_watermark_offsets(
+                        _TP(self.topic, p), timeout=10.0, cached=False
+                    )
+                    break
+                except KafkaException as e:
+                    err = e.args[0] if e.args else None
+                    leaderless = isinstance(err, KafkaError) and (
+                        err.retriable() or err.code() in _NO_LEADER_YET
+                    )
+                    if not leaderless or time.monotonic() >= deadline:
+                        raise
+                    time.sleep(0.1)
             ends[p] = (low, high)
         return ends
 

@@ -62,7 +62,39 @@ class SmtBase(Transformation[ConnectRecord]):
         return f"{type(self).__name__}<{self._who}>"
 
 
-class KeySide:
+class _Side:
+    """Which half of the record a transformation works on; mixed in before the transformation.
+
+    ``new_record`` replaces that half's schema and value and keeps the rest of the record.
+    """
+
+    IS_KEY: ClassVar[bool]
+
+    @classmethod
+    def new_record(
+        cls,
+        record: ConnectRecord,
+        schema: Schema | None,
+        value: Any,
+        headers: Headers | None = None,
+    ) -> ConnectRecord:
+        if cls.IS_KEY:
+            key_schema, key, value_schema, val = schema, value, record.value_schema, record.value
+        else:
+            key_schema, key, value_schema, val = record.key_schema, record.key, schema, value
+        return record.new_record(
+            record.topic,
+            record.kafka_partition,
+            key_schema,
+            key,
+            value_schema,
+            val,
+            record.timestamp,
+            headers,
+        )
+
+
+class KeySide(_Side):
     """Operate on the record key."""
 
     IS_KEY: ClassVar[bool] = True
@@ -75,23 +107,8 @@ class KeySide:
     def operating_value(record: ConnectRecord) -> Any:
         return record.key
 
-    @staticmethod
-    def new_record(
-        record: ConnectRecord, schema: Schema | None, value: Any, headers: Headers | None = None
-    ) -> ConnectRecord:
-        return record.new_record(
-            record.topic,
-            record.kafka_partition,
-            schema,
-            value,
-            record.value_schema,
-            record.value,
-            record.timestamp,
-            headers,
-        )
 
-
-class ValueSide:
+class ValueSide(_Side):
     """Operate on the record value."""
 
     IS_KEY: ClassVar[bool] = False
@@ -103,18 +120,3 @@ class ValueSide:
     @staticmethod
     def operating_value(record: ConnectRecord) -> Any:
         return record.value
-
-    @staticmethod
-    def new_record(
-        record: ConnectRecord, schema: Schema | None, value: Any, headers: Headers | None = None
-    ) -> ConnectRecord:
-        return record.new_record(
-            record.topic,
-            record.kafka_partition,
-            record.key_schema,
-            record.key,
-            schema,
-            value,
-            record.timestamp,
-            headers,
-        )

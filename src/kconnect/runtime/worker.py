@@ -20,7 +20,7 @@ from typing import Any
 
 from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
-from kconnect.api.errors import ConnectException
+from kconnect.api.errors import ConfigException, ConnectException
 from kconnect.api.task import SinkTask, SourceTask
 from kconnect.kafka.admin import Admin
 from kconnect.runtime.clock import Clock, SystemClock
@@ -82,6 +82,18 @@ class Worker:
         self._cluster_id: str | None = None
         self._admin: Admin | None = None
         self._tracking = config.get_boolean("topic.tracking.enable")
+        self._check_worker_converters()
+
+    def _check_worker_converters(self) -> None:
+        """Refuse to start with a worker converter class no plugin provides, as Kafka's
+        WorkerConfig does (CLASS keys must resolve), naming the key and the closest names."""
+        for kind in ("key", "value", "header"):
+            name, _ = self.config.converter_configs(kind)
+            plugin_kind = "header_converter" if kind == "header" else "converter"
+            try:
+                self.plugins.resolve(plugin_kind, name)
+            except ConfigException as e:
+                raise ConfigException(f"{kind}.converter", name, str(e)) from None
 
     # -- lifecycle ------------------------------------------------------------------------------
 

@@ -12,14 +12,13 @@ from typing import Any
 
 from kconnect.api import (
     ConfigDef,
-    Converter,
     DataException,
-    HeaderConverter,
     Headers,
     Schema,
     SchemaAndValue,
     Type,
 )
+from kconnect.converters.data_header_converter import DataHeaderConverter
 from kconnect.converters.string_converter import (
     converter_config_def,
     converter_type,
@@ -32,7 +31,7 @@ _CONFIG_DEF = converter_config_def()
 _BYTES_TYPES = (bytes, bytearray, memoryview)
 
 
-class ByteArrayConverter(Converter, HeaderConverter):
+class ByteArrayConverter(DataHeaderConverter):
     """Pass-through of raw bytes; schema must be BYTES or None."""
 
     __kconnect_class_name__ = "org.apache.kafka.connect.converters.ByteArrayConverter"
@@ -76,14 +75,6 @@ class ByteArrayConverter(Converter, HeaderConverter):
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
         schema = Schema.OPTIONAL_BYTES_SCHEMA
         return [SchemaAndValue(schema, v) for v in values]
-
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -38,9 +38,7 @@ from kconnect.api import (
     CaseInsensitiveValidString,
     ConfigDef,
     ConfigType,
-    Converter,
     DataException,
-    HeaderConverter,
     Headers,
     Importance,
     Schema,
@@ -48,6 +46,7 @@ from kconnect.api import (
     ValidString,
     Width,
 )
+from kconnect.converters.data_header_converter import DataHeaderConverter
 from kconnect.converters.json_schema import from_json_schema, to_json_schema
 from kconnect.converters.json_values import (
     EncodeOptions,
@@ -205,7 +204,7 @@ def _shorten(data: bytes | bytearray | memoryview) -> str:
     return f"{raw!r}{more} ({len(data)} bytes)"
 
 
-class JsonConverter(Converter, HeaderConverter):
+class JsonConverter(DataHeaderConverter):
     """Kafka's JsonConverter: a key/value :class:`Converter` and a :class:`HeaderConverter`."""
 
     def __init__(self) -> None:
@@ -490,15 +489,6 @@ class JsonConverter(Converter, HeaderConverter):
         except _JSONDecodeError:
             return
         self._by_text.store(text, codec)
-
-    # -- HeaderConverter -----------------------------------------------------------------
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
 
     def close(self) -> None:
         """Drop the caches; nothing else to release."""

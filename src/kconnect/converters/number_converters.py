@@ -15,15 +15,14 @@ from typing import Any, ClassVar
 
 from kconnect.api import (
     ConfigDef,
-    Converter,
     DataException,
-    HeaderConverter,
     Headers,
     Schema,
     SchemaAndValue,
     Type,
 )
 from kconnect.api.data.java_numbers import to_float32
+from kconnect.converters.data_header_converter import DataHeaderConverter
 from kconnect.converters.string_converter import (
     converter_config_def,
     converter_type,
@@ -42,7 +41,7 @@ __all__ = [
 _CONFIG_DEF = converter_config_def()
 
 
-class _NumberConverter(Converter, HeaderConverter):
+class _NumberConverter(DataHeaderConverter):
     """Shared behaviour of the fixed-width number converters (Kafka's ``NumberConverter``)."""
 
     type_name: ClassVar[str]
@@ -115,14 +114,6 @@ class _NumberConverter(Converter, HeaderConverter):
             for v in values
         ]
 
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
-
     def close(self) -> None:
         """Nothing to release."""
 
@@ -183,7 +174,7 @@ _TRUE = b"\x01"
 _FALSE = b"\x00"
 
 
-class BooleanConverter(Converter, HeaderConverter):
+class BooleanConverter(DataHeaderConverter):
     """BOOLEAN as one byte, 0x01 or 0x00 (``BooleanSerializer``); reads OPTIONAL_BOOLEAN."""
 
     __kconnect_class_name__ = "org.apache.kafka.connect.converters.BooleanConverter"
@@ -230,14 +221,6 @@ class BooleanConverter(Converter, HeaderConverter):
         raise DataException(
             f"Failed to deserialize boolean: Unexpected byte received by BooleanDeserializer: {signed}"
         )
-
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -25,8 +25,6 @@ from kconnect.api import (
     ConfigDef,
     ConfigException,
     ConfigType,
-    Converter,
-    HeaderConverter,
     Headers,
     Importance,
     Schema,
@@ -37,6 +35,7 @@ from kconnect.api import (
     Width,
 )
 from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string
+from kconnect.converters.data_header_converter import DataHeaderConverter
 
 __all__ = [
     "ENCODING_CONFIG",
@@ -195,7 +194,7 @@ class _Charset:
         return bytes(data).decode(self.codec, "replace")
 
 
-class StringConverter(Converter, HeaderConverter):
+class StringConverter(DataHeaderConverter):
     """Strings in ``converter.encoding``; reads OPTIONAL_STRING, writes ``toString``."""
 
     __kconnect_class_name__ = "org.apache.kafka.connect.storage.StringConverter"
@@ -262,16 +261,6 @@ class StringConverter(Converter, HeaderConverter):
             ]
         decode = self._deserializer.decode
         return [SchemaAndValue(schema, None if v is None else decode(v)) for v in values]
-
-    # -- HeaderConverter --------------------------------------------------------------------------
-
-    def from_connect_header(
-        self, topic: str, header_key: str, schema: Schema | None, value: Any
-    ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
-
-    def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -288,21 +288,11 @@ class WorkerSinkTask(WorkerTask):
                 self.consumer.close()
             except Exception:
                 self.log.exception("Failed to close consumer")
-            for closeable in (
-                self.chain,
-                self.key_converter,
-                self.value_converter,
-                self.header_converter,
-            ):
-                if closeable is None:
-                    continue
-                try:
-                    closeable.close()
-                except Exception:
-                    self.log.exception("Failed to close %s", type(closeable).__name__)
-            self.operator.close()
-            if self._on_close_cb is not None:
-                self._on_close_cb()
+            self._close_plugins(
+                (self.chain, self.key_converter, self.value_converter, self.header_converter),
+                self.operator,
+                self._on_close_cb,
+            )
 
     # -- the loop -------------------------------------------------------------------------------
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from kconnect.runtime.clock import Clock, SystemClock
 from kconnect.runtime.ids import ConnectorTaskId
@@ -162,6 +164,26 @@ class WorkerTask(ABC):
             while self.should_pause() and not self._stopping.is_set():
                 self._state_lock.wait(1.0)
             return not self._stopping.is_set()
+
+    def _close_plugins(
+        self,
+        closeables: Iterable[Any],
+        operator: Any,
+        on_close: Callable[[], None] | None,
+    ) -> None:
+        """The end of a subclass's ``_close`` (task thread): close the transformation chain and
+        converters (a failure is logged and the rest still close), then the retry operator,
+        then run ``on_close`` (the worker's notice that the task released its resources)."""
+        for closeable in closeables:
+            if closeable is None:
+                continue
+            try:
+                closeable.close()
+            except Exception:
+                self.log.exception("Failed to close %s", type(closeable).__name__)
+        operator.close()
+        if on_close is not None:
+            on_close()
 
     # -- subclass hooks -------------------------------------------------------------------------
 

@@ -53,6 +53,10 @@ def _bool(props: Mapping[str, str], key: str, default: bool) -> bool:
     return default if raw is None else str(raw).strip().lower() == "true"
 
 
+#: How long start_connector waits for Connector.start() before returning anyway.
+CONNECTOR_START_WAIT_S = 30.0
+
+
 class Worker:
     def __init__(
         self,
@@ -191,6 +195,10 @@ class Worker:
             "[%s|worker] Creating connector %s of type %s", name, name, props.get("connector.class")
         )
         wc.start()
+        # Like Kafka's herders, which ask for task configs only from the start callback: wait
+        # (bounded) for start() so the caller's connector_task_configs finds it running; a
+        # connector that takes longer requests its task reconfiguration once it has started.
+        wc.await_initial_state(CONNECTOR_START_WAIT_S)
 
     def is_running(self, name: str) -> bool:
         wc = self._connectors.get(name)

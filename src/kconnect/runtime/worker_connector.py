@@ -88,6 +88,9 @@ class WorkerConnector:
         self.lock = threading.RLock()
         self._commands: queue.Queue[Any] = queue.Queue()
         self._done = threading.Event()
+        # Set once the initial target state was applied (start() returned or failed).
+        self._initial_applied = threading.Event()
+        self._reconfigure_when_started = False
         self._thread = threading.Thread(
             target=self._run, name=f"connector-thread-{name}", daemon=True
         )
@@ -106,6 +109,18 @@ class WorkerConnector:
 
     def is_running(self) -> bool:
         return self.state is ConnectorState.STARTED
+
+    def await_initial_state(self, timeout_s: float) -> bool:
+        """Wait until the initial target state was applied; False if still busy after
+        ``timeout_s``, in which case the connector asks for a task reconfiguration itself
+        as soon as it has started (so a slow ``start()`` still gets its tasks)."""
+        if self._initial_applied.wait(timeout_s):
+            return True
+        with self.lock:
+            if not self._initial_applied.is_set():
+                self._reconfigure_when_started = True
+                return False
+        return True
 
     def transition_to(self, state: TargetState, timeout_s: float | None = None) -> None:
         """Apply a target state on the connector thread; waits up to ``timeout_s`` for it."""
@@ -144,11 +159,21 @@ class WorkerConnector:
                 finally:
                     if done is not None:
                         done.set()
+                    if not self._initial_applied.is_set():
+                        self._after_initial_state()
         finally:
             CONNECTOR_CONTEXT.reset(token)
             if self.offset_reader is not None:
                 self.offset_reader.close()
             self._done.set()
+
+    def _after_initial_state(self) -> None:
+        with self.lock:
+            self._initial_applied.set()
+            late = self._reconfigure_when_started and self.state is ConnectorState.STARTED
+        if late:
+            self.log.info("Connector finished starting; requesting its task configurations")
+            self._request_reconfig_cb(self.name)
 
     def _do_transition(self, target: TargetState) -> None:
         if self.state is ConnectorState.FAILED and target is not TargetState.STOPPED:

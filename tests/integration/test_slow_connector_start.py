@@ -1,0 +1,99 @@
+"""A connector whose start() takes a while still gets its tasks (Kafka's herders ask for task
+configs only once the connector has started)."""
+
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from kconnect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
+from kconnect.runtime import worker as worker_module
+from kconnect.runtime.plugins import PluginEntry, Plugins
+from kconnect.runtime.standalone_herder import StandaloneHerder
+from kconnect.runtime.worker import Worker
+from kconnect.runtime.worker_config import StandaloneConfig
+
+START_DELAY_S = 1.5
+
+
+class _IdleTask(SourceTask):
+    def start(self, props: Mapping[str, str]) -> None:
+        self._stop = threading.Event()
+
+    def poll(self) -> Sequence[SourceRecord] | None:
+        self._stop.wait(0.2)
+        return None
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+class SlowStartSource(SourceConnector):
+    def start(self, props: Mapping[str, str]) -> None:
+        time.sleep(START_DELAY_S)  # e.g. connecting to a database and listing its tables
+
+    def task_class(self) -> type[SourceTask]:
+        return _IdleTask
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return [{"n": str(i)} for i in range(2)]
+
+    def stop(self) -> None:
+        pass
+
+    def config(self) -> ConfigDef:
+        return ConfigDef()
+
+
+@pytest.mark.parametrize("start_wait_s", [30.0, 0.2])
+def test_slow_start_gets_its_tasks(
+    kafka_bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, start_wait_s: float
+) -> None:
+    # 0.2 s: start_connector returns before start() finished; the connector then asks for
+    # its task configs itself once it is running.
+    monkeypatch.setattr(worker_module, "CONNECTOR_START_WAIT_S", start_wait_s)
+    base = Plugins.load()
+    plugins = Plugins(
+        [
+            PluginEntry("source", "test.SlowStartSource", SlowStartSource),
+            *[
+                PluginEntry(d.type, d.class_name, d.cls)
+                for d in base.all_plugins()
+                if d.type in ("converter", "header_converter")
+            ],
+        ]
+    )
+    config = StandaloneConfig(
+        {
+            "bootstrap.servers": kafka_bootstrap,
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "offset.storage.file.filename": str(tmp_path / "offsets"),
+            "listeners": "http://127.0.0.1:0",
+        }
+    )
+    from kconnect.runtime.offset_store import MemoryOffsetBackingStore
+
+    worker = Worker(config.worker_id(), config, plugins, MemoryOffsetBackingStore())
+    herder = StandaloneHerder(worker, plugins, worker_config=config)
+    herder.start()
+    try:
+        herder.put_connector_config(
+            "slow",
+            {"name": "slow", "connector.class": "SlowStartSource", "tasks.max": "2"},
+            allow_replace=False,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            status = herder.connector_status("slow")
+            if len(status.tasks) == 2 and all(t.state == "RUNNING" for t in status.tasks):
+                break
+            time.sleep(0.1)
+        assert len(herder.task_configs("slow")) == 2
+        status = herder.connector_status("slow")
+        assert status.connector.state == "RUNNING"
+        assert [t.state for t in status.tasks] == ["RUNNING", "RUNNING"]
+    finally:
+        herder.stop()

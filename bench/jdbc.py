@@ -336,7 +336,6 @@ def run_source(
                     "topic.creation.default.partitions": "1",
                 },
             )
-            _give_tasks(worker, name)
             seconds = _until(lambda: end_offset() >= n, worker, name, timeout_s)
         return Result(
             "kconnect standalone + JdbcSourceConnector", n, seconds, worker.idle_rss, peak.peak
@@ -345,22 +344,6 @@ def run_source(
         consumer.close()
         worker.stop()
         db.execute(f"DROP TABLE IF EXISTS {src}")
-
-
-def _give_tasks(worker: WorkerProcess, name: str) -> None:
-    """kconnect's StandaloneHerder computes task configs before a slow-starting connector runs
-    (the JDBC source connects and lists tables first) and so gives it none; a pause/resume of
-    the running connector recomputes them. Kafka's herder waits for the start callback."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        s = worker.status(name)
-        if s.get("connector", {}).get("state") == "RUNNING":
-            if not s["tasks"]:
-                httpx.put(f"{worker.url}/connectors/{name}/pause").raise_for_status()
-                httpx.put(f"{worker.url}/connectors/{name}/resume").raise_for_status()
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"{name} not RUNNING after 60 s")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -88,20 +88,6 @@ class Standalone:
         r = httpx.put(f"{self.url}/connectors/{name}/config", json=config, timeout=30)
         assert r.status_code in (200, 201), r.text
 
-        # kconnect's StandaloneHerder asks for task configs right after *starting* the
-        # connector thread; a connector whose start() takes a while (the JDBC source opens a
-        # connection and lists tables) is not running yet and gets no tasks. Kafka's herder
-        # waits for the start callback. Until that is fixed, a pause/resume (which recomputes
-        # the task configs of a running connector) gives it its tasks.
-        def started() -> dict[str, Any] | None:
-            s = httpx.get(f"{self.url}/connectors/{name}/status").json()
-            return s if s.get("connector", {}).get("state") == "RUNNING" else None
-
-        status = _wait(started, what=f"{name} RUNNING")
-        if not status["tasks"]:
-            httpx.put(f"{self.url}/connectors/{name}/pause").raise_for_status()
-            httpx.put(f"{self.url}/connectors/{name}/resume").raise_for_status()
-
     def running(self, name: str, tasks: int = 1) -> None:
         def ok() -> bool:
             s = httpx.get(f"{self.url}/connectors/{name}/status").json()

@@ -187,4 +187,7 @@ def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
     except Exception:
         server.stop()
         raise
+    from kconnect.runtime.gc_tuning import tune_for_worker
+
+    tune_for_worker()
     return herder, server

@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         detach=True,
     )
     try:
-        ok = _walkthrough(scenario, _Progress())
+        ok = _walkthrough(scenario, _Progress(), explore=args.keep_running)
     except (AssertionError, RuntimeError, OSError) as e:
         print(f"\nkconnect demo: error: {e}", file=sys.stderr)
         print(
@@ -165,7 +165,7 @@ def _check_stack(s: Any) -> None:
         ) from e
 
 
-def _walkthrough(s: Any, progress: _Progress) -> bool:
+def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
     from kconnect.testing.seed_scenario import NODES
     from kconnect.testing.worker_processes import port_in_use
 
@@ -327,7 +327,8 @@ def _walkthrough(s: Any, progress: _Progress) -> bool:
         progress.done()
         _say(f"  (not settled yet: {e})")
 
-    _explore(s)
+    if explore:
+        _explore(s)
     if not ok:
         _say("\nSome messages differ from the article's; see above.")
     return ok

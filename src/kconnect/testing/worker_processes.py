@@ -55,7 +55,7 @@ class WorkerProcess:
         Raises :class:`WorkerStartError` when the process exits first or ``timeout_s`` passes
         (the process is then killed).
         """
-        with open(self.log_file, "ab") as log:
+        with open(self.log_file, "wb") as log:  # one log per start, as the files are per node
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "kconnect.cli.main", "distributed", str(self.props_file)],
                 stdout=log,

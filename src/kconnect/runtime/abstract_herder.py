@@ -190,7 +190,9 @@ class AbstractHerder(HerderStatusListener, Herder):
         status = self.status_store.get_task(task_id)
         if status is None:
             raise NotFoundException(f"No status found for task {task_id}")
-        return StateInfo(status.state.value, status.worker_id, status.trace, task_id.task)
+        return StateInfo(
+            status.state.value, status.worker_id, status.trace, task_id.task, status.version
+        )
 
     def task_configs(self, name: str) -> list[TaskInfo]:
         state = self._snapshot()

@@ -46,13 +46,20 @@ class HerderStatusListener(StatusListener):
         """The generation written with each status; a lone worker is always at 0."""
         return 0
 
+    def _status_version(self, key: str | ConnectorTaskId) -> str | None:
+        """The plugin version written with each status (Kafka 4.1): the running connector's or
+        task's ``version()``; None when the herder has no worker or it does not run ``key``."""
+        worker = getattr(self, "worker", None)
+        return None if worker is None else worker.plugin_version(key)
+
     def _status(
         self, key: str | ConnectorTaskId, state: State, trace: str | None = None
     ) -> ConnectorStatus | TaskStatus:
         generation = self._status_generation()
+        version = self._status_version(key)
         if isinstance(key, ConnectorTaskId):
-            return TaskStatus(key, state, self.worker_id, generation, trace)
-        return ConnectorStatus(key, state, self.worker_id, generation, trace)
+            return TaskStatus(key, state, self.worker_id, generation, trace, version)
+        return ConnectorStatus(key, state, self.worker_id, generation, trace, version)
 
     def on_startup(self, key: str | ConnectorTaskId) -> None:
         self.status_store.put(self._status(key, State.RUNNING))

@@ -200,6 +200,17 @@ class Worker:
         # connector that takes longer requests its task reconfiguration once it has started.
         wc.await_initial_state(CONNECTOR_START_WAIT_S)
 
+    def plugin_version(self, key: str | ConnectorTaskId) -> str | None:
+        """The ``version()`` of the connector (``key`` a name) or task running here, as Kafka
+        4.1 writes it into each status; None when it is not running on this worker."""
+        if isinstance(key, ConnectorTaskId):
+            task = self._tasks.get(key)
+            plugin = getattr(task, "task", None) if task is not None else None
+        else:
+            wc = self._connectors.get(key)
+            plugin = wc.connector if wc is not None else None
+        return None if plugin is None else _version(plugin)
+
     def is_running(self, name: str) -> bool:
         wc = self._connectors.get(name)
         return wc is not None and wc.is_running()

@@ -77,3 +77,25 @@ def test_deleting_a_connector_removes_its_task_statuses() -> None:
     h.on_deletion("c")
     assert h.status_store.get_connector("c") is None
     assert h.status_store.get_all("c") == []
+
+
+class _Worker:
+    """The worker's ``plugin_version``: connector "c" and its task 0 run here."""
+
+    def plugin_version(self, key: str | ConnectorTaskId) -> str | None:
+        return {"c": "1.2", ConnectorTaskId("c", 0): "1.3"}.get(key)
+
+
+def test_statuses_carry_the_running_plugins_version() -> None:
+    h = _Listener("w1:8083")
+    h.worker = _Worker()  # type: ignore[attr-defined]
+    t0, t1 = ConnectorTaskId("c", 0), ConnectorTaskId("c", 1)
+    h.on_startup("c")
+    h.on_startup(t0)
+    h.on_failure(t1, RuntimeError("boom"))
+    assert h.status_store.get_connector("c") == ConnectorStatus(
+        "c", State.RUNNING, "w1:8083", 0, None, "1.2"
+    )
+    assert h.status_store.get_task(t0) == TaskStatus(t0, State.RUNNING, "w1:8083", 0, None, "1.3")
+    task1 = h.status_store.get_task(t1)
+    assert task1 is not None and task1.version is None  # not running here: no version

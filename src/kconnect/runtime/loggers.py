@@ -110,7 +110,8 @@ class Loggers:
             return dict(sorted(result.items()))
 
     def set_level(self, namespace: str, level_name: str) -> list[str]:
-        """Set ``namespace`` and every existing logger under it; return the affected names, sorted.
+        """Set ``namespace`` and every existing logger under it; return the names whose level
+        changed, sorted (setting the same level again returns ``[]``).
 
         Raises:
             ValueError: ``level_name`` is not a Kafka level name.
@@ -129,9 +130,14 @@ class Loggers:
                 if namespace not in targets:
                     targets[namespace] = logging.getLogger(namespace)
             now = self._clock_ms()
+            # levels before any change: setting a parent first must not hide its children
+            before = {name: lg.level or lg.getEffectiveLevel() for name, lg in targets.items()}
+            changed = []
             for name, lg in targets.items():
-                if (lg.level or lg.getEffectiveLevel()) == level:
+                if before[name] == level:
                     continue
                 lg.setLevel(level)
                 self._last_modified[name] = now
-            return sorted(targets)
+                changed.append(name)
+            # as Kafka's Loggers.setLevel: only the loggers whose level actually changed
+            return sorted(changed)

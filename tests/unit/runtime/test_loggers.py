@@ -34,3 +34,16 @@ def test_set_level_affects_namespace_and_children_and_records_time():
         loggers.set_level("kc_test_ns", "LOUD")
     logging.getLogger("kc_test_ns").setLevel(logging.NOTSET)
     logging.getLogger("kc_test_ns.child.grand").setLevel(logging.NOTSET)
+
+
+def test_set_level_returns_only_loggers_whose_level_changed():
+    logging.getLogger("kc_test_same.child")
+    loggers = Loggers(clock_ms=lambda: 1)
+    try:
+        assert loggers.set_level("kc_test_same", "DEBUG") == ["kc_test_same", "kc_test_same.child"]
+        # Kafka's Loggers.setLevel answers [] when nothing changes
+        assert loggers.set_level("kc_test_same", "DEBUG") == []
+        assert loggers.set_level("kc_test_same.child", "ERROR") == ["kc_test_same.child"]
+    finally:
+        logging.getLogger("kc_test_same").setLevel(logging.NOTSET)
+        logging.getLogger("kc_test_same.child").setLevel(logging.NOTSET)

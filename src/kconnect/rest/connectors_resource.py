@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -41,6 +42,12 @@ def _check_name(name: str, config: dict[str, str | None]) -> None:
             )
     else:
         config["name"] = name
+
+
+def _location(request: Request, name: str) -> str:
+    # JAX-RS resolves Response.created's relative URI against the request's base URI, so
+    # Kafka Connect answers an absolute Location (http://host:port/connectors/<name>)
+    return f"{str(request.base_url).rstrip('/')}/connectors/{quote(name)}"
 
 
 def _task_id(connector: str, task: str) -> ConnectorTaskId:
@@ -91,7 +98,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         )
         assert created.info is not None
         return JsonResponse(
-            created.info.to_json(), status_code=201, headers={"Location": f"/connectors/{name}"}
+            created.info.to_json(), status_code=201, headers={"Location": _location(request, name)}
         )
 
     @r.get("/{connector}", summary="Get the details for the specified connector")
@@ -120,7 +127,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         if created.created:
             return JsonResponse(
                 created.info.to_json(), status_code=201,
-                headers={"Location": f"/connectors/{connector}"},
+                headers={"Location": _location(request, connector)},
             )  # fmt: skip
         return JsonResponse(created.info.to_json(), status_code=200)
 

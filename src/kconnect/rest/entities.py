@@ -1,8 +1,11 @@
-"""Request-body parsing with Kafka Connect's leniency and clear 400s.
+"""Request-body parsing with Kafka Connect's leniency and its status codes.
 
 Kafka reads configs as ``Map<String, String>`` with Jackson, which turns JSON numbers and
-booleans into their text; we do the same. A nested object or array as a config value, a body
-that is not an object, or an unknown ``initial_state`` is a 400 naming the field.
+booleans into their text; we do the same. A body that is not JSON, not an object, lacks
+``config``, or has a nested object or array as a config value fails in Kafka while Jackson
+maps the entity, before any resource code runs: ``ConnectExceptionMapper`` answers those with
+**500** (checked side by side in tests/integration/test_rest_compat_java.py), so we answer 500
+too, with a message naming the field instead of Jackson's parser position.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
-from kconnect.runtime.herder_errors import BadRequestException
+from kconnect.runtime.herder_errors import ConnectRestException
 from kconnect.runtime.states import TargetState
 
 __all__ = ["JsonResponse", "config_map", "json_body", "parse_create_request", "parse_json"]
@@ -41,14 +44,21 @@ def json_body(example: Any) -> dict[str, Any]:
     }
 
 
+class BodyMappingException(ConnectRestException):
+    """500: the request body cannot be mapped to the entity (Kafka: a Jackson failure)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(500, message)
+
+
 def parse_json(body: bytes) -> Any:
-    """Decode a request body; 400 with the parser's reason if it is not JSON."""
+    """Decode a request body; 500 (as Kafka) with the parser's reason if it is not JSON."""
     if not body.strip():
-        raise BadRequestException("Request body is empty; a JSON object is required")
+        raise BodyMappingException("Request body is empty; a JSON object is required")
     try:
         return orjson.loads(body)
     except orjson.JSONDecodeError as e:
-        raise BadRequestException(f"Request body is not valid JSON: {e}") from None
+        raise BodyMappingException(f"Request body is not valid JSON: {e}") from None
 
 
 def _scalar(field: str, key: str, value: Any, allow_null: bool) -> str | None:
@@ -60,7 +70,7 @@ def _scalar(field: str, key: str, value: Any, allow_null: bool) -> str | None:
         return "true" if value else "false"
     if isinstance(value, int | float | str):
         return str(value)
-    raise BadRequestException(
+    raise BodyMappingException(
         f"Invalid value for '{key}' in {field}: expected a string, got a JSON "
         f"{'object' if isinstance(value, dict) else 'array'}"
     )
@@ -71,28 +81,32 @@ def config_map(
 ) -> dict[str, str | None]:
     """A ``{str: str}`` map from JSON (numbers/booleans become strings)."""
     if not isinstance(data, dict):
-        raise BadRequestException(f"Invalid {field}: expected a JSON object of string values")
+        raise BodyMappingException(f"Invalid {field}: expected a JSON object of string values")
     return {str(k): _scalar(field, str(k), v, allow_null) for k, v in data.items()}
 
 
 def parse_create_request(data: Any) -> tuple[str, dict[str, str | None], TargetState | None]:
     """``{"name", "config", "initial_state"?}`` → (trimmed name, config, target state)."""
     if not isinstance(data, dict):
-        raise BadRequestException(
+        raise BodyMappingException(
             "Invalid request: expected a JSON object with 'name' and 'config'"
         )
     name = data.get("name")
-    if name is not None and not isinstance(name, str):
-        raise BadRequestException("Invalid request: 'name' must be a string")
+    if isinstance(name, bool):
+        name = "true" if name else "false"
+    elif isinstance(name, int | float):
+        name = str(name)  # Jackson reads a scalar into a String field as its text
+    elif name is not None and not isinstance(name, str):
+        raise BodyMappingException("Invalid request: 'name' must be a string")
     config_raw = data.get("config")
     if config_raw is None:
-        raise BadRequestException("Invalid request: 'config' (a JSON object) is required")
+        raise BodyMappingException("Invalid request: 'config' (a JSON object) is required")
     config = config_map(config_raw, "'config'")
     state_raw = data.get("initial_state")
     target = None
     if state_raw is not None:
         if not isinstance(state_raw, str) or state_raw.upper() not in _INITIAL_STATES:
-            raise BadRequestException(
+            raise BodyMappingException(
                 f"Invalid initial_state {state_raw!r}: expected RUNNING, PAUSED or STOPPED"
             )
         target = _INITIAL_STATES[state_raw.upper()]

@@ -223,7 +223,8 @@ class StandaloneHerder(AbstractHerder):
             if not state.contains(task_id.connector):
                 raise NotFoundException(f"Unknown connector: {task_id.connector}")
             if state.raw_task_config(task_id) is None:
-                raise NotFoundException(f"Unknown task: {task_id}")
+                # Kafka's StandaloneHerder text (the distributed herder says "Unknown task")
+                raise NotFoundException(f"Task {task_id} not found")
             self.worker.stop_and_await_task(task_id)
             if not self._start_task(task_id):
                 raise ConnectException(f"Failed to start task: {task_id}")

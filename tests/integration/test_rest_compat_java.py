@@ -1,0 +1,784 @@
+"""kconnect's REST answers beside Apache Kafka Connect 4.1.2's, request for request.
+
+One ``ConnectStandalone`` JVM and one ``kconnect standalone`` worker run per module, each on a
+free port with the same worker properties (same broker, StringConverter, own offsets file).
+Every step sends the same request to both and compares the status code and the JSON body after
+normalising only what must differ between two workers (worker ids, versions, traces, the set of
+installed plugins, Jackson's parser texts). A divergence fails the step and prints a diff table;
+the module prints the whole request table at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
+
+CONNECT_VERSION = "4.1.2"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _java_command(props: Path) -> list[str]:
+    from kconnect.local import maven
+
+    if not maven.java_available():
+        pytest.skip(maven.JAVA_HINT)
+    cp = maven.resolve_classpath(
+        [
+            f"org.apache.kafka:connect-runtime:{CONNECT_VERSION}",
+            f"org.apache.kafka:connect-file:{CONNECT_VERSION}",
+            f"org.apache.kafka:connect-json:{CONNECT_VERSION}",
+            "org.apache.logging.log4j:log4j-core:2.25.5",
+            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
+        ]
+    )
+    return [
+        maven.require_java(),
+        "-Xmx512m",
+        "-cp",
+        os.pathsep.join(map(str, cp)),
+        "-Dlog4j2.level=WARN",
+        "org.apache.kafka.connect.cli.ConnectStandalone",
+        str(props),
+    ]
+
+
+class _Process:
+    """One worker process (Java or kconnect) with its log; ``stop`` ends only this process."""
+
+    def __init__(self, label: str, cmd: list[str], url: str, log_path: Path) -> None:
+        self.label = label
+        self.url = url
+        self.log_path = log_path
+        with log_path.open("wb") as log:
+            self.proc = subprocess.Popen(
+                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            )
+
+    def wait_ready(self, timeout: float = 120.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(
+                    f"{self.label} worker exited while starting:\n"
+                    + self.log_path.read_text(errors="replace")[-3000:]
+                )
+            try:
+                if httpx.get(self.url + "/connectors", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"{self.label} worker's REST API did not come up in {timeout} s")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+@dataclass
+class Answer:
+    status: int
+    body: Any
+    headers: httpx.Headers
+
+
+@dataclass
+class Pair:
+    java: _Process
+    kc: _Process
+    work: Path
+    topic: str
+    table: list[tuple[str, str, int, int, str]] = field(default_factory=list)
+    #: diff tables of the current test's mismatches (checked after each test by ``_verdict``)
+    mismatches: list[str] = field(default_factory=list)
+
+    def send(self, url: str, method: str, path: str, **kw: Any) -> Answer:
+        r = httpx.request(method, url + path, timeout=60.0, **kw)
+        try:
+            body = r.json() if r.content else None
+        except ValueError:
+            body = r.text
+        return Answer(r.status_code, body, r.headers)
+
+    def both(self, method: str, path: str, **kw: Any) -> tuple[Answer, Answer]:
+        return self.send(self.java.url, method, path, **kw), self.send(
+            self.kc.url, method, path, **kw
+        )
+
+    def compare(
+        self,
+        label: str,
+        method: str,
+        path: str,
+        normalise: Callable[[Any], Any] | None = None,
+        **kw: Any,
+    ) -> tuple[Answer, Answer]:
+        """Send to both; assert equal status and (normalised) body; record the row."""
+        j, k = self.both(method, path, **kw)
+        jb = _normalise(j.body, self)
+        kb = _normalise(k.body, self)
+        if normalise is not None:
+            jb, kb = normalise(jb), normalise(kb)
+        same = j.status == k.status and jb == kb
+        self.table.append(
+            (label, f"{method} {path}", j.status, k.status, "match" if same else "MISMATCH")
+        )
+        if not same:
+            # keep going so one run shows every divergence of the test; _verdict fails it
+            self.mismatches.append(_diff_table(label, method, path, j.status, k.status, jb, kb))
+        return j, k
+
+    def kept(
+        self,
+        label: str,
+        method: str,
+        path: str,
+        java: tuple[int, str],
+        kc: tuple[int, str],
+        **kw: Any,
+    ) -> None:
+        """A request where kconnect deliberately answers differently (the caller says why):
+        both answers are still asserted, so a change on either side is noticed."""
+        j, k = self.both(method, path, **kw)
+        row = (label, f"{method} {path}", j.status, k.status, "kept")
+        self.table.append(row)
+        for who, got, (status, text) in (("java", j, java), ("kconnect", k, kc)):
+            if got.status != status or text not in str((got.body or {}).get("message")):
+                self.mismatches.append(
+                    f"{label}: {who} answered {got.status} {got.body!r}, expected {status} ~{text!r}"
+                )
+
+    def source_config(self, **extra: str) -> dict[str, str]:
+        src = self.work / "in.txt"
+        return {
+            "connector.class": "FileStreamSource",
+            "tasks.max": "1",
+            "file": str(src),
+            "topic": self.topic,
+            **extra,
+        }
+
+    def wait_both(self, path: str, check: Callable[[Any], bool], timeout: float = 30.0) -> None:
+        for proc in (self.java, self.kc):
+            deadline = time.monotonic() + timeout
+            last: Any = None
+            while True:
+                a = self.send(proc.url, "GET", path)
+                last = a.body
+                if a.status == 200 and check(a.body):
+                    break
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"{proc.label}: timed out on GET {path}: {last!r}")
+                time.sleep(0.2)
+
+
+def _diff_table(label: str, method: str, path: str, js: int, ks: int, jb: Any, kb: Any) -> str:
+    lines = [f"{label}: {method} {path} differs", f"  {'':24} | java | kconnect"]
+    lines.append(f"  {'status':24} | {js} | {ks}")
+    if isinstance(jb, dict) and isinstance(kb, dict):
+        for key in sorted(set(jb) | set(kb), key=str):
+            if jb.get(key, "<absent>") != kb.get(key, "<absent>"):
+                lines.append(
+                    f"  {key!s:24} | {jb.get(key, '<absent>')!r} | {kb.get(key, '<absent>')!r}"
+                )
+    elif isinstance(jb, list) and isinstance(kb, list):
+        lines.append(f"  {'len':24} | {len(jb)} | {len(kb)}")
+        for i, (a, b) in enumerate(zip(jb, kb, strict=False)):
+            if a != b:
+                lines.append(f"  [{i}]{'':20} | {a!r} | {b!r}")
+    else:
+        lines.append(f"  {'body':24} | {jb!r} | {kb!r}")
+    return "\n".join(lines)
+
+
+def _normalise(body: Any, pair: Pair) -> Any:
+    """What may differ between any two workers: worker ids, traces, plugin/connector versions."""
+    if isinstance(body, list):
+        return [_normalise(b, pair) for b in body]
+    if not isinstance(body, dict):
+        return body
+    out: dict[str, Any] = {}
+    for key, value in body.items():
+        if key == "worker_id" and isinstance(value, str):
+            out[key] = "<worker>"  # host:port of each worker
+        elif key == "trace" and isinstance(value, str):
+            out[key] = "<trace>"  # a Java stack trace vs a Python traceback; presence compared
+        elif key == "version" and isinstance(value, str) and ("state" in body or "class" in body):
+            out[key] = "<version>"  # Kafka's 4.1.2 vs kconnect's own version
+        else:
+            out[key] = _normalise(value, pair)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pair(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
+    work = tmp_path_factory.mktemp("rest-compat")
+    (work / "in.txt").write_text("".join(f"line-{i}\n" for i in range(20)))
+    procs: list[_Process] = []
+
+    def props(name: str, port: int) -> Path:
+        path = work / f"{name}.properties"
+        path.write_text(
+            f"bootstrap.servers={kafka_bootstrap}\n"
+            "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+            "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+            f"offset.storage.file.filename={work / (name + '.offsets')}\n"
+            "offset.flush.interval.ms=500\n"
+            f"listeners=http://127.0.0.1:{port}\n"
+        )
+        return path
+
+    try:
+        jport, kport = _free_port(), _free_port()
+        java = _Process(
+            "java",
+            _java_command(props("java", jport)),
+            f"http://127.0.0.1:{jport}",
+            work / "java.log",
+        )
+        procs.append(java)
+        kc = _Process(
+            "kconnect",
+            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(props("kc", kport))],
+            f"http://127.0.0.1:{kport}",
+            work / "kc.log",
+        )
+        procs.append(kc)
+        java.wait_ready()
+        kc.wait_ready()
+        p = Pair(java, kc, work, f"rest-compat-{uuid.uuid4().hex[:8]}")
+        yield p
+        print("\nrequest table (java vs kconnect):")
+        for row in p.table:
+            print(f"  {row[4]:8} {row[2]:>3} {row[3]:>3}  {row[1]:60} {row[0]}")
+    finally:
+        for proc in procs:
+            proc.stop()
+
+
+@pytest.fixture(autouse=True)
+def _verdict(pair: Pair) -> Iterator[None]:
+    pair.mismatches.clear()
+    yield
+    if pair.mismatches:
+        found = "\n\n".join(pair.mismatches)
+        pair.mismatches.clear()
+        pytest.fail(f"kconnect's answers differ from Kafka Connect's:\n{found}")
+
+
+# --- root, listing -----------------------------------------------------------------------------
+
+
+def test_root(pair: Pair) -> None:
+    # version/commit/kafka_cluster_id are each worker's own; the shape is what must agree
+    j, k = pair.compare("root", "GET", "/", normalise=lambda b: sorted(b))
+    assert j.body["kafka_cluster_id"] == k.body["kafka_cluster_id"]  # same broker
+
+
+def test_empty_listings(pair: Pair) -> None:
+    pair.compare("list empty", "GET", "/connectors")
+    pair.compare("list empty expand", "GET", "/connectors?expand=status&expand=info")
+
+
+# --- create ------------------------------------------------------------------------------------
+
+
+def test_create_valid_source(pair: Pair) -> None:
+    body = {"name": "src", "config": pair.source_config()}
+    j, k = pair.compare("create", "POST", "/connectors", json=body)
+    assert j.status == 201
+    # Jersey makes the Location absolute against the request's base URI
+    assert j.headers.get("location") == pair.java.url + "/connectors/src"
+    assert k.headers.get("location") == pair.kc.url + "/connectors/src"
+    pair.wait_both(
+        "/connectors/src/status",
+        lambda b: (
+            b["connector"]["state"] == "RUNNING" and [t["state"] for t in b["tasks"]] == ["RUNNING"]
+        ),
+    )
+
+
+def test_create_errors(pair: Pair) -> None:
+    cfg = pair.source_config()
+    pair.compare("duplicate", "POST", "/connectors", json={"name": "src", "config": cfg})
+    pair.compare(
+        "name mismatch",
+        "POST",
+        "/connectors",
+        json={"name": "a", "config": {**cfg, "name": "b"}},
+    )
+    # Kafka fails on the missing map (a NullPointerException's text); status and code compared
+    pair.compare(
+        "missing config", "POST", "/connectors", json={"name": "noconf"}, normalise=_message_kind
+    )
+
+    def up_to_class(body: Any) -> Any:
+        # the list of installed connectors after the class name differs (Java prints its
+        # PluginDesc objects; kconnect names its plugins and how to install one)
+        msg = body.get("message", "") if isinstance(body, dict) else ""
+        head, sep, _ = msg.partition("com.example.Nope")
+        return {**body, "message": head + sep} if sep else body
+
+    pair.compare(
+        "unknown class",
+        "POST",
+        "/connectors",
+        json={"name": "bad", "config": {**cfg, "connector.class": "com.example.Nope"}},
+        normalise=up_to_class,
+    )
+    pair.compare(
+        "tasks.max=0",
+        "POST",
+        "/connectors",
+        json={"name": "zero", "config": {**cfg, "tasks.max": "0"}},
+    )
+    sink = {"connector.class": "FileStreamSink", "file": str(pair.work / "out.txt")}
+    pair.compare(
+        "sink topics+regex",
+        "POST",
+        "/connectors",
+        json={"name": "s1", "config": {**sink, "topics": "a", "topics.regex": "a.*"}},
+    )
+    pair.compare("sink no topics", "POST", "/connectors", json={"name": "s2", "config": sink})
+    pair.compare(
+        "sink dlq in topics",
+        "POST",
+        "/connectors",
+        json={
+            "name": "s3",
+            "config": {
+                **sink,
+                "topics": "a,dlq",
+                "errors.tolerance": "all",
+                "errors.deadletterqueue.topic.name": "dlq",
+            },
+        },
+    )
+    pair.compare("listing after errors", "GET", "/connectors", normalise=sorted)
+
+
+def _message_kind(body: Any) -> Any:
+    # Jackson's parse/mapping texts (line/column, Java type names) cannot be reproduced; the
+    # status, error_code and that there is a message are compared
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return {**body, "message": "<parser message>"}
+    return body
+
+
+def test_malformed_bodies(pair: Pair) -> None:
+    pair.compare(
+        "malformed json",
+        "POST",
+        "/connectors",
+        normalise=_message_kind,
+        content=b'{"name": "x", "config": {',
+        headers={"Content-Type": "application/json"},
+    )
+    pair.compare(
+        "object value",
+        "POST",
+        "/connectors",
+        json={"name": "obj", "config": {**pair.source_config(), "file": {"path": "x"}}},
+        normalise=_message_kind,
+    )
+    pair.compare(
+        "array body", "POST", "/connectors", json=[{"name": "arr"}], normalise=_message_kind
+    )
+    pair.compare(
+        "malformed put",
+        "PUT",
+        "/connectors/src/config",
+        content=b'{"a":',
+        headers={"Content-Type": "application/json"},
+        normalise=_message_kind,
+    )
+    # Jackson reads JSON numbers and booleans into String fields as their text
+    pair.compare(
+        "number values",
+        "POST",
+        "/connectors",
+        json={"name": "num", "config": {**pair.source_config(), "tasks.max": 1}},
+    )
+    pair.compare(
+        "null value",
+        "POST",
+        "/connectors",
+        json={"name": "nul", "config": {**pair.source_config(), "tasks.max": None}},
+    )
+
+
+# --- config ------------------------------------------------------------------------------------
+
+
+def test_config_get_put_patch(pair: Pair) -> None:
+    pair.compare("get info", "GET", "/connectors/src")
+    pair.compare("get config", "GET", "/connectors/src/config")
+    pair.compare("get tasks", "GET", "/connectors/src/tasks")
+    pair.compare("tasks-config (removed in 4.0)", "GET", "/connectors/src/tasks-config")
+    pair.compare("get config unknown", "GET", "/connectors/nope/config")
+    pair.compare(
+        "put config update",
+        "PUT",
+        "/connectors/src/config",
+        json=pair.source_config(**{"batch.size": "100"}),
+    )
+    pair.compare(
+        "put config name mismatch",
+        "PUT",
+        "/connectors/src/config",
+        json={**pair.source_config(), "name": "other"},
+    )
+    pair.compare(
+        "put config invalid",
+        "PUT",
+        "/connectors/src/config",
+        json=pair.source_config(**{"tasks.max": "0"}),
+    )
+    pair.compare(
+        "patch config",
+        "PATCH",
+        "/connectors/src/config",
+        json={"batch.size": None, "tasks.max": "1"},
+    )
+    pair.compare("patch unknown", "PATCH", "/connectors/nope/config", json={"a": "b"})
+    pair.wait_both(
+        "/connectors/src/status",
+        lambda b: (
+            b["connector"]["state"] == "RUNNING" and [t["state"] for t in b["tasks"]] == ["RUNNING"]
+        ),
+    )
+    # Kafka lists from a HashMap: the order is unspecified, the names are compared
+    pair.compare("list", "GET", "/connectors", normalise=sorted)
+    pair.compare("list expand status", "GET", "/connectors?expand=status")
+    pair.compare("list expand info", "GET", "/connectors?expand=info")
+    pair.compare("list expand both", "GET", "/connectors?expand=status&expand=info")
+
+
+# --- status and restart ------------------------------------------------------------------------
+
+
+def test_status(pair: Pair) -> None:
+    pair.compare("status", "GET", "/connectors/src/status")
+    pair.compare("status unknown", "GET", "/connectors/nope/status")
+    pair.compare("task status", "GET", "/connectors/src/tasks/0/status")
+    pair.compare("task status unknown task", "GET", "/connectors/src/tasks/7/status")
+    pair.compare("task status unknown conn", "GET", "/connectors/nope/tasks/0/status")
+
+
+def test_restarts(pair: Pair) -> None:
+    def running(b: Any) -> bool:
+        return b["connector"]["state"] == "RUNNING" and [t["state"] for t in b["tasks"]] == [
+            "RUNNING"
+        ]
+
+    pair.compare("restart connector", "POST", "/connectors/src/restart")
+    pair.wait_both("/connectors/src/status", running)
+    pair.compare("restart onlyFailed", "POST", "/connectors/src/restart?onlyFailed=true")
+    pair.wait_both("/connectors/src/status", running)
+    pair.compare("restart includeTasks", "POST", "/connectors/src/restart?includeTasks=true")
+    pair.wait_both("/connectors/src/status", running)
+    pair.compare(
+        "restart both",
+        "POST",
+        "/connectors/src/restart?includeTasks=true&onlyFailed=true",
+    )
+    pair.wait_both("/connectors/src/status", running)
+    pair.compare("restart task", "POST", "/connectors/src/tasks/0/restart")
+    pair.wait_both("/connectors/src/status", running)
+    # Java's StandaloneHerder dereferences the missing config (500, NullPointerException);
+    # shared/reference/kafka-connect.md §1.2 documents 404 "Unknown connector: c", kept
+    pair.kept(
+        "restart unknown",
+        "POST",
+        "/connectors/nope/restart",
+        java=(500, "is null"),
+        kc=(404, "Unknown connector: nope"),
+    )
+    pair.compare("restart unknown 202", "POST", "/connectors/nope/restart?includeTasks=true")
+
+
+def test_pause_resume(pair: Pair) -> None:
+    pair.compare("pause", "PUT", "/connectors/src/pause")
+    pair.wait_both(
+        "/connectors/src/status",
+        lambda b: (
+            b["connector"]["state"] == "PAUSED" and [t["state"] for t in b["tasks"]] == ["PAUSED"]
+        ),
+    )
+    pair.compare("status paused", "GET", "/connectors/src/status")
+    pair.compare("resume", "PUT", "/connectors/src/resume")
+    pair.wait_both(
+        "/connectors/src/status",
+        lambda b: (
+            b["connector"]["state"] == "RUNNING" and [t["state"] for t in b["tasks"]] == ["RUNNING"]
+        ),
+    )
+    pair.compare("status resumed", "GET", "/connectors/src/status")
+    pair.compare("pause unknown", "PUT", "/connectors/nope/pause")
+
+
+# --- stop and offsets --------------------------------------------------------------------------
+
+
+def test_offsets(pair: Pair) -> None:
+    alter = {
+        "offsets": [
+            {"partition": {"filename": str(pair.work / "in.txt")}, "offset": {"position": 7}}
+        ]
+    }
+    pair.compare("alter offsets running", "PATCH", "/connectors/src/offsets", json=alter)
+    pair.compare("reset offsets running", "DELETE", "/connectors/src/offsets")
+    pair.compare("stop", "PUT", "/connectors/src/stop")
+    pair.wait_both(
+        "/connectors/src/status",
+        lambda b: b["connector"]["state"] == "STOPPED" and b["tasks"] == [],
+    )
+    pair.compare("status stopped", "GET", "/connectors/src/status")
+    pair.compare("tasks stopped", "GET", "/connectors/src/tasks")
+    pair.compare("alter offsets", "PATCH", "/connectors/src/offsets", json=alter)
+    pair.compare("get offsets altered", "GET", "/connectors/src/offsets")
+    pair.compare("alter offsets empty", "PATCH", "/connectors/src/offsets", json={"offsets": []})
+    pair.compare("reset offsets", "DELETE", "/connectors/src/offsets")
+    pair.compare("get offsets reset", "GET", "/connectors/src/offsets")
+    pair.compare("offsets unknown", "GET", "/connectors/nope/offsets")
+
+
+def test_restart_unknown_tasks(pair: Pair) -> None:
+    # Java's StandaloneHerder answers 404 but then goes on to start the unknown task (a FAILED
+    # phantom task appears in its status), so this runs on "num", which nothing compares after
+    pair.compare("restart unknown task", "POST", "/connectors/num/tasks/9/restart")
+    # unknown connector: Java goes on past its own 404 and answers 500 "Failed to start task";
+    # the reference (§1.2) documents 404 "Unknown connector: c", kept
+    pair.kept(
+        "restart task unknown connector",
+        "POST",
+        "/connectors/nope/tasks/0/restart",
+        java=(500, "Failed to start task nope-0"),
+        kc=(404, "Unknown connector: nope"),
+    )
+    pair.compare("delete num", "DELETE", "/connectors/num")
+
+
+def test_delete(pair: Pair) -> None:
+    pair.compare("delete", "DELETE", "/connectors/src")
+    pair.compare("get deleted", "GET", "/connectors/src")
+    pair.compare("delete deleted", "DELETE", "/connectors/src")
+    pair.compare("list after delete", "GET", "/connectors", normalise=sorted)
+
+
+# --- plugins -----------------------------------------------------------------------------------
+
+#: Plugins both workers ship (Java: connect-runtime/file/json jars; kconnect: built-ins).
+_COMMON_PREFIXES = (
+    "org.apache.kafka.connect.file.",
+    "org.apache.kafka.connect.storage.StringConverter",
+    "org.apache.kafka.connect.json.JsonConverter",
+    "org.apache.kafka.connect.converters.",
+    "org.apache.kafka.connect.transforms.",
+)
+
+
+def _common_plugins(body: Any) -> Any:
+    # the installed set differs (MirrorMaker connectors on Java's class path, kconnect's own
+    # connectors); compare the FileStream / converter / transform entries, in their order
+    if not isinstance(body, list):
+        return body
+    return [p for p in body if p.get("class", "").startswith(_COMMON_PREFIXES)]
+
+
+def test_plugins(pair: Pair) -> None:
+    j, k = pair.both("GET", "/connector-plugins?connectorsOnly=false")
+    jc = {p["class"] for p in _common_plugins(j.body)}
+    kc = {p["class"] for p in _common_plugins(k.body)}
+    common = jc & kc
+    assert {FILE_SOURCE, FILE_SINK} <= common
+
+    def only_common(body: Any) -> Any:
+        return [p for p in _common_plugins(body) if p["class"] in common]
+
+    pair.compare(
+        "plugins all", "GET", "/connector-plugins?connectorsOnly=false", normalise=only_common
+    )
+    pair.compare("plugins connectors", "GET", "/connector-plugins", normalise=only_common)
+    pair.compare("plugin unknown config", "GET", "/connector-plugins/NoSuchPlugin/config")
+
+
+def _own_keys(body: Any) -> Any:
+    """The plugin's own ConfigDef, which comes first, before the framework's ``name``.
+
+    The framework keys after it are kconnect's own declarations: their documentation texts
+    are its own, and Kafka 4.1's ``*.plugin.version`` keys (KIP-891) are not implemented."""
+    if not isinstance(body, list):
+        return body
+    names = [k.get("name") for k in body]
+    return body[: names.index("name")] if "name" in names else body
+
+
+def test_plugin_config(pair: Pair) -> None:
+    pair.compare(
+        "plugin config", "GET", "/connector-plugins/FileStreamSource/config", normalise=_own_keys
+    )
+    pair.compare(
+        "plugin config sink",
+        "GET",
+        "/connector-plugins/FileStreamSinkConnector/config",
+        normalise=_own_keys,
+    )
+    pair.compare(
+        "plugin config converter",
+        "GET",
+        "/connector-plugins/org.apache.kafka.connect.storage.StringConverter/config",
+    )
+
+
+def _errors_of(java: Any, kc: Any) -> tuple[Any, Any]:
+    """error_count and each key's errors, for the keys both define.
+
+    Values and recommended values of framework keys differ where Kafka 4.1 adds plugin
+    versions (KIP-891, not implemented) and fills converter defaults from the worker."""
+    if not (
+        isinstance(java, dict) and isinstance(kc, dict) and "configs" in java and "configs" in kc
+    ):
+        return java, kc
+
+    def errors(body: dict[str, Any]) -> dict[str, Any]:
+        return {c["value"]["name"]: c["value"]["errors"] for c in body["configs"] if c.get("value")}
+
+    je, ke = errors(java), errors(kc)
+    common = set(je) & set(ke)
+    for key in common:
+        if len(je[key]) == len(ke[key]):
+            # kconnect may add to Kafka's text what helps the operator (installed plugins,
+            # closest names: STYLE.md, errors speak to the operator); Kafka's text comes first
+            ke[key] = [j if k.startswith(j) else k for j, k in zip(je[key], ke[key], strict=True)]
+    return (
+        {
+            "name": java["name"],
+            "error_count": java["error_count"],
+            "errors": {k: je[k] for k in common},
+        },
+        {
+            "name": kc["name"],
+            "error_count": kc["error_count"],
+            "errors": {k: ke[k] for k in common},
+        },
+    )
+
+
+def test_validate(pair: Pair) -> None:
+    path = "/connector-plugins/FileStreamSourceConnector/config/validate"
+    cfg = {**pair.source_config(), "name": "v"}
+    for label, body in (
+        ("validate ok", cfg),
+        ("validate invalid", {**cfg, "tasks.max": "0", "batch.size": "x", "topic": ""}),
+        ("validate null value", {**cfg, "batch.size": None}),
+        ("validate no file", {k: v for k, v in cfg.items() if k != "file"}),
+        (
+            "validate bad transform",
+            {**cfg, "transforms": "t", "transforms.t.type": "com.example.NoSuchTransform"},
+        ),
+        ("validate errors.tolerance", {**cfg, "errors.tolerance": "some"}),
+    ):
+        j, k = pair.both("PUT", path, json=body)
+        jb, kb = _errors_of(j.body, k.body)
+        same = j.status == k.status and jb == kb
+        pair.table.append(
+            (label, f"PUT {path}", j.status, k.status, "match" if same else "MISMATCH")
+        )
+        if not same:
+            pair.mismatches.append(_diff_table(label, "PUT", path, j.status, k.status, jb, kb))
+    pair.compare(
+        "validate wrong type",
+        "PUT",
+        path,
+        json={**cfg, "connector.class": "FileStreamSink"},
+    )
+    # Java wraps the BadRequestException it throws into a 500; the reference (§1.2) documents
+    # 400 "Connector config {...} contains no connector type", kept
+    pair.kept(
+        "validate no class",
+        "PUT",
+        path,
+        json={"name": "v"},
+        java=(500, "Connector config {name=v} contains no connector type"),
+        kc=(400, "Connector config {name=v} contains no connector type"),
+    )
+
+
+# --- loggers -----------------------------------------------------------------------------------
+
+
+def _level_shape(body: Any) -> Any:
+    # each worker's own loggers and start-up levels differ (Java: -Dlog4j2.level=WARN); the
+    # shape {"level": str, "last_modified": int|null} is compared
+    if isinstance(body, dict) and "level" in body:
+        return {
+            "level": type(body["level"]).__name__,
+            "last_modified": body["last_modified"] is None,
+        }
+    return body
+
+
+def test_loggers(pair: Pair) -> None:
+    j, k = pair.both("GET", "/admin/loggers")
+    assert j.status == k.status == 200
+    for body in (j.body, k.body):
+        assert all(set(v) == {"level", "last_modified"} for v in body.values()), body
+    # Kafka 4.1.2 lists the loggers its log4j2 context holds, "root" only once something has
+    # looked it up; the reference (§1.2) documents "explicitly set levels, plus root", which
+    # kconnect answers
+    assert "root" in k.body
+    ns = "org.apache.kafka.connect.file.compat"
+    pair.compare("set logger level", "PUT", f"/admin/loggers/{ns}", json={"level": "DEBUG"})
+    pair.compare("set same level", "PUT", f"/admin/loggers/{ns}", json={"level": "DEBUG"})
+    pair.compare("get logger", "GET", f"/admin/loggers/{ns}", normalise=_level_shape)
+    pair.compare("get root", "GET", "/admin/loggers/root", normalise=_level_shape)
+    pair.compare(
+        "list has it",
+        "GET",
+        "/admin/loggers",
+        normalise=lambda b: {
+            "set": _level_shape(b.get(ns)) if isinstance(b, dict) else b,
+        },
+    )
+    pair.compare("logger no level", "PUT", "/admin/loggers/x.y", json={})
+    pair.compare("logger bad level", "PUT", "/admin/loggers/x.y", json={"level": "LOUD"})
+    pair.compare("logger unknown", "GET", "/admin/loggers/no.such.logger.anywhere")
+    pair.compare(
+        "set cluster scope", "PUT", f"/admin/loggers/{ns}?scope=cluster", json={"level": "INFO"}
+    )
+
+
+# --- generic errors ----------------------------------------------------------------------------
+
+
+def test_unknown_path_and_method(pair: Pair) -> None:
+    pair.compare("unknown path", "GET", "/no/such/path")
+    pair.compare("wrong method", "DELETE", "/connectors")
+    pair.compare("wrong method 2", "POST", "/connectors/src/status")

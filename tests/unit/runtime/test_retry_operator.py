@@ -156,3 +156,14 @@ def test_from_connector_config() -> None:
     assert (op.retry_timeout_ms, op.max_delay_ms, op.tolerance) == (-1, 5, ToleranceType.ALL)
     with pytest.raises(ConnectException, match=r"errors\.tolerance"):
         RetryWithToleranceOperator.from_connector_config({"errors.tolerance": "some"})
+
+
+def test_stacktrace_of_an_exception_that_was_never_raised_shows_the_reporting_stack() -> None:
+    from kconnect.runtime.errors.stage import stacktrace
+
+    def report_from_sink_task() -> str:
+        return stacktrace(ValueError("value too long"))
+
+    text = report_from_sink_task()
+    assert text.startswith("ValueError: value too long\n")
+    assert "report_from_sink_task" in text

@@ -75,5 +75,14 @@ def exception_class_name(error: BaseException) -> str:
 
 
 def stacktrace(error: BaseException) -> str:
-    """The full formatted traceback (with causes), as ``printStackTrace`` gives in Java."""
-    return "".join(traceback.format_exception(error))
+    """The full formatted traceback (with causes), as ``printStackTrace`` gives in Java.
+
+    An exception that was never raised (e.g. built by a sink task and handed straight to the
+    ErrantRecordReporter) has no traceback; Java's would still show where it was created, so
+    the stack of the reporting call is shown instead.
+    """
+    text = "".join(traceback.format_exception(error))
+    if error.__traceback__ is None:
+        frames = traceback.format_stack()[:-1]
+        text += "Reported from (most recent call last):\n" + "".join(frames)
+    return text

@@ -81,7 +81,7 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
         "connector.class": "FileStreamSource", "file": str(src), "topic": topic,
         "tasks.max": "1"}})  # fmt: skip
     assert r.status_code == 201, r.text
-    assert r.headers["location"] == "/connectors/src"
+    assert r.headers["location"] == w2.url + "/connectors/src"  # the asked worker, as Kafka
     r = w1.request("POST", "/connectors", json={"name": sink, "config": {
         "connector.class": "FileStreamSink", "file": str(out), "topics": topic,
         "tasks.max": "3",

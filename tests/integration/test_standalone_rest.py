@@ -96,7 +96,7 @@ def test_lifecycle_over_http(worker, tmp_path):
     topic = f"h-src-{os.getpid()}-{time.time_ns()}"
     src, config = _source(tmp_path, topic)
     r = httpx.post(worker.url + "/connectors", json={"name": "src", "config": config})
-    assert r.status_code == 201 and r.headers["location"] == "/connectors/src"
+    assert r.status_code == 201 and r.headers["location"] == worker.url + "/connectors/src"
     assert r.json()["type"] == "source" and r.json()["config"]["name"] == "src"
     assert httpx.post(worker.url + "/connectors", json={"name": "src", "config": config}).json() == {
         "error_code": 409, "message": "Connector src already exists",

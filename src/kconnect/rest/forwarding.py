@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from fastapi import FastAPI, Request, Response
@@ -132,7 +133,10 @@ async def forward_request(
         return error_response(remote.status_code, message, code)
     out_headers = {}
     if "location" in remote.headers:
-        out_headers["Location"] = remote.headers["location"]
+        # Kafka's resource builds the Location itself, against the base URI of the worker
+        # the client asked: keep the leader's path, not its host
+        path = urlsplit(remote.headers["location"]).path
+        out_headers["Location"] = str(request.base_url).rstrip("/") + path
     return Response(
         content=remote.content,
         status_code=remote.status_code,

@@ -333,9 +333,15 @@ def test_create_errors(pair: Pair) -> None:
         "/connectors",
         json={"name": "a", "config": {**cfg, "name": "b"}},
     )
-    # Kafka fails on the missing map (a NullPointerException's text); status and code compared
-    pair.compare(
-        "missing config", "POST", "/connectors", json={"name": "noconf"}, normalise=_message_kind
+    # Kafka fails on the missing map (500, a NullPointerException's text); kconnect answers
+    # 400 naming the field (bad input is never a 500 here). Kept deliberately.
+    pair.kept(
+        "missing config",
+        "POST",
+        "/connectors",
+        java=(500, ""),
+        kc=(400, "'config'"),
+        json={"name": "noconf"},
     )
 
     def up_to_class(body: Any) -> Any:
@@ -392,31 +398,42 @@ def _message_kind(body: Any) -> Any:
 
 
 def test_malformed_bodies(pair: Pair) -> None:
-    pair.compare(
+    # Kafka answers bodies Jackson cannot map with 500 (ConnectExceptionMapper's default);
+    # kconnect answers 400 naming the field: bad input is the client's error, and kconnect
+    # never answers bad input with a 500. Kept deliberately; both answers are pinned.
+    pair.kept(
         "malformed json",
         "POST",
         "/connectors",
-        normalise=_message_kind,
+        java=(500, ""),
+        kc=(400, "Request body is not valid JSON"),
         content=b'{"name": "x", "config": {',
         headers={"Content-Type": "application/json"},
     )
-    pair.compare(
+    pair.kept(
         "object value",
         "POST",
         "/connectors",
+        java=(500, ""),
+        kc=(400, "'file'"),
         json={"name": "obj", "config": {**pair.source_config(), "file": {"path": "x"}}},
-        normalise=_message_kind,
     )
-    pair.compare(
-        "array body", "POST", "/connectors", json=[{"name": "arr"}], normalise=_message_kind
+    pair.kept(
+        "array body",
+        "POST",
+        "/connectors",
+        java=(500, ""),
+        kc=(400, "expected a JSON object"),
+        json=[{"name": "arr"}],
     )
-    pair.compare(
+    pair.kept(
         "malformed put",
         "PUT",
         "/connectors/src/config",
+        java=(500, ""),
+        kc=(400, "Request body is not valid JSON"),
         content=b'{"a":',
         headers={"Content-Type": "application/json"},
-        normalise=_message_kind,
     )
     # Jackson reads JSON numbers and booleans into String fields as their text
     pair.compare(

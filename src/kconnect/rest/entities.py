@@ -3,9 +3,10 @@
 Kafka reads configs as ``Map<String, String>`` with Jackson, which turns JSON numbers and
 booleans into their text; we do the same. A body that is not JSON, not an object, lacks
 ``config``, or has a nested object or array as a config value fails in Kafka while Jackson
-maps the entity, before any resource code runs: ``ConnectExceptionMapper`` answers those with
-**500** (checked side by side in tests/integration/test_rest_compat_java.py), so we answer 500
-too, with a message naming the field instead of Jackson's parser position.
+maps the entity, and ``ConnectExceptionMapper`` answers **500**. That is the client's mistake,
+not the server's, and kconnect promises never to answer bad input with a 500: it answers
+**400** with a message naming the field (a deliberate difference, pinned in
+tests/integration/test_rest_compat_java.py).
 """
 
 from __future__ import annotations
@@ -45,14 +46,14 @@ def json_body(example: Any) -> dict[str, Any]:
 
 
 class BodyMappingException(ConnectRestException):
-    """500: the request body cannot be mapped to the entity (Kafka: a Jackson failure)."""
+    """400: the request body cannot be mapped to the entity (Kafka: a Jackson failure, 500)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(500, message)
+        super().__init__(400, message)
 
 
 def parse_json(body: bytes) -> Any:
-    """Decode a request body; 500 (as Kafka) with the parser's reason if it is not JSON."""
+    """Decode a request body; 400 with the parser's reason if it is not JSON."""
     if not body.strip():
         raise BodyMappingException("Request body is empty; a JSON object is required")
     try:

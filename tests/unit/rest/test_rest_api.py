@@ -234,13 +234,13 @@ def test_create_name_mismatch_and_bad_bodies(client):
     r = client.post(
         "/connectors", content=b"{not json", headers={"content-type": "application/json"}
     )
-    assert r.status_code == 500 and r.json()["message"].startswith("Request body is not valid JSON")
+    assert r.status_code == 400 and r.json()["message"].startswith("Request body is not valid JSON")
     r = client.post("/connectors", json={"name": "a"})
-    assert r.status_code == 500 and "'config'" in r.json()["message"]
+    assert r.status_code == 400 and "'config'" in r.json()["message"]
     r = client.post("/connectors", json={"name": "a", "config": {"x": {"nested": 1}}})
-    assert r.status_code == 500 and "'x'" in r.json()["message"]
+    assert r.status_code == 400 and "'x'" in r.json()["message"]
     r = client.post("/connectors", json={"name": "a", "config": {}, "initial_state": "SLEEPING"})
-    assert r.status_code == 500 and "initial_state" in r.json()["message"]
+    assert r.status_code == 400 and "initial_state" in r.json()["message"]
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,12 @@ import pytest
 from kconnect.api import Type
 from kconnect.connectors.jdbc.source_connector import JdbcSourceConnector
 from kconnect.connectors.jdbc.source_task import JdbcSourceTask
-
-from .source_helpers import ConnectorContext, DictOffsetReader, TaskContext, commit
+from tests.unit.connectors.jdbc.source_helpers import (
+    ConnectorContext,
+    DictOffsetReader,
+    TaskContext,
+    commit,
+)
 
 pytestmark = pytest.mark.postgres
 

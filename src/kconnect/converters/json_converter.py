@@ -78,6 +78,8 @@ _dumps = orjson.dumps
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _JSONEncodeError = orjson.JSONEncodeError
+# SchemaAndValue is a NamedTuple: tuple.__new__ builds one without its Python-level __new__.
+_tuple_new = tuple.__new__
 # Two places where orjson's bytes differ from Jackson's: control characters are escaped as
 # \u001a by orjson and \u001A by Jackson, and characters outside the BMP are raw UTF-8 in
 # orjson but escaped surrogate pairs (\uD83D\uDE00) in Jackson. Escaped backslashes are matched
@@ -355,36 +357,56 @@ class JsonConverter(DataHeaderConverter):
         return self._decode_slow(value)
 
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
-        """Deserialize many values; records sharing the schema text skip parsing it."""
+        """Deserialize many values; records sharing the schema text skip parsing it.
+
+        Fast path: a record that starts with the same ``{"schema":<text>,"payload":`` as the
+        previous one (compared in one ``startswith``) only has its payload parsed.
+        """
         if not self._schemas_enabled:
             return [self._decode_slow(v) if v is not None else SchemaAndValue.NULL for v in values]
         out: list[SchemaAndValue] = []
         append = out.append
         by_text = self._by_text
         loads = _loads
-        last_text = b""
-        last_codec: _Codec | None = None
+        new_sv = _tuple_new
+        sv_class = SchemaAndValue
+        null = SchemaAndValue.NULL
+        # The last envelope head seen, its length, schema and decoder.
+        head = b"\x00"  # matches no record: a JSON document cannot start with NUL
+        head_len = 0
+        schema: Schema | None = None
+        decoder: Any = None
         for data in values:
             if data is None:
-                append(SchemaAndValue.NULL)
+                append(null)
+                continue
+            if data.startswith(head) and data[-1:] == b"}":
+                try:
+                    payload = loads(data[head_len:-1])
+                except _JSONDecodeError:
+                    append(self._decode_slow(data))
+                    continue
+                try:
+                    append(new_sv(sv_class, (schema, decoder(payload))))
+                except NeedExactNumbers:
+                    append(self._decode_slow(data))
                 continue
             if data[:10] == _ENVELOPE_HEAD and data[-1:] == b"}":
                 p = data.find(_PAYLOAD_SEP, 10)
                 if p > 0:
-                    text = data[10:p]
-                    if text == last_text and last_codec is not None:
-                        codec: _Codec | None = last_codec
-                    else:
-                        codec = by_text.lookup(text)
+                    codec = by_text.lookup(data[10:p])
                     if codec is not None:
                         try:
                             payload = loads(data[p + 11 : -1])
                         except _JSONDecodeError:
                             pass
                         else:
-                            last_text, last_codec = text, codec
+                            # The schema text is everything up to the first separator, so
+                            # a later record starting with this head has the same text.
+                            head, head_len = bytes(data[: p + 11]), p + 11
+                            schema, decoder = codec.schema, codec.decoder
                             try:
-                                append(SchemaAndValue(codec.schema, codec.decoder(payload)))
+                                append(new_sv(sv_class, (schema, decoder(payload))))
                             except NeedExactNumbers:
                                 append(self._decode_slow(data))
                             continue

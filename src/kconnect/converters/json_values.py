@@ -597,48 +597,79 @@ def _step_float32(f: float, direction: int) -> float:
 
 def compile_decoder(schema: Schema, cfg: EncodeOptions, path: str = "") -> Decoder:
     """Decoder for any parsed JSON of ``schema``; None/missing gives default, null or an error."""
-    base = _base_decoder(schema, cfg, path)
     default = schema.default_value
-    if default is not None and cfg.replace_null_with_default:
+    use_default = default is not None and cfg.replace_null_with_default
+    tname = schema.type.name
+
+    def null_value() -> Any:
+        if use_default:
+            return default
+        if schema.optional:
+            return None
+        named = f' "{path}"' if path else ""
+        raise DataException(f"Invalid null value for required {tname} field{named}")
+
+    if schema.type is Type.STRUCT and _logical_decoder(schema, path) is None:
+        # The struct decoder handles null itself (one call per struct, no wrapper).
+        return _struct_decoder(schema, cfg, path, null_value)
+    base = _base_decoder(schema, cfg, path)
+    if use_default:
 
         def dec_default(v: Any) -> Any:
             return default if v is None else base(v)
 
-        return dec_default
-    if schema.optional:
+        wrapped: Decoder = dec_default
+    elif schema.optional:
 
         def dec_optional(v: Any) -> Any:
             return None if v is None else base(v)
 
-        return dec_optional
-    tname = schema.type.name
+        wrapped = dec_optional
+    else:
 
-    def dec_required(v: Any) -> Any:
-        if v is None:
-            named = f' "{path}"' if path else ""
-            raise DataException(f"Invalid null value for required {tname} field{named}")
-        return base(v)
+        def dec_required(v: Any) -> Any:
+            if v is None:
+                return null_value()
+            return base(v)
 
-    return dec_required
+        wrapped = dec_required
+    check = _inline_check(schema)
+    if check is None:
+        return wrapped
+    # A value passing the inline check decodes to itself (as in struct fields): one call.
+    ns: dict[str, Any] = {"slow": wrapped}
+    exec(f"def dec_checked(v):\n    return v if {check.format(x='v')} else slow(v)", ns)
+    return ns["dec_checked"]  # type: ignore[no-any-return]
 
 
-def _struct_decoder(schema: Schema, cfg: EncodeOptions, path: str) -> Decoder:
-    ns: dict[str, Any] = {"trusted": Struct.trusted, "schema": schema}
+def _struct_decoder(
+    schema: Schema,
+    cfg: EncodeOptions,
+    path: str,
+    null_value: Callable[[], Any] | None = None,
+) -> Decoder:
+    # The Struct is built in place (Struct.trusted's two slots) to save a call per record.
+    ns: dict[str, Any] = {"new": Struct.__new__, "Struct": Struct, "schema": schema}
     lines = [
         "def dec_struct(v):",
         "    if v.__class__ is not dict:",
-        "        bad(v)",
+        "        return not_dict(v)",
         "    g = v.get",
     ]
     items = _field_lines(schema, cfg, path, ns, lines, compile_decoder)
-    lines.append("    return trusted(schema, {" + ", ".join(items) + "})")
+    lines.append("    s = new(Struct)")
+    lines.append("    s._schema = schema")
+    lines.append("    s._values = {" + ", ".join(items) + "}")
+    lines.append("    return s")
 
-    def bad(v: Any) -> None:
+    def not_dict(v: Any) -> Any:
+        if v is None and null_value is not None:
+            return null_value()
         raise DataException(
             f"Structs should be encoded as JSON objects{_where(path)}, but found {_json_type(v)}"
         )
 
-    ns["bad"] = bad
+    ns["not_dict"] = not_dict
     exec("\n".join(lines), ns)
     return ns["dec_struct"]  # type: ignore[no-any-return]
 

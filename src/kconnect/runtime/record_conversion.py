@@ -30,6 +30,11 @@ SKIP: Any = _Skip()
 
 def by_topic(topics: Sequence[str], live: Sequence[int]) -> dict[str, list[int]]:
     """Indexes of ``live`` grouped by their topic, in first-seen order."""
+    if live and len(live) == len(topics):
+        # Usual case: every record is live and the batch holds one topic (checked in C).
+        first = topics[live[0]]
+        if topics.count(first) == len(topics):
+            return {first: list(live)}
     groups: dict[str, list[int]] = {}
     for i in live:
         t = topics[i]
@@ -45,20 +50,25 @@ def convert_column(
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
     groups: dict[str, list[int]],
-    inputs: Callable[[int], Any],
+    inputs: list[Any],
     batch_fn: Callable[[str, list[Any]], list[Any]],
     one_fn: Callable[[str, Any], Any],
     stage: Stage,
     executing: object,
     out: list[Any],
-) -> None:
-    """Fill ``out[i]`` for every index in ``groups`` with the converted ``inputs(i)``.
+) -> list[Any]:
+    """Convert ``inputs[i]`` for every index in ``groups``; returns ``out``.
 
-    A tolerated failure leaves :data:`SKIP` in ``out[i]``.
+    ``inputs`` is the whole batch's column (one entry per record, aligned with ``out``).
+    A tolerated failure leaves :data:`SKIP` in ``out[i]``. When one group covers the whole
+    batch (the usual case), the batch function's result list itself is returned instead of
+    copying it into ``out``.
     """
+    n = len(inputs)
     for topic, idxs in groups.items():
+        whole = len(idxs) == n
         try:
-            results = batch_fn(topic, [inputs(i) for i in idxs])
+            results = batch_fn(topic, inputs if whole else [inputs[i] for i in idxs])
             if len(results) != len(idxs):
                 raise ValueError(
                     f"{stage.value} batch returned {len(results)} results for {len(idxs)} records"
@@ -66,9 +76,12 @@ def convert_column(
         except Exception:
             for i in idxs:
                 ctx = contexts(i)
-                value = inputs(i)
+                value = inputs[i]
                 res = operator.execute(ctx, lambda v=value, t=topic: one_fn(t, v), stage, executing)
                 out[i] = SKIP if ctx.failed else res
             continue
+        if whole:
+            return results if results.__class__ is list else list(results)
         for i, r in zip(idxs, results, strict=True):
             out[i] = r
+    return out

@@ -59,6 +59,7 @@ _TS_TYPES = {
     1: TimestampType.CREATE_TIME,
     2: TimestampType.LOG_APPEND_TIME,
 }
+_TS_TYPE_LIST = (_TS_TYPES[0], _TS_TYPES[1], _TS_TYPES[2])
 
 
 def raw_record(msg: Any) -> RawRecord:
@@ -328,6 +329,11 @@ class WorkerSinkTask(WorkerTask):
         msgs = self.consumer.consume(self.max_poll_records, timeout_s)
         if not msgs:
             return msgs
+        if not (self._paused_for_redelivery or self._paused_for_target or self._context_paused):
+            # Usual case: nothing paused, so only error events need to be taken out.
+            good = [m for m in msgs if m.error() is None]
+            if len(good) == len(msgs):
+                return good
         good = []
         leaked: dict[TopicPartition, int] = {}
         for m in msgs:
@@ -384,6 +390,9 @@ class WorkerSinkTask(WorkerTask):
     # -- conversion -----------------------------------------------------------------------------
 
     def _convert_messages(self, msgs: list[Any]) -> None:
+        # Per-batch work: columns are pulled out of the messages with list comprehensions,
+        # keys and values are converted with one batch call per topic, offsets are taken
+        # per partition after the loop; the per-record loop only builds the SinkRecord.
         n = len(msgs)
         self._sink_metrics.read.record(n)
         self.metrics.task.record_activity()
@@ -403,46 +412,47 @@ class WorkerSinkTask(WorkerTask):
                 if self.topic_tracker is not None:
                     self.topic_tracker(self.id.connector, t)
         kc, vc, hc = self.key_converter, self.value_converter, self.header_converter
-        keys: list[Any] = [None] * n
-        values: list[Any] = [None] * n
-        convert_column(
-            self.operator,
+        operator = self.operator
+        keys = convert_column(
+            operator,
             ctx,
             groups,
-            lambda i: msgs[i].key(),
+            [m.key() for m in msgs],
             kc.to_connect_batch,
             kc.to_connect_data,
             Stage.KEY_CONVERTER,
             self.converter_names[0],
-            keys,
+            [None] * n,
         )
-        convert_column(
-            self.operator,
+        values = convert_column(
+            operator,
             ctx,
             groups,
-            lambda i: msgs[i].value(),
+            [m.value() for m in msgs],
             vc.to_connect_batch,
             vc.to_connect_data,
             Stage.VALUE_CONVERTER,
             self.converter_names[1],
-            values,
+            [None] * n,
         )
-        offsets = self._batch_offsets
+        parts = [m.partition() for m in msgs]
+        offs = [m.offset() for m in msgs]
         records: list[SinkRecord] = []
+        append = records.append
         chain = self.chain
+        ts_types = _TS_TYPE_LIST
+        skip = SKIP
         for i, m in enumerate(msgs):
-            tp = TopicPartition(topics[i], m.partition())
-            offsets[tp] = m.offset() + 1
-            k, v = keys[i], values[i]
-            if k is SKIP or v is SKIP:
+            k = keys[i]
+            v = values[i]
+            if k is skip or v is skip:
                 continue
             raw_headers = m.headers()
             headers = None
             if raw_headers:
-                topic = topics[i]
-                headers = self.operator.execute(
+                headers = operator.execute(
                     ctx(i),
-                    partial(_connect_headers, hc, topic, raw_headers),
+                    partial(_connect_headers, hc, topics[i], raw_headers),
                     Stage.HEADER_CONVERTER,
                     self.converter_names[2],
                 )
@@ -451,14 +461,14 @@ class WorkerSinkTask(WorkerTask):
             ts_type, ts = m.timestamp()
             rec = SinkRecord(
                 topics[i],
-                tp.partition,
+                parts[i],
                 k.schema,
                 k.value,
                 v.schema,
                 v.value,
-                m.offset(),
+                offs[i],
                 ts if ts_type else None,
-                _TS_TYPES.get(ts_type, TimestampType.NO_TIMESTAMP_TYPE),
+                ts_types[ts_type] if 0 <= ts_type < 3 else TimestampType.NO_TIMESTAMP_TYPE,
                 headers,
             )
             if chain is not None:
@@ -466,18 +476,29 @@ class WorkerSinkTask(WorkerTask):
                 if transformed is None:
                     continue
                 rec = transformed
-            records.append(rec)
+            append(rec)
         self._batch.extend(records)
         self._batch_msgs.extend(msgs)
         self._raw_index = None
+        # Next offset per partition: the last message of each partition in the batch
+        # (offsets of skipped records count as consumed too).
+        batch_offsets = self._batch_offsets
+        if len(groups) == 1 and parts.count(parts[0]) == n:
+            last: dict[tuple[str, int], int] = {(topics[0], parts[0]): offs[-1]}
+        else:
+            last = {}
+            for tpo in zip(topics, parts, offs, strict=True):
+                last[tpo[0], tpo[1]] = tpo[2]
+        new_offsets = {TopicPartition(t, p): o + 1 for (t, p), o in last.items()}
+        batch_offsets.update(new_offsets)
         base = self._active_base
-        if any(tp not in base for tp in offsets):
+        if any(tp not in base for tp in new_offsets):
             # First records of a partition since assignment (rare): find their first offset.
-            for m in msgs:
-                tp = TopicPartition(m.topic(), m.partition())
+            for t, p, o in zip(topics, parts, offs, strict=True):
+                tp = TopicPartition(t, p)
                 if tp not in base:
-                    base[tp] = self._last_committed.get(tp, m.offset())
-        self._consumed.update(offsets)
+                    base[tp] = self._last_committed.get(tp, o)
+        self._consumed.update(new_offsets)
         self._record_active()
 
     def _record_active(self) -> None:

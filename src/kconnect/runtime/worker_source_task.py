@@ -359,30 +359,29 @@ class WorkerSourceTask(WorkerTask):
                     self.converter_names[2],
                 )
                 headers[i] = SKIP if ctx(i).failed else res
-        keys: list[Any] = [None] * n
-        values: list[Any] = [None] * n
         kc, vc = self.key_converter, self.value_converter
-        convert_column(
+        # (schema, value) columns; dropped records hold None and are in no group.
+        keys = convert_column(
             self.operator,
             ctx,
             groups,
-            lambda i: (transformed[i].key_schema, transformed[i].key),
+            [(r.key_schema, r.key) if r is not None else None for r in transformed],
             kc.from_connect_batch,
             lambda t, sv: kc.from_connect_data(t, sv[0], sv[1]),
             Stage.KEY_CONVERTER,
             self.converter_names[0],
-            keys,
+            [None] * n,
         )
-        convert_column(
+        values = convert_column(
             self.operator,
             ctx,
             groups,
-            lambda i: (transformed[i].value_schema, transformed[i].value),
+            [(r.value_schema, r.value) if r is not None else None for r in transformed],
             vc.from_connect_batch,
             lambda t, sv: vc.from_connect_data(t, sv[0], sv[1]),
             Stage.VALUE_CONVERTER,
             self.converter_names[1],
-            values,
+            [None] * n,
         )
         for topic in groups:
             if topic not in self._known_topics:
@@ -396,6 +395,8 @@ class WorkerSourceTask(WorkerTask):
         counter = _WriteCounter(self._source_metrics, n)
         out: list[Any] = [None] * n
         last: tuple[Any, _PartitionAcks] | None = None
+        per_record_commit = self._per_record_commit
+        skip = SKIP
         for i in range(n):
             original = records[i]
             sp = original.source_partition
@@ -412,13 +413,13 @@ class WorkerSourceTask(WorkerTask):
                 last = (sp, acks)
             acks.submitted.offset = original.source_offset
             t = transformed[i]
-            if t is None or keys[i] is SKIP or values[i] is SKIP or headers[i] is SKIP:
-                if self._per_record_commit:
+            if t is None or keys[i] is skip or values[i] is skip or headers[i] is skip:
+                if per_record_commit:
                     self._commit_record(original, None)
                 counter.skip()
                 continue
             acks.remaining += 1
-            callback = partial(acks.with_record, original) if self._per_record_commit else acks
+            callback = partial(acks.with_record, original) if per_record_commit else acks
             out[i] = (
                 t.topic,
                 t.kafka_partition,

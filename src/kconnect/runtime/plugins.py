@@ -51,6 +51,7 @@ from kconnect.api import (
     Transformation,
 )
 from kconnect.api.plugin_groups import PLUGIN_GROUPS
+from kconnect.runtime.plugin_versions import VersionRange
 
 __all__ = [
     "KINDS",
@@ -59,6 +60,7 @@ __all__ = [
     "PluginEntry",
     "PluginNotFoundError",
     "Plugins",
+    "VersionedPluginLoadingError",
     "plugin_version",
     "pruned_name",
     "simple_name",
@@ -221,6 +223,20 @@ class PluginNotFoundError(ConfigException):
         super().__init__(" ".join(parts))
         self.config_name = config_key
         self.config_value = name
+
+
+class VersionedPluginLoadingError(ConnectException):
+    """The installed plugin's version does not satisfy the requested version range (Kafka's
+    ``VersionedPluginLoadingException``); ``available_versions`` lists what is installed."""
+
+    def __init__(self, class_name: str, wanted: VersionRange, available: list[str]) -> None:
+        self.class_name = class_name
+        self.wanted = wanted
+        self.available_versions = available
+        super().__init__(
+            f"Plugin {class_name} not found that matches the version range {wanted}, "
+            f"available versions: [{', '.join(available)}]"
+        )
 
 
 def _kinds(kind: str) -> tuple[str, ...]:
@@ -432,6 +448,41 @@ class Plugins:
         if desc is not None:
             return desc
         raise self._not_found(kind, key, kinds, config_key)
+
+    def resolve_version(
+        self,
+        kind: str,
+        name: str | builtins.type,
+        wanted: VersionRange | None,
+        *,
+        config_key: str | None = None,
+    ) -> PluginDesc:
+        """:meth:`resolve`, then check the plugin's version against ``wanted`` (None: any).
+
+        A worker has one installed version of each plugin (one pip distribution), so the
+        requirement either matches it or fails.
+
+        Raises:
+            PluginNotFoundError: as :meth:`resolve`.
+            VersionedPluginLoadingError: the installed version is outside ``wanted``; the
+                message lists the installed versions, as Kafka's does.
+        """
+        desc = self.resolve(kind, name, config_key=config_key)
+        if wanted is None or wanted.match([desc.version]) is not None:
+            return desc
+        raise VersionedPluginLoadingError(
+            desc.class_name, wanted, self.versions_of(desc.class_name)
+        )
+
+    def versions_of(self, class_name: str, kinds: Iterable[str] | None = None) -> list[str]:
+        """The installed versions of ``class_name`` (canonical name), one per plugin kind it is
+        registered as (StringConverter is a converter and a header converter: two entries, as
+        Kafka lists them); ``kinds`` limits the kinds looked at."""
+        return [
+            table[class_name].version
+            for k, table in self._by_kind.items()
+            if (kinds is None or k in kinds) and class_name in table
+        ]
 
     def _dynamic_lookup(self, kinds: tuple[str, ...], name: str | type) -> PluginDesc | None:
         """A class given directly or by an importable Python path that no entry point declares."""

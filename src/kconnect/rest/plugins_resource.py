@@ -11,6 +11,11 @@ from kconnect.rest.entities import config_map, json_body, parse_json
 from kconnect.runtime.connector_validation import java_map_str
 from kconnect.runtime.herder import Herder
 from kconnect.runtime.herder_errors import BadRequestException
+from kconnect.runtime.plugin_versions import (
+    LATEST,
+    InvalidVersionSpecification,
+    version_requirement,
+)
 
 __all__ = ["plugins_router"]
 
@@ -32,8 +37,14 @@ def plugins_router(herder: Herder) -> APIRouter:
         return [p.to_json() for p in herder.connector_plugins(connectors_only)]
 
     @r.get("/{plugin_name}/config", summary="Get the configuration definition for a plugin")
-    def plugin_config(plugin_name: str, version: str | None = None) -> Any:
-        return [k.to_dict() for k in herder.connector_plugin_config(plugin_name)]
+    def plugin_config(plugin_name: str, version: str = LATEST) -> Any:
+        # KIP-891: ``version`` is 'latest' or a Maven version/range the installed plugin's
+        # version must match (a plain version means exactly that version, as in Kafka)
+        try:
+            wanted = version_requirement(version)
+        except InvalidVersionSpecification:
+            raise BadRequestException(f"Invalid version specification: {version}") from None
+        return [k.to_dict() for k in herder.connector_plugin_config(plugin_name, wanted)]
 
     @r.put(
         "/{plugin_name}/config/validate",

@@ -41,6 +41,7 @@ from kconnect.runtime.herder_errors import BadRequestException, ForbiddenExcepti
 from kconnect.runtime.herder_status import HerderStatusListener
 from kconnect.runtime.ids import ConnectorTaskId
 from kconnect.runtime.loggers import LoggerLevel, Loggers
+from kconnect.runtime.plugin_versions import VersionRange
 from kconnect.runtime.plugin_view import (
     PLUGIN_TYPES_ORDER,
     PluginNotFound,
@@ -48,6 +49,7 @@ from kconnect.runtime.plugin_view import (
     desc_type,
     desc_version,
 )
+from kconnect.runtime.plugins import VersionedPluginLoadingError
 from kconnect.runtime.restart import RestartPlan
 from kconnect.runtime.states import TargetState
 from kconnect.runtime.status_store import StatusBackingStore
@@ -96,7 +98,10 @@ class AbstractHerder(HerderStatusListener, Herder):
         self._health_timeout_s = health_timeout_s
         policy = self._worker_setting("connector.client.config.override.policy", "All")
         self.validator = ConnectorValidator(
-            plugins, config_transformer=config_transformer, override_policy=str(policy)
+            plugins,
+            config_transformer=config_transformer,
+            override_policy=str(policy),
+            worker_config=worker_config if hasattr(worker_config, "originals_strings") else None,
         )
         self.loggers = Loggers()
         self._ready = False
@@ -292,7 +297,9 @@ class AbstractHerder(HerderStatusListener, Herder):
                 found.setdefault((kind, info.class_name), info)
         return sorted(found.values(), key=lambda p: (kinds.index(p.type), p.class_name))
 
-    def connector_plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]:
+    def connector_plugin_config(
+        self, plugin_name: str, version: VersionRange | None = None
+    ) -> list[ConfigKeyInfo]:
         view = self.validator.view
         desc = None
         for kind in (*PLUGIN_TYPES_ORDER, "config_provider"):
@@ -304,6 +311,11 @@ class AbstractHerder(HerderStatusListener, Herder):
         if desc is None:
             raise NotFoundException(f"Unknown plugin {plugin_name}.")
         kind = desc_type(desc)
+        if version is not None:
+            try:
+                self.plugins.resolve_version(kind, plugin_name, version)
+            except VersionedPluginLoadingError as e:
+                raise BadRequestException(str(e)) from None
         if kind not in PLUGIN_TYPES_ORDER:
             raise BadRequestException(
                 f"Invalid plugin class {plugin_name}. Valid types are sink, source, converter, "
@@ -312,10 +324,13 @@ class AbstractHerder(HerderStatusListener, Herder):
         instance = self.plugins.new_instance(kind, plugin_name)
         keys = dict(instance.config().config_keys())
         if kind in ("sink", "source"):
+            # Kafka's enrichedConfigDef(plugins, name): the latest installed version as the
+            # default of connector.plugin.version, no worker converter defaults
+            enrichment = {"connector_version": desc_version(desc)}
             base = (
-                cc.sink_connector_config_def()
+                cc.sink_connector_config_def(**enrichment)
                 if kind == "sink"
-                else cc.source_connector_config_def()
+                else cc.source_connector_config_def(**enrichment)
             )
             for name, key in base.config_keys().items():
                 keys.setdefault(name, key)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from kconnect.api.config_def import (
     CaseInsensitiveValidString,
@@ -25,15 +27,20 @@ from kconnect.api.config_def import (
     NonEmptyStringWithoutControlChars,
     NonNullValidator,
     Range,
+    Recommender,
     Type,
     ValidString,
     Width,
 )
 from kconnect.api.config_types import java_str, java_trim
 from kconnect.api.errors import ConfigException
+from kconnect.runtime.plugin_versions import InvalidVersionSpecification, version_requirement
 
 __all__ = [
     "CONNECTOR_CLASS_CONFIG",
+    "CONNECTOR_VERSION_CONFIG",
+    "ConverterDefaults",
+    "PLUGIN_VERSION_SUFFIX",
     "CONSUMER_OVERRIDES_PREFIX",
     "DLQ_TOPIC_NAME_CONFIG",
     "HEADER_CONVERTER_CLASS_CONFIG",
@@ -62,6 +69,8 @@ OFFSETS_TOPIC_GROUP = "offsets.topic"
 
 NAME_CONFIG = "name"
 CONNECTOR_CLASS_CONFIG = "connector.class"
+PLUGIN_VERSION_SUFFIX = ".plugin.version"
+CONNECTOR_VERSION_CONFIG = "connector" + PLUGIN_VERSION_SUFFIX
 TASKS_MAX_CONFIG = "tasks.max"
 TASKS_MAX_ENFORCE_CONFIG = "tasks.max.enforce"
 KEY_CONVERTER_CLASS_CONFIG = "key.converter"
@@ -103,8 +112,106 @@ class _RegexValidator(LambdaValidator):
         super().__init__(check, lambda: "valid regex")
 
 
-def connector_config_def() -> ConfigDef:
-    """A new ConfigDef with the keys every connector has (``ConnectorConfig.configDef()``)."""
+class _PluginVersionValidator(LambdaValidator):
+    """Kafka's ``PluginVersionValidator``: the value (if set) must be a Maven version or range."""
+
+    def __init__(self) -> None:
+        def check(name: str, value: object) -> None:
+            try:
+                version_requirement(None if value is None else str(value))
+            except InvalidVersionSpecification as e:
+                raise ConfigException(str(e)) from None
+
+        super().__init__(check, lambda: "")
+
+
+class _ConnectorVersionRecommender(Recommender):
+    """The installed versions of the connector named by ``connector.class``."""
+
+    def __init__(self, plugins: Any) -> None:
+        self._plugins = plugins
+
+    def valid_values(self, name: str, parsed_config: Mapping[str, object]) -> list[object]:
+        cls = parsed_config.get(CONNECTOR_CLASS_CONFIG)
+        if self._plugins is None or cls is None:
+            return []
+        for kind in ("source", "sink"):
+            try:
+                desc = self._plugins.resolve(kind, str(cls))
+            except Exception:  # not installed as this kind: the class key reports it
+                continue
+            return list(dict.fromkeys(self._plugins.versions_of(desc.class_name, (kind,))))
+        return []
+
+    def visible(self, name: str, parsed_config: Mapping[str, object]) -> bool:
+        return parsed_config.get(CONNECTOR_CLASS_CONFIG) is not None
+
+
+class _ConverterClassRecommender(Recommender):
+    """Every installed converter (or header converter) class, sorted by name."""
+
+    def __init__(self, plugins: Any, kind: str) -> None:
+        self._plugins = plugins
+        self._kind = kind
+
+    def valid_values(self, name: str, parsed_config: Mapping[str, object]) -> list[object]:
+        if self._plugins is None:
+            return []
+        return list(dict.fromkeys(d.class_name for d in self._plugins.plugins_of(self._kind)))
+
+    def visible(self, name: str, parsed_config: Mapping[str, object]) -> bool:
+        return True
+
+
+class _ConverterVersionRecommender(Recommender):
+    """The installed versions of the converter named by ``class_key`` (or its default)."""
+
+    def __init__(self, plugins: Any, kind: str, class_key: str) -> None:
+        self._plugins = plugins
+        self._kind = kind
+        self._class_key = class_key
+
+    def valid_values(self, name: str, parsed_config: Mapping[str, object]) -> list[object]:
+        cls = parsed_config.get(self._class_key)
+        if self._plugins is None or cls is None:
+            return []
+        try:
+            desc = self._plugins.resolve(self._kind, cls)
+        except Exception:  # the class key reports an unknown converter
+            return []
+        return list(dict.fromkeys(self._plugins.versions_of(desc.class_name, (self._kind,))))
+
+    def visible(self, name: str, parsed_config: Mapping[str, object]) -> bool:
+        return parsed_config.get(self._class_key) is not None
+
+
+@dataclass(frozen=True)
+class ConverterDefaults:
+    """The default class and version a connector's converter key shows (the worker's)."""
+
+    class_name: str | None = None
+    version: str | None = None
+
+
+_NO_DEFAULTS = ConverterDefaults()
+
+
+def connector_config_def(
+    *,
+    connector_version: str | None = None,
+    key_converter: ConverterDefaults = _NO_DEFAULTS,
+    value_converter: ConverterDefaults = _NO_DEFAULTS,
+    header_converter: ConverterDefaults = _NO_DEFAULTS,
+    plugins: Any = None,
+) -> ConfigDef:
+    """A new ConfigDef with the keys every connector has (``ConnectorConfig.configDef``).
+
+    The keyword arguments fill what Kafka 4.1's ``enrichedConfigDef`` fills: the default of
+    ``connector.plugin.version`` (the installed connector's version), the converter keys'
+    defaults (the worker's converters and their versions) and, with ``plugins``, recommenders
+    listing installed converters and versions. Without them the keys have no defaults and
+    recommend nothing.
+    """
     order = 0
 
     def nxt() -> int:
@@ -147,6 +254,20 @@ def connector_config_def() -> ConfigDef:
         display_name="Connector class",
     )
     d.define(
+        CONNECTOR_VERSION_CONFIG,
+        Type.STRING,
+        connector_version,
+        _PluginVersionValidator(),
+        Importance.MEDIUM,
+        "Required version of the connector plugin: 'latest', a version (exact match) or a "
+        "Maven version range such as [1.0,2.0).",
+        group=COMMON_GROUP,
+        order_in_group=nxt(),
+        width=Width.MEDIUM,
+        display_name="Connector version",
+        recommender=_ConnectorVersionRecommender(plugins),
+    )
+    d.define(
         TASKS_MAX_CONFIG,
         Type.INT,
         1,
@@ -171,22 +292,28 @@ def connector_config_def() -> ConfigDef:
         width=Width.SHORT,
         display_name="Enforce tasks max",
     )
-    for key, display, doc in (
+    for key, kind, defaults, display, doc in (
         (
             KEY_CONVERTER_CLASS_CONFIG,
-            "Key converter class",
+            "converter",
+            key_converter,
+            "Key converter",
             "Converter between the Connect format and the serialized record keys in Kafka; "
             "inherited from the worker config when not set.",
         ),
         (
             VALUE_CONVERTER_CLASS_CONFIG,
-            "Value converter class",
+            "converter",
+            value_converter,
+            "Value converter",
             "Converter between the Connect format and the serialized record values in Kafka; "
             "inherited from the worker config when not set.",
         ),
         (
             HEADER_CONVERTER_CLASS_CONFIG,
-            "Header converter class",
+            "header_converter",
+            header_converter,
+            "Header converter",
             "HeaderConverter between the Connect format and the serialized header values in "
             "Kafka; inherited from the worker config when not set.",
         ),
@@ -194,14 +321,28 @@ def connector_config_def() -> ConfigDef:
         d.define(
             key,
             Type.CLASS,
-            None,
+            defaults.class_name,
             None,
             Importance.LOW,
             doc,
             group=COMMON_GROUP,
             order_in_group=nxt(),
             width=Width.SHORT,
-            display_name=display,
+            display_name=f"{display} class",
+            recommender=_ConverterClassRecommender(plugins, kind),
+        )
+        d.define(
+            key + PLUGIN_VERSION_SUFFIX,
+            Type.STRING,
+            defaults.version,
+            _PluginVersionValidator(),
+            Importance.LOW,
+            f"Required version of the {display.lower()} plugin (a version or a Maven range).",
+            group=COMMON_GROUP,
+            order_in_group=nxt(),
+            width=Width.SHORT,
+            display_name=f"{display} version",
+            recommender=_ConverterVersionRecommender(plugins, kind, key),
         )
     d.define(
         TRANSFORMS_CONFIG,
@@ -304,9 +445,10 @@ def connector_config_def() -> ConfigDef:
     return d
 
 
-def sink_connector_config_def() -> ConfigDef:
-    """``SinkConnectorConfig.configDef()``: the common keys plus topics and DLQ settings."""
-    d = connector_config_def()
+def sink_connector_config_def(**enrichment: Any) -> ConfigDef:
+    """``SinkConnectorConfig.configDef()``: the common keys plus topics and DLQ settings;
+    ``enrichment`` as for :func:`connector_config_def`."""
+    d = connector_config_def(**enrichment)
     d.define(
         TOPICS_CONFIG,
         Type.LIST,
@@ -372,9 +514,10 @@ def sink_connector_config_def() -> ConfigDef:
     return d
 
 
-def source_connector_config_def() -> ConfigDef:
-    """``SourceConnectorConfig.configDef()``: the common keys plus topic creation and EOS."""
-    d = connector_config_def()
+def source_connector_config_def(**enrichment: Any) -> ConfigDef:
+    """``SourceConnectorConfig.configDef()``: the common keys plus topic creation and EOS;
+    ``enrichment`` as for :func:`connector_config_def`."""
+    d = connector_config_def(**enrichment)
 
     def interval_check(name: str, value: object) -> None:
         if value is not None:

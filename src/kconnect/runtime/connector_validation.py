@@ -33,13 +33,20 @@ from kconnect.api.connector import SinkConnector
 from kconnect.runtime import connector_config as cc
 from kconnect.runtime.config_transformer import ConfigTransformer, keys_with_variables
 from kconnect.runtime.herder_errors import BadRequestException
+from kconnect.runtime.plugin_versions import InvalidVersionSpecification, version_requirement
 from kconnect.runtime.plugin_view import PluginNotFound, PluginView
+from kconnect.runtime.plugins import VersionedPluginLoadingError
 
 __all__ = ["ConnectorValidator", "config_error_message", "java_map_str"]
 
 log = logging.getLogger(__name__)
 
 _POLICIES = ("All", "None", "Principal")
+_CONVERTERS = (  # (class key, plugin kind, converter.type, what Kafka calls it)
+    (cc.HEADER_CONVERTER_CLASS_CONFIG, "header_converter", "header", "header converter"),
+    (cc.KEY_CONVERTER_CLASS_CONFIG, "converter", "key", "key converter"),
+    (cc.VALUE_CONVERTER_CLASS_CONFIG, "converter", "value", "value converter"),
+)
 _PRINCIPAL_ALLOWED = {"sasl.jaas.config", "sasl.mechanism", "security.protocol"}
 
 
@@ -83,8 +90,12 @@ class ConnectorValidator:
         *,
         config_transformer: ConfigTransformer | None = None,
         override_policy: str = "All",
+        worker_config: Any = None,
     ) -> None:
+        """``worker_config`` (a WorkerConfig, or None) supplies the converters a connector
+        inherits, shown as the defaults of its converter keys (Kafka 4.1)."""
         self.plugins = plugins
+        self.worker_config = worker_config
         self.view = PluginView(plugins)
         self.transformer = config_transformer
         self.override_policy = override_policy
@@ -132,8 +143,39 @@ class ConnectorValidator:
             connector = self.connector_instance(conn_class)
         except PluginNotFound as e:
             raise BadRequestException(str(e)) from None
+        try:
+            wanted = version_requirement(props.get(cc.CONNECTOR_VERSION_CONFIG))
+        except InvalidVersionSpecification as e:
+            # Kafka fails the request here (its REST layer answers 500); the spec is the
+            # caller's mistake, so kconnect answers 400 with the same text
+            raise BadRequestException(str(e)) from None
+        try:
+            desc = self.plugins.resolve_version("connector", conn_class, wanted)
+        except VersionedPluginLoadingError as e:
+            return _show_raw(
+                self._invalid_version(conn_class, desc_version_of(self, conn_class), props, e),
+                raw,
+                props,
+            )
         is_sink = isinstance(connector, SinkConnector)
-        base = cc.sink_connector_config_def() if is_sink else cc.source_connector_config_def()
+        enrichment = {
+            "connector_version": desc.version,
+            "plugins": self.plugins,
+            "key_converter": self._converter_defaults(
+                props, cc.KEY_CONVERTER_CLASS_CONFIG, "converter"
+            ),
+            "value_converter": self._converter_defaults(
+                props, cc.VALUE_CONVERTER_CLASS_CONFIG, "converter"
+            ),
+            "header_converter": self._converter_defaults(
+                props, cc.HEADER_CONVERTER_CLASS_CONFIG, "header_converter"
+            ),
+        }
+        base = (
+            cc.sink_connector_config_def(**enrichment)
+            if is_sink
+            else cc.source_connector_config_def(**enrichment)
+        )
         try:
             enriched = _enrich(base, props, self.plugins)
         except Exception as e:  # e.g. an unknown transformation class
@@ -148,12 +190,24 @@ class ConnectorValidator:
             ).add_error_message(enrich_error)
         if is_sink:
             cc.validate_sink_topics(props, validated)
-        for key, value in props.items():
-            if value is None:
-                validated.setdefault(key, ConfigValue(key)).add_error_message(
-                    "Null value can not be supplied as the configuration value."
-                )
+        _add_null_value_errors(props, validated)
         self._check_converters(props, validated)
+        self._show_class_names(validated)
+        # converters are validated before the main result is built: their problems are
+        # reported on the connector's converter keys (AbstractHerder's order of operations)
+        converter_parts = []
+        for key, kind, converter_type, what in _CONVERTERS:
+            part = self._converter_infos(
+                props,
+                validated.get(key),
+                validated.get(key + cc.PLUGIN_VERSION_SUFFIX),
+                key,
+                kind,
+                converter_type,
+                what,
+            )
+            if part is not None:
+                converter_parts.append(part)
 
         keys = dict(enriched.config_keys())
         groups = list(enriched.groups())
@@ -164,7 +218,9 @@ class ConnectorValidator:
                 f"{type(connector).__qualname__}.config() must return a ConfigDef that is not null."
             )
         try:
-            result = connector.validate({k: v for k, v in props.items() if v is not None})
+            # null values are passed as Kafka passes them (the connector's ConfigDef reports a
+            # null value as unset, not as its default)
+            result = connector.validate(dict(props))
         except Exception as e:
             log.error("Connector %s validate() failed", conn_class, exc_info=True)
             raise BadRequestException(f"{conn_class}.validate() failed: {e}") from None
@@ -186,15 +242,8 @@ class ConnectorValidator:
         main = config_infos(conn_class, merged_def, by_name)
         main = ConfigInfos(main.name, main.error_count, groups, main.configs)
 
+        # Kafka's order: connector keys, client overrides, then converters
         parts = [main]
-        for key, kind, converter_type in (
-            (cc.HEADER_CONVERTER_CLASS_CONFIG, "header_converter", "header"),
-            (cc.KEY_CONVERTER_CLASS_CONFIG, "converter", "key"),
-            (cc.VALUE_CONVERTER_CLASS_CONFIG, "converter", "value"),
-        ):
-            part = self._converter_infos(props, validated.get(key), key, kind, converter_type)
-            if part is not None:
-                parts.append(part)
         uses_producer = not is_sink or bool((props.get(cc.DLQ_TOPIC_NAME_CONFIG) or "").strip())
         uses_admin = (
             any(k.startswith("topic.creation.") for k in props)
@@ -203,42 +252,140 @@ class ConnectorValidator:
         )
         for prefix, used in (
             (cc.PRODUCER_OVERRIDES_PREFIX, uses_producer),
-            (cc.ADMIN_OVERRIDES_PREFIX, uses_admin),
             (cc.CONSUMER_OVERRIDES_PREFIX, is_sink),
+            (cc.ADMIN_OVERRIDES_PREFIX, uses_admin),
         ):
             if used:
                 parts.append(self._override_infos(props, prefix))
+        parts.extend(converter_parts)
         merged = _merge(conn_class, parts)
         return _show_raw(merged, raw, props)
+
+    def _show_class_names(self, validated: dict[str, ConfigValue]) -> None:
+        """CLASS values as Kafka shows them: the loaded class's name whatever alias was
+        written, and no value when the class cannot be loaded (Kafka's parse fails)."""
+        for name, value in validated.items():
+            if name in (cc.KEY_CONVERTER_CLASS_CONFIG, cc.VALUE_CONVERTER_CLASS_CONFIG):
+                kind = "converter"
+            elif name == cc.HEADER_CONVERTER_CLASS_CONFIG:
+                kind = "header_converter"
+            elif name.startswith("transforms.") and name.endswith(".type"):
+                kind = "transformation"
+            elif name.startswith("predicates.") and name.endswith(".type"):
+                kind = "predicate"
+            else:
+                continue
+            if not isinstance(value.value, str):
+                continue
+            try:
+                value.value = self.plugins.resolve(kind, value.value.strip()).class_name
+            except Exception:
+                value.value = None
+
+    def _invalid_version(
+        self,
+        conn_class: str,
+        latest: str | None,
+        props: Mapping[str, str | None],
+        error: VersionedPluginLoadingError,
+    ) -> ConfigInfos:
+        """The result when no installed connector matches ``connector.plugin.version``
+        (``invalidVersionedConnectorValidation``): only the common connector keys, without
+        worker defaults, with the error on the class and version keys."""
+        base = cc.connector_config_def(connector_version=latest)
+        validated = base.validate_all(props)
+        for key in (cc.CONNECTOR_CLASS_CONFIG, cc.CONNECTOR_VERSION_CONFIG):
+            validated[key].add_error_message(str(error))
+        validated[cc.CONNECTOR_VERSION_CONFIG].recommended_values = list(error.available_versions)
+        _add_null_value_errors(props, validated)
+        return config_infos(conn_class, base, validated)
+
+    def _converter_defaults(
+        self, props: Mapping[str, str | None], key: str, kind: str
+    ) -> cc.ConverterDefaults:
+        """What a connector's converter key shows as its default (``converterDefaults``): the
+        worker's converter, and the version the connector's (or else the worker's) converter
+        would run with."""
+        worker = self.worker_config
+        worker_class: str | None = None
+        worker_version: str | None = None
+        if worker is not None:
+            originals = worker.originals_strings()
+            if key == cc.HEADER_CONVERTER_CLASS_CONFIG:
+                found = worker.get_class(key)
+                worker_class = (
+                    found if isinstance(found, str) or found is None else _class_name(found)
+                )
+            else:
+                worker_class = originals.get(key)
+            worker_version = originals.get(key + cc.PLUGIN_VERSION_SUFFIX)
+        own_class = props.get(key)
+        if props.get(cc.CONNECTOR_CLASS_CONFIG) is None or (
+            own_class is None and worker_class is None
+        ):
+            return cc.ConverterDefaults()
+        if own_class is not None:
+            return cc.ConverterDefaults(worker_class, self._installed_version(kind, own_class))
+        if worker_version is None:
+            worker_version = self._installed_version(kind, worker_class)
+        return cc.ConverterDefaults(worker_class, worker_version)
+
+    def _installed_version(self, kind: str, name: str | None) -> str | None:
+        if name is None:
+            return None
+        try:
+            return str(self.plugins.resolve(kind, name.strip()).version)
+        except Exception:  # an unknown class is reported by its key's validation
+            return None
 
     def _check_converters(
         self, props: Mapping[str, str | None], validated: dict[str, ConfigValue]
     ) -> None:
-        for key, kind, what in (
-            (cc.KEY_CONVERTER_CLASS_CONFIG, "converter", "Converter"),
-            (cc.VALUE_CONVERTER_CLASS_CONFIG, "converter", "Converter"),
-            (cc.HEADER_CONVERTER_CLASS_CONFIG, "header_converter", "HeaderConverter"),
-        ):
+        """Converters the connector names itself must be installed, in the version its
+        ``*.converter.plugin.version`` asks for (the error goes on both keys, as Kafka's)."""
+        for key, kind, _, what in _CONVERTERS:
             name = props.get(key)
             if not name or (validated.get(key) and validated[key].errors):
                 continue
+            base = "HeaderConverter" if kind == "header_converter" else "Converter"
             try:
-                self.view.resolve((kind,), name.strip(), what, config_key=key)
+                self.view.resolve((kind,), name.strip(), base, config_key=key)
             except PluginNotFound as e:
                 validated.setdefault(key, ConfigValue(key, name)).add_error_message(str(e))
+                continue
+            version_key = key + cc.PLUGIN_VERSION_SUFFIX
+            version_value = validated.get(version_key)
+            if version_value is not None and version_value.errors:
+                continue
+            try:
+                wanted = version_requirement(props.get(version_key))
+                self.plugins.resolve_version(kind, name.strip(), wanted)
+            except InvalidVersionSpecification:
+                continue  # the version key's validator reported it
+            except VersionedPluginLoadingError as e:
+                log.error(
+                    "Failed to load %s class %s with version %s", what, name, props.get(version_key)
+                )
+                validated[key].add_error_message(str(e))
+                validated.setdefault(version_key, ConfigValue(version_key)).add_error_message(
+                    str(e)
+                )
 
     def _converter_infos(
         self,
         props: Mapping[str, str | None],
         value: ConfigValue | None,
+        version_value: ConfigValue | None,
         key: str,
         kind: str,
         converter_type: str,
+        what: str,
     ) -> ConfigInfos | None:
         class_name = props.get(key)
         if not class_name or value is None or value.errors:
             return None
-        what = f"{converter_type} converter" if converter_type != "header" else "header converter"
+        if version_value is not None and version_value.errors:
+            return None
         try:
             instance = self.view.new_instance(kind, class_name.strip(), what)
         except Exception as e:
@@ -266,7 +413,8 @@ class ConnectorValidator:
         except Exception as e:
             value.add_error_message(f"Failed to perform config validation for {what}: {e}")
             return None
-        return _prefixed_infos(config_def, values, prefix)
+        # Kafka's ConfigDef.validate returns its values from a HashMap: keep that order
+        return _prefixed_infos(config_def, _java_hash_map_order(values), prefix)
 
     def _override_infos(self, props: Mapping[str, str | None], prefix: str) -> ConfigInfos:
         values = []
@@ -283,6 +431,51 @@ class ConnectorValidator:
                 )
             values.append(cv)
         return _prefixed_infos(ConfigDef(), values, prefix)
+
+
+def _java_string_hash(text: str) -> int:
+    h = 0
+    for unit in text.encode("utf-16-be").hex(" ", 2).split():
+        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    return h
+
+
+def _java_hash_map_order(values: list[ConfigValue]) -> list[ConfigValue]:
+    """``values`` (inserted in this order) in the iteration order of a ``java.util.HashMap``
+    keyed by name: by bucket (spread String.hashCode masked by the table size), then by
+    insertion within a bucket. Kafka's REST answers list converter keys in that order."""
+    capacity = 16
+    while len(values) > capacity * 3 // 4:
+        capacity *= 2
+
+    def bucket(v: ConfigValue) -> int:
+        h = _java_string_hash(v.name)
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    return [v for _, v in sorted(enumerate(values), key=lambda iv: (bucket(iv[1]), iv[0]))]
+
+
+def _add_null_value_errors(
+    props: Mapping[str, str | None], validated: dict[str, ConfigValue]
+) -> None:
+    for key, value in props.items():
+        if value is None:
+            validated.setdefault(key, ConfigValue(key)).add_error_message(
+                "Null value can not be supplied as the configuration value."
+            )
+
+
+def _class_name(cls: Any) -> str:
+    declared = getattr(cls, "__kconnect_class_name__", None)
+    return declared if isinstance(declared, str) else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def desc_version_of(validator: ConnectorValidator, conn_class: str) -> str | None:
+    """The installed version of connector ``conn_class`` (None if it is not installed)."""
+    try:
+        return str(validator.plugins.resolve("connector", conn_class).version)
+    except Exception:
+        return None
 
 
 def _prefixed_infos(config_def: ConfigDef, values: list[ConfigValue], prefix: str) -> ConfigInfos:

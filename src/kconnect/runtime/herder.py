@@ -22,6 +22,7 @@ from typing import Any
 from kconnect.api.config_infos import ConfigInfos, ConfigKeyInfo
 from kconnect.runtime.ids import ConnectorTaskId
 from kconnect.runtime.loggers import LoggerLevel
+from kconnect.runtime.plugin_versions import VersionRange
 from kconnect.runtime.restart import RestartRequest
 from kconnect.runtime.states import TargetState
 
@@ -257,7 +258,11 @@ class Herder(ABC):
     def connector_plugins(self, connectors_only: bool) -> list[PluginInfo]: ...
 
     @abstractmethod
-    def connector_plugin_config(self, plugin_name: str) -> list[ConfigKeyInfo]: ...
+    def connector_plugin_config(
+        self, plugin_name: str, version: VersionRange | None = None
+    ) -> list[ConfigKeyInfo]:
+        """The plugin's keys (then, for connectors, the framework's); ``version`` (None: any)
+        must match the installed plugin's version, else BadRequestException."""
 
     # -- loggers ---------------------------------------------------------------------------
 

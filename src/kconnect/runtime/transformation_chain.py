@@ -40,7 +40,8 @@ from kconnect.api import (
 )
 from kconnect.api.config_types import java_str, parse_type
 from kconnect.api.config_validators import LambdaValidator, Recommender
-from kconnect.runtime.plugins import Plugins
+from kconnect.runtime.plugin_versions import InvalidVersionSpecification, version_requirement
+from kconnect.runtime.plugins import Plugins, VersionedPluginLoadingError
 
 __all__ = [
     "NEGATE_CONFIG",
@@ -330,8 +331,17 @@ def _new_configured(
         raise ConfigException(
             f'Missing required configuration "{type_key}" which has no default value.'
         )
-    desc = plugins.resolve(
-        kind, type_name if isinstance(type_name, type) else str(type_name), config_key=type_key
+    version = props.get(prefix + "plugin.version")
+    try:
+        wanted = version_requirement(None if version is None else str(version))
+    except InvalidVersionSpecification as e:
+        raise ConfigException(prefix + "plugin.version", version, str(e)) from None
+    # an installed version outside the requirement fails the task (VersionedPluginLoadingError)
+    desc = plugins.resolve_version(
+        kind,
+        type_name if isinstance(type_name, type) else str(type_name),
+        wanted,
+        config_key=type_key,
     )
     try:
         instance = desc.cls()
@@ -392,6 +402,37 @@ class _ClassRecommender(Recommender):
 
     def visible(self, name: str, parsed_config: Mapping[str, object]) -> bool:
         return True
+
+
+class _VersionRecommender(Recommender):
+    """Recommends the installed versions of the plugin named by ``<alias>.type``."""
+
+    def __init__(self, plugins: Plugins, kind: str, type_config: str) -> None:
+        self._plugins = plugins
+        self._kind = kind
+        self._type_config = type_config
+
+    def valid_values(self, name: str, parsed_config: Mapping[str, object]) -> list[object]:
+        found = parsed_config.get(self._type_config)
+        if found is None:
+            return []
+        try:
+            desc = self._plugins.resolve(self._kind, found)  # type: ignore[arg-type]
+        except Exception:
+            return []
+        return list(dict.fromkeys(self._plugins.versions_of(desc.class_name, (self._kind,))))
+
+    def visible(self, name: str, parsed_config: Mapping[str, object]) -> bool:
+        return True
+
+
+def _installed_version(plugins: Plugins, kind: str, name: object) -> str | None:
+    if name is None:
+        return None
+    try:
+        return plugins.resolve(kind, str(name).strip()).version
+    except Exception:  # unknown: the type key reports it
+        return None
 
 
 def enrich_connector_config_def(
@@ -468,6 +509,39 @@ def _enrich(
             display_name=f"{base_name} type for {alias}",
             recommender=_ClassRecommender(plugins, kind),
         )
+        # KIP-891: <prefix>plugin.version, defaulting to the installed plugin's version
+        version_config = prefix + "plugin.version"
+
+        def validate_version(name: str, value: object, _type_config: str = type_config) -> None:
+            type_value = props.get(_type_config)
+            if value is None or type_value is None:
+                return
+            try:
+                plugins.resolve_version(
+                    kind, str(type_value).strip(), version_requirement(str(value))
+                )
+            except InvalidVersionSpecification as e:
+                raise ConfigException(str(e)) from None
+            except VersionedPluginLoadingError as e:
+                raise ConfigException(str(e)) from None
+            except Exception:  # an unknown class is reported by the type key
+                return
+
+        new_def.define(
+            version_config,
+            ConfigType.STRING,
+            _installed_version(plugins, kind, props.get(type_config))
+            if props.get("connector.class") is not None
+            else None,
+            LambdaValidator(validate_version, ""),
+            Importance.HIGH,
+            f"Version of the '{alias}' {base_name.lower()} plugin (a version or a Maven range).",
+            group=group,
+            order_in_group=1,
+            width=Width.LONG,
+            display_name=f"{base_name} version for {alias}",
+            recommender=_VersionRecommender(plugins, kind, type_config),
+        )
         child = ConfigDef()
         if kind == "transformation":
             child.define(
@@ -504,7 +578,7 @@ def _enrich(
                 )
                 continue
             child.define_key(key)
-        new_def.embed(prefix, group, 1, child)
+        new_def.embed(prefix, group, 2, child)
 
 
 def _config_def_of(plugins: Plugins, kind: str, key: str, value: object) -> ConfigDef:

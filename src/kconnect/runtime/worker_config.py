@@ -156,7 +156,7 @@ def _common_def() -> ConfigDef:
             None,
             None,
             LOW,
-            "Version of the key converter.",
+            "Required version of the key converter plugin (a version or a Maven range).",
         )
         .define(
             "value.converter",
@@ -170,7 +170,7 @@ def _common_def() -> ConfigDef:
             None,
             None,
             LOW,
-            "Version of the value converter.",
+            "Required version of the value converter plugin (a version or a Maven range).",
         )
         .define(
             "header.converter",
@@ -186,7 +186,7 @@ def _common_def() -> ConfigDef:
             None,
             None,
             LOW,
-            "Version of the header converter.",
+            "Required version of the header converter plugin (a version or a Maven range).",
         )
         .define(
             "task.shutdown.graceful.timeout.ms",

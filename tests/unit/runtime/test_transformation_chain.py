@@ -17,7 +17,12 @@ from kconnect.api import (
     SourceRecord,
     Transformation,
 )
-from kconnect.runtime.plugins import PluginEntry, PluginNotFoundError, Plugins
+from kconnect.runtime.plugins import (
+    PluginEntry,
+    PluginNotFoundError,
+    Plugins,
+    VersionedPluginLoadingError,
+)
 from kconnect.runtime.transformation_chain import (
     TransformationChain,
     TransformationError,
@@ -339,7 +344,11 @@ def test_enrich_embeds_transform_and_predicate_keys() -> None:
 def test_enrich_with_unknown_type_reports_on_the_type_key() -> None:
     props = {"transforms": "s", "transforms.s.type": "Nope"}
     enriched = enrich_connector_config_def(ConfigDef(), props, make_plugins())
-    assert [k for k in enriched.names() if k.startswith("transforms.s.")] == ["transforms.s.type"]
+    # the type and (KIP-891) version keys only: the plugin's own keys cannot be known
+    assert [k for k in enriched.names() if k.startswith("transforms.s.")] == [
+        "transforms.s.type",
+        "transforms.s.plugin.version",
+    ]
     errors = enriched.validate_all(props)["transforms.s.type"].errors
     assert len(errors) == 1 and "Nope" in errors[0] and "could not be found" in errors[0]
     with pytest.raises(ConfigException):
@@ -356,3 +365,20 @@ def test_enrich_reports_negate_without_predicate() -> None:
     enriched = enrich_connector_config_def(ConfigDef(), props, make_plugins())
     errors = enriched.validate_all(props)["transforms.s.type"].errors
     assert any("negate' was provided" in e for e in errors)
+
+
+def test_plugin_version_requirement_is_enforced_when_building_the_chain() -> None:
+    plugins = Plugins(
+        [PluginEntry("transformation", "com.example.Suffix", Suffix, dist_version="1.4.0")]
+    )
+    props = {"transforms": "s", "transforms.s.type": "Suffix", "transforms.s.suffix": "!"}
+    ok = TransformationChain.from_config({**props, "transforms.s.plugin.version": "[1,2)"}, plugins)
+    assert ok.apply(rec("a")).topic == "t!"
+    with pytest.raises(VersionedPluginLoadingError) as e:
+        TransformationChain.from_config({**props, "transforms.s.plugin.version": "2.0"}, plugins)
+    assert str(e.value) == (
+        "Plugin com.example.Suffix not found that matches the version range [2.0,2.0], "
+        "available versions: [1.4.0]"
+    )
+    with pytest.raises(ConfigException, match="Unbounded range"):
+        TransformationChain.from_config({**props, "transforms.s.plugin.version": "[2.0"}, plugins)

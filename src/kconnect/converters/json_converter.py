@@ -98,9 +98,14 @@ def _fix_match(m: re.Match[bytes]) -> bytes:
     return b"\\u00" + g[3:].upper() if g != b"\\" else m.group(0)
 
 
+def _needs_fix(out: bytes) -> bool:
+    # Cheap C-level pre-checks first: every _NEEDS_FIX match is non-ASCII or holds "\u00".
+    return (not out.isascii() or b"\\u00" in out) and _NEEDS_FIX.search(out) is not None
+
+
 def _dump(obj: Any) -> bytes:
     out = _dumps(obj)
-    if _NEEDS_FIX.search(out) is not None:
+    if _needs_fix(out):
         out = _FIX.sub(_fix_match, out)
     return out
 
@@ -319,6 +324,7 @@ class JsonConverter(DataHeaderConverter):
         prefix = b""
         dump = _dumps
         needs_fix = _NEEDS_FIX.search
+        marker = b"\\u00"
         for schema, value in items:
             if schema is not last_schema:
                 if schema is None and value is None:
@@ -338,7 +344,8 @@ class JsonConverter(DataHeaderConverter):
                     "Converting Kafka Connect data to byte[] failed due to serialization "
                     f"error: {e}"
                 ) from e
-            if needs_fix(payload) is not None:
+            # Every _NEEDS_FIX match is non-ASCII or holds "\u00": check those in C first.
+            if (not payload.isascii() or marker in payload) and needs_fix(payload) is not None:
                 payload = _FIX.sub(_fix_match, payload)
             append(prefix + payload + b"}" if enveloped else payload)
         return out

@@ -250,32 +250,53 @@ class EncodeOptions:
 
 def compile_encoder(schema: Schema, cfg: EncodeOptions, path: str = "") -> Encoder:
     """Encoder for any value of ``schema``, None included (default, null or DataException)."""
+    tname = schema.type.name
+
+    def required_null() -> Any:
+        raise DataException(
+            "Conversion error: null value for field that is required and has no default "
+            f"value{_where(path)} (schema type {tname})"
+        )
+
+    use_default = schema.default_value is not None and cfg.replace_null_with_default
+    if schema.type is Type.STRUCT and _logical_encoder(schema, cfg.decimal_numeric, path) is None:
+        # The struct encoder handles null itself (one call per struct, no wrapper).
+        if use_default:
+            encoded_default = _struct_encoder(schema, cfg, path)(schema.default_value)
+            return _struct_encoder(schema, cfg, path, lambda: encoded_default)
+        if schema.optional:
+            return _struct_encoder(schema, cfg, path, lambda: None)
+        return _struct_encoder(schema, cfg, path, required_null)
     base = _base_encoder(schema, cfg, path)
     default = schema.default_value
-    if default is not None and cfg.replace_null_with_default:
+    if use_default:
         encoded_default = base(default)
 
         def enc_default(v: Any) -> Any:
             return encoded_default if v is None else base(v)
 
-        return enc_default
-    if schema.optional:
+        wrapped: Encoder = enc_default
+    elif schema.optional:
 
         def enc_optional(v: Any) -> Any:
             return None if v is None else base(v)
 
-        return enc_optional
-    tname = schema.type.name
+        wrapped = enc_optional
+    else:
 
-    def enc_required(v: Any) -> Any:
-        if v is None:
-            raise DataException(
-                "Conversion error: null value for field that is required and has no default "
-                f"value{_where(path)} (schema type {tname})"
-            )
-        return base(v)
+        def enc_required(v: Any) -> Any:
+            if v is None:
+                return required_null()
+            return base(v)
 
-    return enc_required
+        wrapped = enc_required
+    check = _inline_check(schema)
+    if check is None:
+        return wrapped
+    # A value passing the inline check encodes to itself (as in struct fields): one call.
+    ns: dict[str, Any] = {"slow": wrapped}
+    exec(f"def enc_checked(v):\n    return v if {check.format(x='v')} else slow(v)", ns)
+    return ns["enc_checked"]  # type: ignore[no-any-return]
 
 
 # Fast inline checks for struct fields whose JSON form is the Python value itself.
@@ -324,14 +345,22 @@ def _field_lines(
     return items
 
 
-def _struct_encoder(schema: Schema, cfg: EncodeOptions, path: str) -> Encoder:
+def _struct_encoder(
+    schema: Schema,
+    cfg: EncodeOptions,
+    path: str,
+    null_value: Callable[[], Any] | None = None,
+) -> Encoder:
     ns: dict[str, Any] = {"Struct": Struct, "schema": schema, "DataException": DataException}
     lines = [
         "def enc_struct(v):",
         "    if v.__class__ is not Struct or (v._schema is not schema and v._schema != schema):",
+        "        if v is None and null_value is not None:",
+        "            return null_value()",
         "        raise DataException(bad_struct(v))",
         "    g = v._values.get",
     ]
+    ns["null_value"] = null_value
     items = _field_lines(schema, cfg, path, ns, lines, compile_encoder)
     lines.append("    return {" + ", ".join(items) + "}")
 

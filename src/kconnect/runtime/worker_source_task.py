@@ -350,7 +350,9 @@ class WorkerSourceTask(WorkerTask):
         headers: list[Any] = [None] * n
         for i in live:
             r = transformed[i]
-            if r.headers:
+            # ``_headers`` rather than ``headers``: the property would allocate an empty
+            # Headers for every record that has none (most records).
+            if r._headers:
                 hc = self.header_converter
                 res = self.operator.execute(
                     ctx(i),

@@ -73,6 +73,7 @@ class Producer:
             self._producer = _Producer(config)
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to construct kafka producer") from e
+        self._produce = self._producer.produce
         self.client_id = str(config.get("client.id", ""))
 
     def produce(
@@ -91,17 +92,19 @@ class Producer:
             BufferError: the local queue is full; serve callbacks with :meth:`poll` and retry.
             KafkaClientError: the record was rejected synchronously (e.g. too large).
         """
-        kwargs: dict[str, Any] = {}
-        if partition is not None and partition >= 0:
-            kwargs["partition"] = partition
-        if timestamp is not None:
-            kwargs["timestamp"] = timestamp
-        if headers:
-            kwargs["headers"] = headers
-        if on_delivery is not None:
-            kwargs["on_delivery"] = on_delivery
+        # One call shape for every record (no kwargs dict): confluent-kafka reads partition
+        # -1 as "let the partitioner choose", timestamp 0 as "now", headers None as none and
+        # on_delivery None as the client's default callback, as when they are left out.
         try:
-            self._producer.produce(topic, value, key, **kwargs)
+            self._produce(
+                topic,
+                value,
+                key,
+                partition=partition if partition is not None and partition >= 0 else -1,
+                timestamp=timestamp or 0,
+                headers=headers or None,
+                on_delivery=on_delivery,
+            )
         except KafkaException as e:
             raise from_kafka_error(e, f"Failed to send record to topic {topic}") from e
 

@@ -112,13 +112,21 @@ class _PartitionAcks:
             self.submitted.ack()
 
     def __call__(self, err: Any, msg: Any) -> None:
+        """Delivery callback of every record (producer poll, task thread)."""
         if err is not None:
             if not self.owner._delivery_failed(err, msg, None):
                 self.failed = True
                 return
             self.done_one(skipped=True)
             return
-        self.done_one()
+        # done_one() and _WriteCounter.done() inlined: this runs once per record.
+        self.remaining -= 1
+        counter = self.counter
+        counter.remaining -= 1
+        if counter.remaining == 0:
+            counter.metrics.record_write(counter.size, counter.skipped)
+        if self.remaining == 0 and not self.failed:
+            self.submitted.ack()
 
     def with_record(self, record: SourceRecord, err: Any, msg: Any) -> None:
         if err is not None:

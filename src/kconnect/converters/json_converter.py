@@ -370,7 +370,7 @@ class JsonConverter(DataHeaderConverter):
         previous one (compared in one ``startswith``) only has its payload parsed.
         """
         if not self._schemas_enabled:
-            return [self._decode_slow(v) if v is not None else SchemaAndValue.NULL for v in values]
+            return self._to_connect_batch_schemaless(values)
         out: list[SchemaAndValue] = []
         append = out.append
         by_text = self._by_text
@@ -418,6 +418,29 @@ class JsonConverter(DataHeaderConverter):
                                 append(self._decode_slow(data))
                             continue
             append(self._decode_slow(data))
+        return out
+
+    def _to_connect_batch_schemaless(self, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
+        """``schemas.enable=false``: each value is parsed once by orjson, whose objects already
+        are Connect's schemaless values (no Decimal can occur, so decode_schemaless would
+        return them unchanged). Empty input and anything orjson refuses take the full path
+        (Jackson's leniencies and the error message)."""
+        out: list[SchemaAndValue] = []
+        append = out.append
+        loads = _loads
+        new_sv = _tuple_new
+        sv_class = SchemaAndValue
+        null = SchemaAndValue.NULL
+        for data in values:
+            if data is None:
+                append(null)
+                continue
+            try:
+                doc = loads(data)
+            except _JSONDecodeError:
+                append(self._decode_slow(data))
+                continue
+            append(new_sv(sv_class, (None, doc)))
         return out
 
     def _decode_known_envelope(self, data: bytes) -> SchemaAndValue | None:

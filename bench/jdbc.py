@@ -1,21 +1,29 @@
 """JDBC connectors end to end, in one run on the same broker and PostgreSQL:
 
-* sink: N rows pre-produced to a topic as JsonConverter bytes (schemas on, the seed's
-  ``table01`` records: ``{"id","user_id","item"}`` with a string key) → PostgreSQL
-  ``dst_table01``-shaped tables, by
-    - kconnect standalone + ``io.confluent.connect.jdbc.JdbcSinkConnector``,
+* sink: N rows pre-produced to a P-partition topic as JsonConverter bytes (schemas on, the
+  seed's ``table01`` records: ``{"id","user_id","item"}`` with a string key; row i goes to
+  partition i mod P, so the partitions hold equal shares) → PostgreSQL ``dst_table01``-shaped
+  tables, by
+    - kconnect + ``io.confluent.connect.jdbc.JdbcSinkConnector``: one standalone worker
+      (``--workers 1``, the default) or a ``kconnect distributed`` cluster of N worker
+      processes (one group, unique internal topics with replication factor 1) — kconnect's way
+      to use several cores, as one worker process is bound by the GIL,
     - Apache Kafka Connect 4.1.2 standalone + Debezium's JDBC sink
-      (``io.debezium.connector.jdbc.JdbcSinkConnector`` from Maven Central),
-  beside the raw COPY rate of the same rows from Python tuples (the limit for any sink);
+      (``io.debezium.connector.jdbc.JdbcSinkConnector`` from Maven Central): one JVM, which
+      runs its tasks on threads over all cores,
+  both with ``tasks.max=P``, beside the raw COPY rate of the same rows from Python tuples
+  (the limit for any sink);
 * source: N rows of a table → Kafka by kconnect standalone + ``JdbcSourceConnector``
   (incrementing mode, JsonConverter).
 
 Each rate is rows / seconds from connector creation until the last row is in the table
 (``count(*)`` polled every 0.25 s) or the topic (end offset). Memory: worker RSS idle (REST
-ready, no connector) and peak under load. Both workers get the same worker properties
-(JsonConverter with schemas, ``consumer.max.poll.records``) and one task.
+ready, no connector) and peak under load; for a kconnect cluster, the sum over its worker
+processes (the peak of the sum). Both runtimes get the same worker properties (JsonConverter
+with schemas, ``consumer.max.poll.records``) and the same number of tasks.
 
-    python bench/jdbc.py                      # 1,000,000 rows
+    python bench/jdbc.py                      # 1,000,000 rows, 1 partition, 1 task
+    python bench/jdbc.py --workers 2          # 2 kconnect worker processes, 2 partitions/tasks
     python bench/jdbc.py --rows 200000 --skip-java
 
 Needs Kafka and PostgreSQL (``KCONNECT_BOOTSTRAP_SERVERS``/``KCONNECT_PG_DSN`` or the local
@@ -26,9 +34,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -41,7 +51,7 @@ import orjson
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import PeakRss, free_port, rss_mib, stop_process, table, wait_rest_ready
+from _common import free_port, rss_mib, stop_process, table, wait_rest_ready
 from file_pipeline import REFERENCE_CONNECT_VERSION, kconnect_command
 
 DEBEZIUM_VERSION = "3.3.1.Final"  # built against Kafka 4.1.0, Java 17 (3.4.x: debezium-sink jar missing on Central)
@@ -76,12 +86,13 @@ def _row(i: int) -> tuple[int, str, str]:
     return (i, f"user{i % 100:02d}", f"item-{i % 10000}")
 
 
-def produce_rows(bootstrap: str, topic: str, n: int) -> None:
+def produce_rows(bootstrap: str, topic: str, n: int, partitions: int) -> None:
+    """Row i to partition (i - 1) mod ``partitions``: equal shares, whatever the keys hash to."""
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+    admin.create_topics([NewTopic(topic, partitions, 1)])[topic].result(30)
     p = Producer(
         {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1 << 20, "acks": "1"}
     )
@@ -91,7 +102,7 @@ def produce_rows(bootstrap: str, topic: str, n: int) -> None:
         value = _VALUE_SCHEMA + orjson.dumps({"id": rid, "user_id": user, "item": item}) + b"}"
         while True:
             try:
-                p.produce(topic, value, key)
+                p.produce(topic, value, key, (i - 1) % partitions)
                 break
             except BufferError:
                 p.poll(0.1)
@@ -174,30 +185,83 @@ def java_command(props: Path) -> list[str]:
     ]
 
 
-class WorkerProcess:
-    """One standalone worker (kconnect or Java) with JsonConverter, in its own process."""
+def _worker_props(bootstrap: str, port: int, run_id: str, work: Path, group: str | None) -> str:
+    """The worker properties both runtimes get; ``group``: distributed, else standalone."""
+    common = (
+        f"bootstrap.servers={bootstrap}\n"
+        f"key.converter={JSON}\nvalue.converter={JSON}\n"
+        "key.converter.schemas.enable=true\nvalue.converter.schemas.enable=true\n"
+        "offset.flush.interval.ms=10000\n"
+        f"consumer.max.poll.records={BATCH}\n"
+        f"listeners=http://127.0.0.1:{port}\n"
+    )
+    if group is None:
+        return common + f"offset.storage.file.filename={work / (run_id + '.offsets')}\n"
+    return common + (
+        f"group.id={group}\n"
+        f"config.storage.topic={group}-configs\n"
+        f"offset.storage.topic={group}-offsets\n"
+        f"status.storage.topic={group}-status\n"
+        "config.storage.replication.factor=1\n"
+        "offset.storage.replication.factor=1\n"
+        "status.storage.replication.factor=1\n"
+        "offset.storage.partitions=3\n"
+        "status.storage.partitions=2\n"
+        "rest.advertised.host.name=127.0.0.1\n"
+        f"rest.advertised.port={port}\n"
+    )
 
-    def __init__(self, runtime: str, bootstrap: str, work: Path) -> None:
+
+class WorkerProcess:
+    """One worker (kconnect or Java) with JsonConverter, in its own process: standalone, or a
+    member of the distributed ``group``. Starting returns once REST answers."""
+
+    def __init__(self, runtime: str, bootstrap: str, work: Path, group: str | None = None) -> None:
         run_id = f"{runtime}-{uuid.uuid4().hex[:8]}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         props = work / f"{run_id}.properties"
-        props.write_text(
-            f"bootstrap.servers={bootstrap}\n"
-            f"key.converter={JSON}\nvalue.converter={JSON}\n"
-            "key.converter.schemas.enable=true\nvalue.converter.schemas.enable=true\n"
-            f"offset.storage.file.filename={work / (run_id + '.offsets')}\n"
-            "offset.flush.interval.ms=10000\n"
-            f"consumer.max.poll.records={BATCH}\n"
-            f"listeners=http://127.0.0.1:{self.port}\n"
-        )
+        props.write_text(_worker_props(bootstrap, self.port, run_id, work, group))
         cmd = java_command(props) if runtime == "java" else kconnect_command(props)
+        if group is not None:
+            assert runtime == "kconnect", "the Java side runs standalone (one JVM, task threads)"
+            cmd[cmd.index("standalone")] = "distributed"
         self.log_path = work / f"{run_id}.log"
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT)
         self.startup = wait_rest_ready(self.url + "/", self.proc)
+
+    def stop(self) -> None:
+        stop_process(self.proc)
+        self._log.close()
+
+
+class Workers:
+    """The worker processes of one run: one standalone worker, or a distributed cluster of
+    ``count`` kconnect workers. REST calls go to the first worker (the first to join the
+    group, so its leader); RSS is summed over all processes."""
+
+    def __init__(self, runtime: str, bootstrap: str, work: Path, count: int = 1) -> None:
+        self.group = f"bench-jdbc-{uuid.uuid4().hex[:8]}" if count > 1 else None
+        self.procs: list[WorkerProcess] = []
+        try:
+            for _ in range(count):
+                self.procs.append(WorkerProcess(runtime, bootstrap, work, self.group))
+            if self.group is not None:
+                _wait_group_members(self.procs)
+        except BaseException:
+            self.stop()
+            raise
+        self.url = self.procs[0].url
+        self.log_path = self.procs[0].log_path
         time.sleep(1.0)
-        self.idle_rss = rss_mib(self.proc.pid)
+        self.idle_rss = self.rss()
+
+    def pids(self) -> list[int]:
+        return [w.proc.pid for w in self.procs]
+
+    def rss(self) -> float:
+        return sum(rss_mib(pid) for pid in self.pids())
 
     def create(self, name: str, config: dict[str, str]) -> None:
         r = httpx.post(self.url + "/connectors", json={"name": name, "config": config}, timeout=60)
@@ -208,11 +272,54 @@ class WorkerProcess:
         return dict(httpx.get(f"{self.url}/connectors/{name}/status", timeout=10).json())
 
     def stop(self) -> None:
-        stop_process(self.proc)
-        self._log.close()
+        for w in self.procs:
+            w.stop()
 
 
-def _until(done: Callable[[], bool], worker: WorkerProcess, name: str, timeout_s: float) -> float:
+def _wait_group_members(workers: list[WorkerProcess], timeout_s: float = 90.0) -> None:
+    """Until every worker has joined the same (latest) group generation, so that no later join
+    moves tasks (and re-delivers records) while the sink runs. Read from the workers' logs
+    ("Joined group at generation G"): librdkafka's admin client describes consumer groups
+    only, not Connect's."""
+    deadline = time.monotonic() + timeout_s
+    last: list[int | None] = []
+    while time.monotonic() < deadline:
+        last = [_last_generation(w.log_path) for w in workers]
+        if None not in last and len(set(last)) == 1:
+            return
+        time.sleep(0.25)
+    raise RuntimeError(f"workers not in one group generation after {timeout_s} s ({last})")
+
+
+def _last_generation(log_path: Path) -> int | None:
+    found = re.findall(rb"Joined group at generation (\d+)", log_path.read_bytes())
+    return int(found[-1]) if found else None
+
+
+class PeakRssSum:
+    """Samples the summed RSS of several processes every 50 ms in a thread; ``peak`` in MiB."""
+
+    def __init__(self, workers: Workers) -> None:
+        self.workers = workers
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> PeakRssSum:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self.workers.rss())
+            self._stop.wait(0.05)
+
+
+def _until(done: Callable[[], bool], worker: Workers, name: str, timeout_s: float) -> float:
     """Seconds until ``done()``; fails early when the connector or a task FAILED."""
     start = time.monotonic()
     last_check = start
@@ -245,7 +352,11 @@ def run_sink(
     n: int,
     work: Path,
     timeout_s: float,
+    tasks: int = 1,
+    workers: int = 1,
 ) -> Result:
+    """Rows/s of one sink run: ``tasks`` tasks; kconnect on ``workers`` worker processes
+    (distributed when more than one), Java always in one standalone JVM."""
     dst = f"bench_{runtime}_{uuid.uuid4().hex[:8]}"
     create_dst(db, dst)
     url, user, password = _jdbc_url(dsn)
@@ -262,6 +373,7 @@ def run_sink(
             "batch.size": str(BATCH),
         }
         label = f"Kafka Connect {REFERENCE_CONNECT_VERSION} + Debezium JDBC sink {DEBEZIUM_VERSION}"
+        workers = 1
     else:
         config = {
             "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
@@ -272,19 +384,28 @@ def run_sink(
             "table.name.format": dst,
             "batch.size": str(BATCH),
         }
-        label = "kconnect standalone + JdbcSinkConnector"
-    config.update({"topics": topic, "tasks.max": "1"})
-    worker = WorkerProcess(runtime, bootstrap, work)
+        label = (
+            "kconnect standalone + JdbcSinkConnector"
+            if workers == 1
+            else f"kconnect distributed ({workers} workers) + JdbcSinkConnector"
+        )
+    if tasks > 1:
+        label += f", {tasks} tasks"
+    config.update({"topics": topic, "tasks.max": str(tasks)})
+    worker = Workers(runtime, bootstrap, work, workers)
     name = f"sink-{dst}"
     try:
 
         def count() -> int:
             return int(db.execute(f"SELECT count(*) FROM {dst}").fetchone()[0])  # type: ignore[index]
 
-        with PeakRss(worker.proc.pid) as peak:
+        with PeakRssSum(worker) as peak:
             worker.create(name, config)
             seconds = _until(lambda: count() >= n, worker, name, timeout_s)
         got = count()
+        if workers > 1:
+            placement = sorted(t["worker_id"] for t in worker.status(name)["tasks"])
+            print(f"  tasks on workers: {placement}", flush=True)
         if got != n:
             raise RuntimeError(f"{label}: {got} rows in {dst}, expected {n}")
         return Result(label, n, seconds, worker.idle_rss, peak.peak)
@@ -307,7 +428,7 @@ def run_source(
     prefix = f"bench-src-{uuid.uuid4().hex[:6]}-"
     topic = prefix + src
     url, user, password = _jdbc_url(dsn)
-    worker = WorkerProcess("kconnect", bootstrap, work)
+    worker = Workers("kconnect", bootstrap, work)
     name = f"source-{src}"
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4().hex}"})
     try:
@@ -318,7 +439,7 @@ def run_source(
             except Exception:  # the topic does not exist yet
                 return 0
 
-        with PeakRss(worker.proc.pid) as peak:
+        with PeakRssSum(worker) as peak:
             worker.create(
                 name,
                 {
@@ -353,16 +474,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--skip-java", action="store_true")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per run")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="kconnect sink worker processes (>= 2: a distributed cluster)",
+    )
+    ap.add_argument(
+        "--partitions",
+        type=int,
+        default=None,
+        help="topic partitions = tasks.max on both sides (default: max(1, workers))",
+    )
     args = ap.parse_args(argv)
     n = args.rows
+    workers = max(1, args.workers)
+    partitions = args.partitions if args.partitions is not None else workers
+    if partitions < 1:
+        ap.error("--partitions must be at least 1")
 
     from kconnect.testing.services import ensure_kafka, ensure_postgres
 
     bootstrap, dsn = ensure_kafka(), ensure_postgres()
     topic = f"bench-jdbc-sink-{uuid.uuid4().hex[:8]}"
-    print(f"producing {n:,} table01 records (JsonConverter bytes) to {topic}...", flush=True)
+    print(
+        f"producing {n:,} table01 records (JsonConverter bytes) to {topic} "
+        f"({partitions} partition{'s' if partitions > 1 else ''})...",
+        flush=True,
+    )
     t0 = time.monotonic()
-    produce_rows(bootstrap, topic, n)
+    produce_rows(bootstrap, topic, n, partitions)
     print(f"  produced in {time.monotonic() - t0:.1f} s", flush=True)
     results: dict[str, Result] = {}
     with (
@@ -373,10 +514,14 @@ def main(argv: list[str] | None = None) -> int:
         print("raw COPY...", flush=True)
         results["raw"] = raw_copy(dsn, db, f"bench_raw_{uuid.uuid4().hex[:8]}", n)
         print("kconnect sink...", flush=True)
-        results["kconnect"] = run_sink("kconnect", bootstrap, dsn, db, topic, n, work, args.timeout)
+        results["kconnect"] = run_sink(
+            "kconnect", bootstrap, dsn, db, topic, n, work, args.timeout, partitions, workers
+        )
         if not args.skip_java:
             print("Java sink...", flush=True)
-            results["java"] = run_sink("java", bootstrap, dsn, db, topic, n, work, args.timeout)
+            results["java"] = run_sink(
+                "java", bootstrap, dsn, db, topic, n, work, args.timeout, partitions
+            )
         print("kconnect source...", flush=True)
         results["source"] = run_source(bootstrap, dsn, db, n, work, args.timeout)
     print()
@@ -391,6 +536,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     raw, k = results["raw"], results["kconnect"]
     print()
+    if workers > 1:
+        print(
+            f"kconnect RSS, {workers} worker processes summed: idle {k.idle_rss:,.1f} MiB, "
+            f"peak {k.peak_rss:,.1f} MiB"
+        )
     print(f"kconnect sink / raw COPY: {k.rate / raw.rate:.1%}   (goal >= 50%)")
     if "java" in results:
         j = results["java"]

@@ -1,0 +1,142 @@
+"""What ``kconnect standalone`` and ``kconnect distributed`` share: arguments, logging,
+start-up error reporting (one line, no traceback), plugin and config-provider loading, serving
+REST, and running until SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = [
+    "LEVELS",
+    "StartupError",
+    "add_worker_arguments",
+    "configure_logging",
+    "load_plugins",
+    "load_worker_props",
+    "run_worker",
+    "serve",
+]
+
+LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
+
+log = logging.getLogger("kconnect.worker_process")
+
+
+class StartupError(Exception):
+    """A problem the operator must fix before the worker can start (one line, no trace)."""
+
+
+def add_worker_arguments(p: argparse.ArgumentParser) -> None:
+    """The worker properties file and ``--log-level``."""
+    p.add_argument("worker_properties", help="worker config (.properties)")
+    p.add_argument(
+        "--log-level", default=os.environ.get("KCONNECT_LOG_LEVEL", "INFO"),
+        choices=LEVELS, type=str.upper, help="root log level (default INFO)",
+    )  # fmt: skip
+
+
+def configure_logging(level: str) -> None:
+    from kconnect.runtime.loggers import python_level
+
+    logging.basicConfig(
+        level=python_level(level) or logging.INFO,
+        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s) [%(threadName)s]",
+        stream=sys.stderr,
+    )
+
+
+def load_worker_props(path: str) -> dict[str, str]:
+    from kconnect.runtime.worker_config import load_properties
+
+    try:
+        return dict(load_properties(path))
+    except OSError as e:
+        raise StartupError(f"cannot read worker config {path}: {e.strerror}") from None
+
+
+def load_plugins(config: Any, worker_props: dict[str, str]) -> tuple[Any, Any]:
+    """(Plugins from the environment and ``plugin.path``, ConfigTransformer or None)."""
+    from kconnect.runtime.config_transformer import ConfigTransformer, load_config_providers
+    from kconnect.runtime.plugins import Plugins
+
+    plugins = Plugins.load(config.get_list("plugin.path") or [])
+    providers = load_config_providers(
+        worker_props, instantiate=lambda n: plugins.new_instance("config_provider", n)
+    )
+    return plugins, (ConfigTransformer(providers) if providers else None)
+
+
+def serve(herder: Any, config: Any) -> Any:
+    """Start the REST server, then the herder; tune the GC for the worker. The server."""
+    from kconnect.rest.app import create_app
+    from kconnect.rest.server import RestServer
+    from kconnect.runtime.gc_tuning import tune_for_worker
+
+    server = RestServer(create_app(herder, worker_config=config), config)
+    server.start()
+    try:
+        herder.start()
+    except Exception:
+        server.stop()
+        raise
+    tune_for_worker()
+    return server
+
+
+def run_worker(
+    command: str,
+    args: argparse.Namespace,
+    start: Callable[[dict[str, str]], tuple[Any, Any]],
+    on_started: Callable[[Any], None] | None = None,
+    stop_order: Callable[[Any, Any], None] | None = None,
+) -> int:
+    """Load the worker properties, ``start`` (→ herder, server), run ``on_started(herder)``,
+    wait for SIGINT/SIGTERM, stop; the exit status. Start-up problems print one line."""
+    configure_logging(args.log_level)
+    from kconnect.api.errors import ConfigException, ConnectException
+    from kconnect.rest.server import RestServerError
+
+    def fail(message: str) -> int:
+        print(f"kconnect {command}: error: {message}", file=sys.stderr)
+        return 1
+
+    stop_event = threading.Event()
+    try:
+        herder, server = start(load_worker_props(args.worker_properties))
+    except (StartupError, RestServerError) as e:
+        return fail(str(e))
+    except ConfigException as e:
+        return fail(f"{args.worker_properties}: {e}; fix the worker config and retry")
+    except (ConnectException, ImportError, OSError) as e:
+        log.debug("start-up failed", exc_info=True)
+        return fail(f"cannot start the worker: {e}")
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        log.info("Received %s, shutting down", signal.Signals(signum).name)
+        stop_event.set()
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    status = 0
+    try:
+        if on_started is not None:
+            on_started(herder)
+        log.info("Kafka Connect %s worker started", command)
+        stop_event.wait()
+    except StartupError as e:
+        status = fail(str(e))
+    finally:
+        if stop_order is not None:
+            stop_order(herder, server)
+        else:
+            server.stop()
+            herder.stop()
+        log.info("Kafka Connect %s worker stopped", command)
+    return status

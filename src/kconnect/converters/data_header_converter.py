@@ -9,6 +9,8 @@ task thread.
 
 from __future__ import annotations
 
+from abc import abstractmethod
+from collections.abc import Mapping
 from typing import Any
 
 from kconnect.api import Converter, HeaderConverter, Schema, SchemaAndValue
@@ -18,6 +20,15 @@ __all__ = ["DataHeaderConverter"]
 
 class DataHeaderConverter(Converter, HeaderConverter):
     """A :class:`Converter` that is also its own :class:`HeaderConverter`."""
+
+    @abstractmethod
+    def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
+        """Configure once, before any conversion (called by the worker, not concurrently).
+
+        ``configure(configs, is_key)`` is the key/value converter form; ``configure(configs)``
+        (``is_key`` None) is the header converter form. One signature serves both bases.
+        Raises ConfigException for an invalid setting.
+        """
 
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any

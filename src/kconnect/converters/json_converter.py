@@ -30,7 +30,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from decimal import Decimal as _PyDecimal
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -173,20 +173,24 @@ def json_converter_config_def() -> ConfigDef:
     )
 
 
-class _LRU(OrderedDict[Any, Any]):
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class _LRU(OrderedDict[_K, _V]):
     """A small LRU map (``LRUCache`` in Kafka); only touched from the task thread."""
 
     def __init__(self, size: int) -> None:
         super().__init__()
         self.size = max(size, 1)
 
-    def lookup(self, key: Any) -> Any:
+    def lookup(self, key: _K) -> _V | None:
         v = self.get(key)
         if v is not None:
             self.move_to_end(key)
         return v
 
-    def store(self, key: Any, value: Any) -> None:
+    def store(self, key: _K, value: _V) -> None:
         self[key] = value
         self.move_to_end(key)
         if len(self) > self.size:
@@ -249,9 +253,12 @@ class JsonConverter(DataHeaderConverter):
         self._reset_caches()
 
     def _reset_caches(self) -> None:
-        self._by_schema = _LRU(self._cache_size)  # Schema -> _Codec
-        self._by_json = _LRU(self._cache_size)  # canonical schema JSON -> _Codec
-        self._by_text = _LRU(self._cache_size)  # raw schema text seen on the wire -> _Codec
+        # Schema (or ("id", id(schema)) for an unhashable one) -> _Codec
+        self._by_schema: _LRU[Any, _Codec] = _LRU(self._cache_size)
+        # canonical schema JSON (bytes, or str beyond 64-bit numbers) -> _Codec
+        self._by_json: _LRU[bytes | str, _Codec] = _LRU(self._cache_size)
+        # raw schema text seen on the wire -> _Codec
+        self._by_text: _LRU[bytes, _Codec] = _LRU(self._cache_size)
         self._null_codec = _Codec(None, _NULL_SCHEMA_HEAD, encode_schemaless, decode_schemaless)
         self._last_schema: Schema | None = None
         self._last_codec: _Codec | None = None
@@ -524,7 +531,7 @@ class JsonConverter(DataHeaderConverter):
             assert schema is not None
             codec = self._codec(schema)
             self._by_json.store(key, codec)
-        return codec  # type: ignore[no-any-return]
+        return codec
 
     def _learn_schema_text(self, data: Any, schema_node: Any, codec: _Codec) -> None:
         """Remember the exact schema text of this envelope so later records skip parsing it."""

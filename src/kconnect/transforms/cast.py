@@ -13,6 +13,7 @@ import base64
 import datetime as _dt
 import decimal as _decimal
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 from kconnect.api import (
@@ -157,10 +158,7 @@ _CASTERS: dict[Type, Callable[[Any], Any]] = {
     Type.BOOLEAN: _to_bool,
     Type.STRING: _to_string,
 }
-_BUILDERS: dict[Type, Callable[[], SchemaBuilder]] = {
-    t: (lambda t=t: SchemaBuilder(t))
-    for t in _OUTPUT  # type: ignore[misc]
-}
+_BUILDERS: dict[Type, Callable[[], SchemaBuilder]] = {t: partial(SchemaBuilder, t) for t in _OUTPUT}
 
 
 def _infer_type(value: Any) -> Type | None:
@@ -247,8 +245,8 @@ class _Cast(SmtBase):
         casts = self._casts
         for f in struct.schema.fields:
             v = get(f)
-            target = casts.get(f.name)
-            values[f.name] = v if target is None else self._cast(f.schema, v, target, f.name)
+            cast_to = casts.get(f.name)
+            values[f.name] = v if cast_to is None else self._cast(f.schema, v, cast_to, f.name)
         out = Struct(updated_schema)
         for name, v in values.items():
             out.put(name, v)  # validated: a null cast into a required field is refused here

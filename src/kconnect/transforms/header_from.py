@@ -101,10 +101,11 @@ class _HeaderFrom(SmtBase):
         for field, header in self._pairs:
             f = schema.field(field)
             if f is None:
+                side = "key" if self.IS_KEY else "value"  # type: ignore[attr-defined]  # KeySide/ValueSide
                 raise DataException(
                     f"{self._who}: field '{field}' (for header '{header}') is not in the "
-                    f"{'key' if self.IS_KEY else 'value'} schema {schema!r}"
-                )  # type: ignore[attr-defined]
+                    f"{side} schema {schema!r}"
+                )
             headers.add(header, get(f), f.schema)
         return self.new_record(record, updated_schema, updated, headers)  # type: ignore[attr-defined, no-any-return]
 

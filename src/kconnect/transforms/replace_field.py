@@ -85,7 +85,8 @@ class _ReplaceField(SmtBase):
             ("blacklist", "exclude", exclude),
             ("whitelist", "include", include),
         ):
-            if legacy[old] is not None:
+            names = legacy[old]
+            if isinstance(names, list):  # a set LIST key parses to a list of names
                 log.warning(
                     "%s: '%s' was removed in Kafka 4.0; using it as '%s'. "
                     "Rename it in the connector config.",
@@ -94,7 +95,7 @@ class _ReplaceField(SmtBase):
                     new,
                 )
                 if not target:
-                    target.extend(legacy[old])
+                    target.extend(names)
         self._exclude = frozenset(exclude)
         self._include = frozenset(include)
         self._renames = _parse_renames(parsed["renames"])

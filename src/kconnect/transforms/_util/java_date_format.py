@@ -84,6 +84,15 @@ def _is_numeric(tok: tuple[str, int] | str) -> bool:
     return isinstance(tok, tuple) and tok[0] in _NUMERIC and not (tok[0] in "ML" and tok[1] >= 3)
 
 
+def _literal(text: str) -> Callable[[_dt.datetime], str]:
+    """A formatter for quoted text or punctuation: the same string for every date."""
+
+    def format_literal(_d: _dt.datetime) -> str:
+        return text
+
+    return format_literal
+
+
 class JavaDateFormat:
     """A compiled SimpleDateFormat pattern in the UTC time zone. Thread-safe (immutable)."""
 
@@ -97,7 +106,7 @@ class JavaDateFormat:
         regex: list[str] = []
         for idx, tok in enumerate(tokens):
             if isinstance(tok, str):
-                self._formatters.append(lambda _d, s=tok: s)
+                self._formatters.append(_literal(tok))
                 regex.append(re.escape(tok))
                 continue
             letter, count = tok

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from kconnect.api import ConfigDef, Importance, NonEmptyString, Predicate
 from kconnect.api import ConfigType as CT
@@ -26,7 +26,8 @@ class HasHeaderKey(Predicate[ConnectRecord]):
     )
 
     def configure(self, configs: Mapping[str, Any]) -> None:
-        self._name: str = self.CONFIG_DEF.parse(configs)["name"]
+        # a STRING key with no default and a NonEmptyString validator: parse gives a str
+        self._name: str = cast(str, self.CONFIG_DEF.parse(configs)["name"])
 
     def test(self, record: ConnectRecord) -> bool:
         name = self._name

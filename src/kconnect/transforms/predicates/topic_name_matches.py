@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from kconnect.api import ConfigDef, ConfigException, Importance, NonEmptyString, Predicate
 from kconnect.api import ConfigType as CT
@@ -30,7 +30,8 @@ class TopicNameMatches(Predicate[ConnectRecord]):
     )
 
     def configure(self, configs: Mapping[str, Any]) -> None:
-        value: str = self.CONFIG_DEF.parse(configs)["pattern"]
+        # a STRING key with no default and a NonEmptyString validator: parse gives a str
+        value: str = cast(str, self.CONFIG_DEF.parse(configs)["pattern"])
         try:
             self._pattern = compile_java_regex(value)
         except re.error as e:

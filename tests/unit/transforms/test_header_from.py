@@ -52,7 +52,9 @@ def test_errors():
         hf(fields="a,b", headers="h", operation="move")
     with pytest.raises(ConfigException):
         hf(fields="a", headers="h", operation="delete")
-    with pytest.raises(DataException, match=r"HeaderFrom\$Value: field 'zz'"):
+    with pytest.raises(
+        DataException, match=r"HeaderFrom\$Value: field 'zz' \(for header 'h'\) is not in the value"
+    ):
         hf(fields="zz", headers="h", operation="copy").apply(
             sink(SCHEMA, Struct(SCHEMA).put("f1", "a"))
         )

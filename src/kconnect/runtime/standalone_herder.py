@@ -268,9 +268,12 @@ class StandaloneHerder(AbstractHerder):
         raw = state.raw_connector_config(name)
         if raw is None:
             return
-        if state.target_state(name) is not TargetState.STARTED:
+        target = state.target_state(name)
+        if target is not TargetState.STARTED:
+            # None: a store snapshot with the config but no target state (the memory store
+            # always records one; a store passed in by a caller may not) - skip, do not crash.
             log.info("Skipping update of tasks for connector %s since its target state is %s",
-                     name, state.target_state(name).value)  # fmt: skip
+                     name, target.value if target is not None else "unknown")  # fmt: skip
             return
         if not self.worker.is_running(name):
             log.info("Skipping update of tasks for connector %s since it is not running", name)

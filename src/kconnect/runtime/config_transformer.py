@@ -79,8 +79,8 @@ class ConfigTransformer:
         for value in configs.values():
             if value is None:
                 continue
-            for provider, path, key in _variables(value):
-                wanted.setdefault(provider, {}).setdefault(path, set()).add(key)
+            for provider_name, path, key in _variables(value):
+                wanted.setdefault(provider_name, {}).setdefault(path, set()).add(key)
         lookups: dict[str, dict[str, Mapping[str, str]]] = {}
         ttls: dict[str, int] = {}
         for provider_name, by_path in wanted.items():
@@ -100,10 +100,10 @@ class ConfigTransformer:
             found = by_path.get(match.group(3) or "", {}).get(match.group(4))
             return match.group(0) if found is None else found
 
-        data = {
+        transformed = {
             k: (None if v is None else DEFAULT_PATTERN.sub(replace, v)) for k, v in configs.items()
         }
-        return ConfigTransformerResult(data, ttls)
+        return ConfigTransformerResult(transformed, ttls)
 
     def transform(self, configs: Mapping[str, str | None]) -> dict[str, str | None]:
         """Like :meth:`transform_with_ttls`, returning only the map."""

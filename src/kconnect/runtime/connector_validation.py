@@ -176,13 +176,12 @@ class ConnectorValidator:
             if is_sink
             else cc.source_connector_config_def(**enrichment)
         )
+        enrich_error: str | None = None
         try:
             enriched = _enrich(base, props, self.plugins)
         except Exception as e:  # e.g. an unknown transformation class
             enriched = base
             enrich_error = str(e)
-        else:
-            enrich_error = None
         validated = enriched.validate_all(props)
         if enrich_error:
             validated.setdefault(
@@ -234,8 +233,8 @@ class ConnectorValidator:
                 groups.append(g)
         values.extend(result.config_values())
         merged_def = ConfigDef()
-        for key in keys.values():
-            merged_def.define_key(key)
+        for config_key in keys.values():
+            merged_def.define_key(config_key)
         by_name: dict[str, ConfigValue] = {}
         for v in values:  # later values (the connector's) win, as a Java HashMap put would
             by_name[v.name] = v

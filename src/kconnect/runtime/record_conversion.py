@@ -9,6 +9,7 @@ good ones around it are kept).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from kconnect.runtime.errors.retry_operator import ProcessingContext, RetryWithToleranceOperator
@@ -77,7 +78,7 @@ def convert_column(
             for i in idxs:
                 ctx = contexts(i)
                 value = inputs[i]
-                res = operator.execute(ctx, lambda v=value, t=topic: one_fn(t, v), stage, executing)
+                res = operator.execute(ctx, partial(one_fn, topic, value), stage, executing)
                 out[i] = SKIP if ctx.failed else res
             continue
         if whole:

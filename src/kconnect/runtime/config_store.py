@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -88,7 +88,7 @@ class ConfigBackingStore(ABC):
     def remove_connector_config(self, connector: str) -> None: ...
 
     @abstractmethod
-    def put_task_configs(self, connector: str, configs: list[Mapping[str, str]]) -> None:
+    def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
         """Replace the connector's task configs; records the connector config they came from."""
 
     @abstractmethod
@@ -134,7 +134,7 @@ class MemoryConfigBackingStore(ConfigBackingStore):
             self._targets.pop(connector, None)
             self._applied.pop(connector, None)
 
-    def put_task_configs(self, connector: str, configs: list[Mapping[str, str]]) -> None:
+    def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
         with self._lock:
             self._tasks[connector] = tuple(MappingProxyType(dict(c)) for c in configs)
             if connector in self._configs:

@@ -33,11 +33,16 @@ from collections.abc import Callable
 from typing import Any
 
 from kconnect.api.errors import ConnectException
-from kconnect.runtime.config_store import ClusterConfigState, ConfigBackingStore
+from kconnect.runtime.config_store import ClusterConfigState
 from kconnect.runtime.config_transformer import ConfigTransformer
 from kconnect.runtime.distributed_herder_api import DistributedHerderApi
 from kconnect.runtime.herder_requests import HerderRequestQueue
 from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.kafka_config_store import (
+    ConfigUpdateListener,
+    KafkaConfigBackingStore,
+    SessionKey,
+)
 from kconnect.runtime.rebalance_handler import RebalanceHandler, assess_assignment, task_ids
 from kconnect.runtime.restart import RestartRequest
 from kconnect.runtime.session_keys import KeyMaterial, generate_key, key_needs_rotation
@@ -65,9 +70,8 @@ def key_material(key: Any) -> KeyMaterial | None:
         raw = base64.b64decode(raw)
     algorithm = getattr(key, "algorithm", None) or "HmacSHA256"
     created = getattr(key, "creation_timestamp_ms", None)
-    if created is None:
-        created = getattr(key, "creation_timestamp", 0)
-    return KeyMaterial(bytes(raw or b""), str(algorithm), int(created))
+    created_ms = int(created if created is not None else getattr(key, "creation_timestamp", 0))
+    return KeyMaterial(bytes(raw or b""), str(algorithm), created_ms)
 
 
 class DistributedHerder(DistributedHerderApi):
@@ -83,7 +87,7 @@ class DistributedHerder(DistributedHerderApi):
         config: Any,
         worker: Any,
         plugins: Any,
-        config_store: ConfigBackingStore,
+        config_store: KafkaConfigBackingStore,
         status_store: StatusBackingStore,
         *,
         member_factory: Callable[..., Any] | None = None,
@@ -189,7 +193,7 @@ class DistributedHerder(DistributedHerderApi):
         log.info("Herder starting")
         self.worker.start()
         self.status_store.start()
-        self.config_store.set_update_listener(_ConfigUpdates(self))  # type: ignore[attr-defined]
+        self.config_store.set_update_listener(_ConfigUpdates(self))
         self.config_store.start()
         self._config_state = self.config_store.snapshot()
         self._session_key = key_material(getattr(self._config_state, "session_key", None))
@@ -305,14 +309,14 @@ class DistributedHerder(DistributedHerderApi):
 
     def _fresh_config_state(self) -> ClusterConfigState:
         """For the leader's assignor (IO thread): re-read the config topic, new snapshot."""
-        self.config_store.refresh(self.config.worker_sync_timeout_ms / 1000)  # type: ignore[attr-defined]
+        self.config_store.refresh(self.config.worker_sync_timeout_ms / 1000)
         return self.config_store.snapshot()
 
     def _read_config_to_end(self) -> bool:
         timeout_s = self.config.worker_sync_timeout_ms / 1000
         self._set_stage("reading to the end of the config topic")
         try:
-            self.config_store.refresh(timeout_s)  # type: ignore[attr-defined]
+            self.config_store.refresh(timeout_s)
         except Exception as e:
             log.warning("Didn't reach end of config log quickly enough: %s", e)
             self._can_read_configs = False
@@ -445,9 +449,7 @@ class DistributedHerder(DistributedHerderApi):
         new = generate_key(algorithm, size, now_ms)
         self._set_stage("writing a new session key to the config topic")
         try:
-            from kconnect.runtime.kafka_config_store import SessionKey
-
-            self.config_store.put_session_key(  # type: ignore[attr-defined]
+            self.config_store.put_session_key(
                 SessionKey(new.key, new.algorithm, new.creation_timestamp_ms)
             )
         except Exception as e:
@@ -692,7 +694,7 @@ class DistributedHerder(DistributedHerderApi):
             self._request_reconfiguration(key)
 
 
-class _ConfigUpdates:
+class _ConfigUpdates(ConfigUpdateListener):
     """The config store's update listener: records what changed and wakes the herder.
 
     Called on the config log's thread; only bookkeeping under the herder's lock.

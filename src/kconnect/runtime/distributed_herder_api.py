@@ -18,18 +18,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kconnect.api.errors import AlreadyExistsException, ConnectException, NotFoundException
 from kconnect.runtime.abstract_herder import AbstractHerder
 from kconnect.runtime.distributed_herder_errors import NotAssignedException, NotLeaderException
 from kconnect.runtime.herder import ConnectorStateInfo, Created
 from kconnect.runtime.herder_errors import BadRequestException
-from kconnect.runtime.herder_requests import await_result
+from kconnect.runtime.herder_requests import HerderRequestQueue, await_result
 from kconnect.runtime.ids import ConnectorTaskId
 from kconnect.runtime.restart import RestartPlan, RestartRequest
 from kconnect.runtime.session_keys import RequestSignature, check_signature
 from kconnect.runtime.states import TargetState
+
+if TYPE_CHECKING:
+    from kconnect.runtime.kafka_config_store import KafkaConfigBackingStore
 
 __all__ = ["DistributedHerderApi"]
 
@@ -42,9 +45,9 @@ class DistributedHerderApi(AbstractHerder):
     """See the module docstring. Attributes come from ``DistributedHerder``."""
 
     config: Any
-    config_store: Any  # the Kafka config store: also restart requests and logger levels
+    config_store: KafkaConfigBackingStore  # also restart requests, logger levels, session keys
     member: Any
-    _requests: Any
+    _requests: HerderRequestQueue
     _rebalance: Any
     _session_key: Any
     _request_timeout_s: float

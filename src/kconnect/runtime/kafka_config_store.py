@@ -30,7 +30,7 @@ import base64
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -395,7 +395,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
             True,
         )
 
-    def put_task_configs(self, connector: str, configs: list[Mapping[str, str]]) -> None:
+    def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
         """Write ``task-<c>-<n>`` for every config, then ``commit-<c>``, reading each back."""
         deadline = time.monotonic() + READ_WRITE_TOTAL_TIMEOUT_S
         what = f"task configurations for {connector}"

@@ -12,7 +12,7 @@ must keep heartbeating, and the leader may be waiting for *us* in a rebalance).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from urllib.parse import quote
 
@@ -55,7 +55,7 @@ class LeaderTaskConfigClient:
         self,
         leader_url: str | None,
         connector: str,
-        raw_configs: list[Mapping[str, str]],
+        raw_configs: Sequence[Mapping[str, str]],
         key: KeyMaterial | None,
         signature_algorithm: str,
     ) -> Future[None]:
@@ -69,7 +69,7 @@ class LeaderTaskConfigClient:
         self,
         leader_url: str | None,
         connector: str,
-        raw_configs: list[Mapping[str, str]],
+        raw_configs: Sequence[Mapping[str, str]],
         key: KeyMaterial | None,
         signature_algorithm: str,
     ) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
+from typing import cast
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException
 from confluent_kafka import TopicPartition as _TP
@@ -77,9 +78,13 @@ def read_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> list[Topi
                 if msg.error() is not None:
                     continue
                 p, off = msg.partition(), msg.offset()
-                if p not in remaining or off >= remaining[p]:
+                # a consumed message without error always has both (None is for produce-side
+                # messages); skip rather than compare None with an offset
+                if p is None or off is None or p not in remaining or off >= remaining[p]:
                     continue
-                out.append(TopicRecord(p, off, msg.key(), msg.value(), tuple(msg.headers() or ())))
+                # consumed headers are always a list of (str, bytes | None) pairs
+                headers = cast("list[tuple[str, bytes | None]] | None", msg.headers())
+                out.append(TopicRecord(p, off, msg.key(), msg.value(), tuple(headers or ())))
                 if off + 1 >= remaining[p]:
                     del remaining[p]
         out.sort(key=lambda r: (r.partition, r.offset))

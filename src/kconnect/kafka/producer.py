@@ -13,8 +13,8 @@ the thread that calls :meth:`Producer.poll` or :meth:`Producer.flush`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from confluent_kafka import KafkaException
 from confluent_kafka import Producer as _Producer
@@ -83,7 +83,7 @@ class Producer:
         key: bytes | None = None,
         partition: int | None = None,
         timestamp: int | None = None,
-        headers: Sequence[tuple[str, bytes | None]] | None = None,
+        headers: list[tuple[str, bytes | None]] | None = None,
         on_delivery: DeliveryCallback | None = None,
     ) -> None:
         """Enqueue one record.
@@ -102,7 +102,9 @@ class Producer:
                 key,
                 partition=partition if partition is not None and partition >= 0 else -1,
                 timestamp=timestamp or 0,
-                headers=headers or None,
+                # a list, never a tuple: confluent-kafka raises TypeError for a tuple; the
+                # stub's list[tuple[str, str | bytes | None]] is invariant in the value type
+                headers=cast("list[tuple[str, str | bytes | None]] | None", headers or None),
                 on_delivery=on_delivery,
             )
         except KafkaException as e:

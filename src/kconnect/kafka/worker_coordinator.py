@@ -276,7 +276,7 @@ class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
     def generation_id(self) -> int:
         return int(self._generation.generation_id)
 
-    def close(self, timeout_ms: int | None = 5000) -> None:  # type: ignore[override]
+    def close(self, timeout_ms: int | None = 5000) -> None:
         """Leave the group (a clean LeaveGroup) and stop the IO thread."""
         try:
             super().close(timeout_ms=timeout_ms)

@@ -88,7 +88,9 @@ class BodyCaptureMiddleware:
 
 
 def _target(request: Request, forward_url: str, recursive: bool) -> str:
-    query = [(k, v) for k, v in request.query_params.multi_items() if k != "forward"]
+    query: list[tuple[str, str | int | float | bool | None]] = [
+        (k, v) for k, v in request.query_params.multi_items() if k != "forward"
+    ]
     query.append(("forward", "true" if recursive else "false"))
     return forward_url.rstrip("/") + request.url.path + "?" + httpx.QueryParams(query).__str__()
 

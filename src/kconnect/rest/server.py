@@ -129,7 +129,7 @@ class RestServer:
             RestServerError: a port is in use or TLS settings are unusable.
         """
         listeners = list(self.worker_config.rest_listeners)
-        sockets = []
+        sockets: list[socket.socket] = []
         for spec in listeners:
             host = spec.host or "0.0.0.0"
             sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)

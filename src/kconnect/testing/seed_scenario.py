@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -405,9 +406,7 @@ offset.flush.interval.ms={self.offset_flush_interval_ms}
         for name, partitions in specs:
             # a topic deleted a moment ago may still be "marked for deletion": retry
             _wait(
-                lambda n=name, p=partitions: _try(
-                    lambda: create_topic(self.bootstrap, n, partitions=p)
-                ),
+                partial(_try, partial(create_topic, self.bootstrap, name, partitions=partitions)),
                 60,
                 f"topic {name} to be created",
                 progress,

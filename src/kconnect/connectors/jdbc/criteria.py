@@ -122,7 +122,7 @@ class Criteria:
         return None
 
     def row_incrementing(self, row: Any) -> int:
-        v = row[self.inc_index]  # type: ignore[index]
+        v = row[self.inc_index]
         if isinstance(v, int) and not isinstance(v, bool):
             return v
         if isinstance(v, decimal.Decimal) and v == v.to_integral_value():
@@ -140,15 +140,17 @@ class Criteria:
 
 def to_utc(v: Any, zone: dt.tzinfo) -> dt.datetime:
     """A timestamp column value as an aware UTC datetime (naive values are in ``zone``)."""
+    moment: dt.datetime
     if isinstance(v, str):  # SQLite text timestamps
-        v = dt.datetime.fromisoformat(v)
+        moment = dt.datetime.fromisoformat(v)
     elif isinstance(v, (int, float)):  # SQLite epoch milliseconds
         return _EPOCH + dt.timedelta(milliseconds=v)
-    elif not isinstance(v, dt.datetime):
-        if isinstance(v, dt.date):
-            v = dt.datetime(v.year, v.month, v.day)
-        else:
-            raise ConnectException(f"Timestamp column value {v!r} is not a timestamp")
-    if v.tzinfo is None:
-        v = v.replace(tzinfo=zone)
-    return v.astimezone(dt.UTC)
+    elif isinstance(v, dt.datetime):
+        moment = v
+    elif isinstance(v, dt.date):
+        moment = dt.datetime(v.year, v.month, v.day)
+    else:
+        raise ConnectException(f"Timestamp column value {v!r} is not a timestamp")
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=zone)
+    return moment.astimezone(dt.UTC)

@@ -14,7 +14,7 @@ name can never change a statement's meaning.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kconnect.connectors.jdbc.common.identifiers import IdentifierRules, TableId
@@ -79,9 +79,10 @@ class SinkDialect:
 
     def insert(self, table: TableId, cols: Sequence[str], info: TableInfo | None) -> str:
         """``INSERT INTO t (c…) VALUES (?…)``."""
+        columns: Mapping[str, ColumnInfo] = info.columns if info is not None else {}
         return (
             f"INSERT INTO {self._table(table)} ({','.join(self._ident(c) for c in cols)}) "
-            f"VALUES ({','.join(self._ph(info and info.columns.get(c)) for c in cols)})"
+            f"VALUES ({','.join(self._ph(columns.get(c)) for c in cols)})"
         )
 
     def upsert(

@@ -283,7 +283,7 @@ def connection_spec(props: Mapping[str, Any]) -> ConnectionSpec:
             and key not in CONNECTION_CONFIG_KEYS
             and value is not None
         ):
-            driver[key[len("connection.") :]] = _plain(value)
+            driver[key[len("connection.") :]] = _text(value)
     user = _plain(props.get("connection.user")) or driver.pop("user", None)
     password = _plain(props.get("connection.password")) or driver.pop("password", None)
     driver.pop("user", None)
@@ -292,9 +292,12 @@ def connection_spec(props: Mapping[str, Any]) -> ConnectionSpec:
 
 
 def _plain(value: Any) -> str | None:
-    """A config value as a string; ``Password`` objects are unwrapped."""
-    if value is None:
-        return None
+    """A config value as a string (None stays None); ``Password`` objects are unwrapped."""
+    return None if value is None else _text(value)
+
+
+def _text(value: object) -> str:
+    """A non-null config value as a string; ``Password`` objects are unwrapped."""
     inner = getattr(value, "value", None)
     if callable(inner):
         inner = inner()

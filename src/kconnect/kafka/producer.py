@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from confluent_kafka import KafkaException
 from confluent_kafka import Producer as _Producer
@@ -45,6 +45,23 @@ def producer_defaults(client_id: str) -> dict[str, object]:
 DeliveryCallback = Callable[[Any, Any], None]
 
 
+class _Produce(Protocol):
+    """``confluent_kafka.Producer.produce`` as this module calls it. Headers must be a list
+    (confluent-kafka raises TypeError for a tuple) of (name, bytes or None) pairs."""
+
+    def __call__(
+        self,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None,
+        *,
+        partition: int,
+        timestamp: int,
+        headers: list[tuple[str, bytes | None]] | None,
+        on_delivery: DeliveryCallback | None,
+    ) -> None: ...
+
+
 class Producer:
     """A byte-array producer (keys, values and header values are ``bytes``).
 
@@ -73,7 +90,9 @@ class Producer:
             self._producer = _Producer(config)
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to construct kafka producer") from e
-        self._produce = self._producer.produce
+        # Typed once here rather than cast per record: the stub's header list type is
+        # invariant in str | bytes, so our bytes-only list would not match it.
+        self._produce = cast(_Produce, self._producer.produce)
         self.client_id = str(config.get("client.id", ""))
 
     def produce(
@@ -102,9 +121,7 @@ class Producer:
                 key,
                 partition=partition if partition is not None and partition >= 0 else -1,
                 timestamp=timestamp or 0,
-                # a list, never a tuple: confluent-kafka raises TypeError for a tuple; the
-                # stub's list[tuple[str, str | bytes | None]] is invariant in the value type
-                headers=cast("list[tuple[str, str | bytes | None]] | None", headers or None),
+                headers=headers or None,
                 on_delivery=on_delivery,
             )
         except KafkaException as e:

@@ -334,7 +334,7 @@ class BufferedRecords:
 def _key_only(record: SinkRecord) -> SinkRecord:
     return SinkRecord(
         record.topic,
-        record.kafka_partition,
+        record.kafka_partition if record.kafka_partition is not None else -1,
         record.key_schema,
         record.key,
         None,
@@ -349,7 +349,7 @@ def _getter(names: list[str]) -> Callable[[Any], _Row]:
     if len(names) == 1:
         n = names[0]
         return lambda d: (d[n],)
-    return itemgetter(*names)  # type: ignore[return-value]
+    return itemgetter(*names)
 
 
 def _defaults(meta: FieldsMetadata, replace: bool) -> dict[int, Any]:

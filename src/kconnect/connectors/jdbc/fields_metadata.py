@@ -133,6 +133,7 @@ def _record_key_columns(config: JdbcSinkConfig, table: str, record: SinkRecord) 
             f"Table '{table}': PK mode is record_key but the record has a null key and no key "
             f"schema ({_where(record)})"
         )
+    fields: dict[str, Schema | None]
     if key_schema is not None and key_schema.type is Type.STRUCT:
         fields = {f.name: f.schema for f in key_schema.fields}
     elif key_schema is None and isinstance(key, Mapping):

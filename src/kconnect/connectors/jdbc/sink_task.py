@@ -29,7 +29,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 
-from kconnect.api import ConnectException, RetriableException, SinkRecord, SinkTask, TopicPartition
+from kconnect.api import (
+    ConnectException,
+    ErrantRecordReporter,
+    RetriableException,
+    SinkRecord,
+    SinkTask,
+    TopicPartition,
+)
 from kconnect.connectors.jdbc.ddl import TableAlterOrCreateException
 from kconnect.connectors.jdbc.fields_metadata import record_where
 from kconnect.connectors.jdbc.sink_config import JdbcSinkConfig
@@ -99,7 +106,7 @@ class JdbcSinkTask(SinkTask):
                 raise self._batch_failure(records, e) from e
         self.remaining_retries = config.max_retries
 
-    def _reporter(self):  # type: ignore[no-untyped-def]
+    def _reporter(self) -> ErrantRecordReporter | None:
         context = getattr(self, "context", None)
         return context.errant_record_reporter() if context is not None else None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import itertools
+from abc import ABC, abstractmethod
 from typing import Any
 
 from kconnect.api import Schema, SchemaBuilder, SourceRecord, Struct
@@ -46,7 +47,7 @@ class QuerierEnv:
     query_suffix: str = ""
 
 
-class TableQuerier:
+class TableQuerier(ABC):
     """Base querier: statement execution, schema derivation, row → record conversion.
 
     Subclasses define :meth:`_statement` (SQL + parameters) and :meth:`_to_records`.
@@ -75,8 +76,9 @@ class TableQuerier:
     # -- identity ------------------------------------------------------------------------------
 
     @property
+    @abstractmethod
     def source_partition(self) -> dict[str, str]:
-        raise NotImplementedError
+        """The source partition map of this table or query (Confluent's shape)."""
 
     def describe(self) -> str:
         return f"table {self.table}" if self.table is not None else "the custom query"
@@ -98,8 +100,9 @@ class TableQuerier:
         assert self.table is not None
         return "SELECT * FROM " + self.env.rules.quote_table(self.table)
 
+    @abstractmethod
     def _statement(self, conn: Any) -> tuple[str, tuple[Any, ...]]:
-        raise NotImplementedError
+        """The SQL and parameters of the next run (the mode's WHERE/ORDER BY)."""
 
     def _render(self, sql: str) -> str:
         if self.env.query_suffix:
@@ -246,5 +249,6 @@ class TableQuerier:
             out.append(trusted(schema, values))
         return out
 
+    @abstractmethod
     def _to_records(self, rows: list[Any]) -> list[SourceRecord]:
-        raise NotImplementedError
+        """Source records (with this mode's offsets) for fetched rows."""

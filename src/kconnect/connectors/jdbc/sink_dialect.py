@@ -14,6 +14,7 @@ name can never change a statement's meaning.
 from __future__ import annotations
 
 import dataclasses
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,7 +52,7 @@ class TableInfo:
         return matches[0] if len(matches) == 1 else None
 
 
-class SinkDialect:
+class SinkDialect(ABC):
     """Base of the PostgreSQL and SQLite sink dialects."""
 
     name: str
@@ -64,9 +65,9 @@ class SinkDialect:
         """``table`` with the default schema filled in where the database has schemas."""
         return table
 
+    @abstractmethod
     def describe(self, conn: Any, table: TableId) -> TableInfo | None:
         """The table's description, or None if it does not exist."""
-        raise NotImplementedError
 
     def _ident(self, name: str) -> str:
         return self.rules.quote(name)

@@ -29,9 +29,14 @@ with connectors written in plain Python and installed with pip.
 
 EPILOG = """\
 examples:
-  kconnect local start          start Apache Kafka (127.0.0.1:9092) and PostgreSQL (127.0.0.1:5432)
-  kconnect local status         show what runs where
-  kconnect local stop           stop what `kconnect local start` started
+  kconnect local start                  start Apache Kafka (127.0.0.1:9092) and PostgreSQL (127.0.0.1:5432)
+  kconnect demo                         replay the JDBC walkthrough: 3 workers, DLQ, scale-out, fail-over
+  kconnect standalone worker.properties connector.json
+                                        one worker, connectors from files (like connect-standalone.sh)
+  kconnect distributed worker.properties
+                                        join the cluster named by group.id (like connect-distributed.sh)
+  kconnect status                       connectors, tasks, workers and throughput (REST on :8083)
+  kconnect local stop                   stop what `kconnect local start` started
 
 Run `kconnect COMMAND --help` for the options of a command.
 """

@@ -95,6 +95,10 @@ def _jaas_credentials(jaas: str) -> dict[str, str]:
     return out
 
 
+#: Logger that receives librdkafka's log lines for every client kconnect builds.
+CLIENT_LOG = logging.getLogger("kconnect.kafka.librdkafka")
+
+
 def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:
     """Translate Java client properties into a librdkafka config dict.
 
@@ -130,4 +134,7 @@ def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:
         elif key == "ssl.endpoint.identification.algorithm" and str(value).strip() == "":
             value = "none"
         out[RENAMED.get(key, key)] = value
+    # librdkafka's own log lines go through Python logging (the worker's format and levels,
+    # `admin/loggers`) instead of raw "%4|...|" lines on stderr.
+    out.setdefault("logger", CLIENT_LOG)
     return out

@@ -1,4 +1,4 @@
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_config import CLIENT_LOG, to_librdkafka
 
 
 def test_same_names_pass_through_and_java_only_are_dropped() -> None:
@@ -12,7 +12,12 @@ def test_same_names_pass_through_and_java_only_are_dropped() -> None:
             "max.poll.records": "500",
         }
     )
-    assert out == {"bootstrap.servers": "a:9092", "acks": "all", "linger.ms": 5}
+    assert out == {
+        "bootstrap.servers": "a:9092",
+        "acks": "all",
+        "linger.ms": 5,
+        "logger": CLIENT_LOG,
+    }
 
 
 def test_renames_and_value_translation() -> None:
@@ -32,6 +37,7 @@ def test_renames_and_value_translation() -> None:
         "enable.idempotence": "false",
         "ssl.endpoint.identification.algorithm": "none",
         "partition.assignment.strategy": "range",
+        "logger": CLIENT_LOG,
     }
 
 
@@ -47,3 +53,16 @@ def test_jaas_plain_credentials_become_sasl_username_password() -> None:
     assert out["sasl.password"] == 's3cr"et'
     assert out["sasl.mechanism"] == "PLAIN"
     assert "sasl.jaas.config" not in out
+
+
+def test_librdkafka_logs_reach_python_logging(caplog) -> None:  # type: ignore[no-untyped-def]
+    import logging
+
+    from confluent_kafka import Producer
+
+    caplog.set_level(logging.DEBUG, logger=CLIENT_LOG.name)
+    # A bad bootstrap address makes librdkafka log; the line arrives through the logger.
+    p = Producer(to_librdkafka({"bootstrap.servers": "127.0.0.1:1", "debug": "broker"}))
+    p.poll(1.0)
+    p.flush(0)
+    assert any(r.name == CLIENT_LOG.name for r in caplog.records)

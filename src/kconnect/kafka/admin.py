@@ -16,7 +16,7 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_config import to_librdkafka, with_client_logger
 from kconnect.kafka.errors import KafkaClientError, from_kafka_error
 
 __all__ = ["Admin", "NewTopicSpec"]
@@ -37,7 +37,7 @@ class Admin:
 
     def __init__(self, props: Mapping[str, object]) -> None:
         try:
-            self._admin = AdminClient(to_librdkafka(props))  # type: ignore[arg-type]
+            self._admin = AdminClient(with_client_logger(to_librdkafka(props)))  # type: ignore[arg-type]
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 

@@ -13,7 +13,7 @@ import logging
 import re
 from collections.abc import Mapping
 
-__all__ = ["JAVA_ONLY", "RENAMED", "to_librdkafka"]
+__all__ = ["CLIENT_LOG", "JAVA_ONLY", "RENAMED", "to_librdkafka", "with_client_logger"]
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +134,12 @@ def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:
         elif key == "ssl.endpoint.identification.algorithm" and str(value).strip() == "":
             value = "none"
         out[RENAMED.get(key, key)] = value
-    # librdkafka's own log lines go through Python logging (the worker's format and levels,
-    # `admin/loggers`) instead of raw "%4|...|" lines on stderr.
-    out.setdefault("logger", CLIENT_LOG)
     return out
+
+
+def with_client_logger(config: dict[str, object]) -> dict[str, object]:
+    """``config`` for a confluent-kafka client, with librdkafka's own log lines routed through
+    Python logging (the worker's format and levels, ``admin/loggers``) instead of raw
+    ``%4|...|`` lines on stderr."""
+    config.setdefault("logger", CLIENT_LOG)
+    return config

@@ -20,7 +20,7 @@ from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import TopicPartition as _TP
 
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_config import to_librdkafka, with_client_logger
 from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
 from kconnect.kafka.errors import from_kafka_error
 
@@ -73,7 +73,7 @@ class Consumer:
         # the same at the cost of a few wake-ups of the fetch thread while the queue is full.
         config.setdefault("fetch.queue.backoff.ms", FETCH_QUEUE_BACKOFF_MS)
         try:
-            self._consumer = _Consumer(config)
+            self._consumer = _Consumer(with_client_logger(config))
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to construct kafka consumer") from e
         self.group_id = str(config.get("group.id", ""))

@@ -33,7 +33,7 @@ from confluent_kafka.admin import AdminClient, ConfigResource  # type: ignore[at
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_config import to_librdkafka, with_client_logger
 from kconnect.kafka.errors import from_kafka_error
 
 __all__ = ["ConsumedCallback", "InternalTopicAdmin", "KafkaBasedLog", "RecordPosition"]
@@ -130,11 +130,11 @@ class KafkaBasedLog:
         # kconnect writes of one key land together and compaction keeps only the newest.
         producer_conf.setdefault("partitioner", "murmur2_random")
         try:
-            self._consumer = _Consumer(consumer_conf)
+            self._consumer = _Consumer(with_client_logger(dict(consumer_conf)))
             # End offsets come from a second, idle client: on the fetching consumer a
             # ListOffsets request waits behind the fetch long-poll (fetch.wait.max.ms).
-            self._offsets_client = _Consumer(consumer_conf)
-            self._producer = _Producer(producer_conf)
+            self._offsets_client = _Consumer(with_client_logger(dict(consumer_conf)))
+            self._producer = _Producer(with_client_logger(producer_conf))
         except KafkaException as e:
             raise from_kafka_error(e, f"Failed to create clients for topic {self.topic}") from e
         self._partitions = self._wait_for_partitions(timeout_s)
@@ -380,7 +380,7 @@ class InternalTopicAdmin:
 
     def __init__(self, props: Mapping[str, object]) -> None:
         try:
-            self._admin = AdminClient(to_librdkafka(props))  # type: ignore[arg-type]
+            self._admin = AdminClient(with_client_logger(to_librdkafka(props)))  # type: ignore[arg-type]
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 

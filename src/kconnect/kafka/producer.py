@@ -19,7 +19,7 @@ from typing import Any, Protocol, cast
 from confluent_kafka import KafkaException
 from confluent_kafka import Producer as _Producer
 
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_config import to_librdkafka, with_client_logger
 from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
 from kconnect.kafka.errors import KafkaClientError, from_kafka_error
 
@@ -87,7 +87,7 @@ class Producer:
             config["stats_cb"] = stats_callback(stats_listener)
         config.setdefault("partitioner", "murmur2_random")
         try:
-            self._producer = _Producer(config)
+            self._producer = _Producer(with_client_logger(config))
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to construct kafka producer") from e
         # Typed once here rather than cast per record: the stub's header list type is

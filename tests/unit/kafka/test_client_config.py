@@ -1,4 +1,4 @@
-from kconnect.kafka.client_config import CLIENT_LOG, to_librdkafka
+from kconnect.kafka.client_config import CLIENT_LOG, to_librdkafka, with_client_logger
 
 
 def test_same_names_pass_through_and_java_only_are_dropped() -> None:
@@ -16,7 +16,6 @@ def test_same_names_pass_through_and_java_only_are_dropped() -> None:
         "bootstrap.servers": "a:9092",
         "acks": "all",
         "linger.ms": 5,
-        "logger": CLIENT_LOG,
     }
 
 
@@ -37,7 +36,6 @@ def test_renames_and_value_translation() -> None:
         "enable.idempotence": "false",
         "ssl.endpoint.identification.algorithm": "none",
         "partition.assignment.strategy": "range",
-        "logger": CLIENT_LOG,
     }
 
 
@@ -62,7 +60,9 @@ def test_librdkafka_logs_reach_python_logging(caplog) -> None:  # type: ignore[n
 
     caplog.set_level(logging.DEBUG, logger=CLIENT_LOG.name)
     # A bad bootstrap address makes librdkafka log; the line arrives through the logger.
-    p = Producer(to_librdkafka({"bootstrap.servers": "127.0.0.1:1", "debug": "broker"}))
+    p = Producer(
+        with_client_logger(to_librdkafka({"bootstrap.servers": "127.0.0.1:1", "debug": "broker"}))
+    )
     p.poll(1.0)
     p.flush(0)
     assert any(r.name == CLIENT_LOG.name for r in caplog.records)

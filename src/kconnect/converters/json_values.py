@@ -268,35 +268,8 @@ def compile_encoder(schema: Schema, cfg: EncodeOptions, path: str = "") -> Encod
             return _struct_encoder(schema, cfg, path, lambda: None)
         return _struct_encoder(schema, cfg, path, required_null)
     base = _base_encoder(schema, cfg, path)
-    default = schema.default_value
-    if use_default:
-        encoded_default = base(default)
-
-        def enc_default(v: Any) -> Any:
-            return encoded_default if v is None else base(v)
-
-        wrapped: Encoder = enc_default
-    elif schema.optional:
-
-        def enc_optional(v: Any) -> Any:
-            return None if v is None else base(v)
-
-        wrapped = enc_optional
-    else:
-
-        def enc_required(v: Any) -> Any:
-            if v is None:
-                return required_null()
-            return base(v)
-
-        wrapped = enc_required
-    check = _inline_check(schema)
-    if check is None:
-        return wrapped
-    # A value passing the inline check encodes to itself (as in struct fields): one call.
-    ns: dict[str, Any] = {"slow": wrapped}
-    exec(f"def enc_checked(v):\n    return v if {check.format(x='v')} else slow(v)", ns)
-    return ns["enc_checked"]  # type: ignore[no-any-return]
+    encoded_default = base(schema.default_value) if use_default else None
+    return _with_nulls(base, schema, use_default, encoded_default, required_null)
 
 
 # Fast inline checks for struct fields whose JSON form is the Python value itself.
@@ -308,6 +281,44 @@ _INLINE_CHECK = {
     Type.STRING: "{x}.__class__ is str",
     Type.BOOLEAN: "{x}.__class__ is bool",
 }
+
+
+def _with_nulls(
+    base: Callable[[Any], Any],
+    schema: Schema,
+    use_default: bool,
+    default_result: Any,
+    on_required_null: Callable[[], Any],
+) -> Callable[[Any], Any]:
+    """``base`` wrapped with the schema's null handling (default, optional, or required), for
+    encoders and decoders alike. A value passing the schema's inline check converts to
+    itself (as in struct fields), so it costs one call."""
+    if use_default:
+
+        def with_default(v: Any) -> Any:
+            return default_result if v is None else base(v)
+
+        wrapped = with_default
+    elif schema.optional:
+
+        def optional(v: Any) -> Any:
+            return None if v is None else base(v)
+
+        wrapped = optional
+    else:
+
+        def required(v: Any) -> Any:
+            if v is None:
+                return on_required_null()
+            return base(v)
+
+        wrapped = required
+    check = _inline_check(schema)
+    if check is None:
+        return wrapped
+    ns: dict[str, Any] = {"slow": wrapped}
+    exec(f"def checked(v):\n    return v if {check.format(x='v')} else slow(v)", ns)
+    return ns["checked"]  # type: ignore[no-any-return]
 
 
 def _inline_check(schema: Schema) -> str | None:
@@ -642,33 +653,7 @@ def compile_decoder(schema: Schema, cfg: EncodeOptions, path: str = "") -> Decod
         # The struct decoder handles null itself (one call per struct, no wrapper).
         return _struct_decoder(schema, cfg, path, null_value)
     base = _base_decoder(schema, cfg, path)
-    if use_default:
-
-        def dec_default(v: Any) -> Any:
-            return default if v is None else base(v)
-
-        wrapped: Decoder = dec_default
-    elif schema.optional:
-
-        def dec_optional(v: Any) -> Any:
-            return None if v is None else base(v)
-
-        wrapped = dec_optional
-    else:
-
-        def dec_required(v: Any) -> Any:
-            if v is None:
-                return null_value()
-            return base(v)
-
-        wrapped = dec_required
-    check = _inline_check(schema)
-    if check is None:
-        return wrapped
-    # A value passing the inline check decodes to itself (as in struct fields): one call.
-    ns: dict[str, Any] = {"slow": wrapped}
-    exec(f"def dec_checked(v):\n    return v if {check.format(x='v')} else slow(v)", ns)
-    return ns["dec_checked"]  # type: ignore[no-any-return]
+    return _with_nulls(base, schema, use_default, default, null_value)
 
 
 def _struct_decoder(

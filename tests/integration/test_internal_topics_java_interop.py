@@ -102,9 +102,9 @@ def _raw_latest(bootstrap: str, topic: str) -> dict[bytes, bytes | None]:
 class JavaWorker:
     def __init__(self, props: dict[str, str], work: Path) -> None:
         from kconnect.local import maven
+        from kconnect.testing.services import require_java
 
-        if not maven.java_available():
-            pytest.skip(maven.JAVA_HINT)
+        require_java()
         cp = maven.resolve_classpath(
             [
                 f"org.apache.kafka:connect-runtime:{CONNECT_VERSION}",

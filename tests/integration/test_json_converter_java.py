@@ -99,9 +99,9 @@ def _compile_harness(classpath: list[Path]) -> Path:
 @pytest.fixture(scope="session")
 def java() -> Iterator[JavaHarness]:
     from kconnect.local import maven
+    from kconnect.testing.services import require_java
 
-    if not maven.java_available():
-        pytest.skip(maven.JAVA_HINT)
+    require_java()
     classpath = maven.resolve_classpath([f"org.apache.kafka:connect-json:{maven.KAFKA_VERSION}"])
     classes = _compile_harness(classpath)
     cp = ":".join([str(classes), *(str(j) for j in classpath)])

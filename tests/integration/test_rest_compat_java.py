@@ -43,9 +43,9 @@ def _free_port() -> int:
 
 def _java_command(props: Path) -> list[str]:
     from kconnect.local import maven
+    from kconnect.testing.services import require_java
 
-    if not maven.java_available():
-        pytest.skip(maven.JAVA_HINT)
+    require_java()
     cp = maven.resolve_classpath(
         [
             f"org.apache.kafka:connect-runtime:{CONNECT_VERSION}",

@@ -99,3 +99,18 @@ def test_missing_java_says_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_
     assert not maven.java_available()
     with pytest.raises(MissingToolError, match=r"Java 17\+ is needed: apt-get install openjdk-17"):
         maven.require_java()
+
+
+def test_missing_java_skips_locally_but_fails_under_ci(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from kconnect.local import maven
+    from kconnect.testing.services import require_java
+
+    monkeypatch.setattr(maven, "java_available", lambda: False)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        require_java()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run"):
+        require_java()

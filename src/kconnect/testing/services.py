@@ -143,3 +143,15 @@ __all__ = [
     "unique_name",
     "unique_topic",
 ]
+
+
+def require_java() -> None:
+    """Skip a Java side-by-side test when Java is missing — except under CI (``CI`` set), where
+    a missing Java must fail the run rather than let the compatibility tests pass unrun."""
+    from kconnect.local import maven
+
+    if maven.java_available():
+        return
+    if os.environ.get("CI"):
+        pytest.fail(maven.JAVA_HINT + " (CI must run the Java compatibility tests)")
+    pytest.skip(maven.JAVA_HINT)

@@ -224,10 +224,11 @@ JAVA_SRC = textwrap.dedent(
 @pytest.mark.java
 def test_bytes_equal_kafka_connect_runtime(tmp_path: Path) -> None:
     from kconnect.local import maven
+    from kconnect.testing.services import require_java
 
+    require_java()
     java = shutil.which("java")
-    if java is None:
-        pytest.skip("java not on PATH")
+    assert java is not None
     cp = maven.resolve_classpath([f"org.apache.kafka:connect-runtime:{maven.KAFKA_VERSION}"])
     src = tmp_path / "ProtoVectors.java"
     src.write_text(JAVA_SRC, encoding="utf-8")

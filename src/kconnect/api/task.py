@@ -172,7 +172,13 @@ class SinkTask(Task):
 
     @abstractmethod
     def put(self, records: Sequence[SinkRecord]) -> None:
-        """Write (or buffer) a batch of records."""
+        """Write (or buffer) a batch of records.
+
+        Called from the task thread for every poll, with an empty batch when nothing new
+        arrived — right after a non-empty batch, the next call comes without waiting for new
+        records. A task may therefore return before a write completes and finish it at the next
+        call, as long as :meth:`pre_commit` only returns offsets of records made durable.
+        """
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         """Make everything passed to ``put`` durable before these offsets are committed."""

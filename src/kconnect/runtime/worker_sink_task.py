@@ -8,7 +8,8 @@ Each iteration (task thread):
    consumed and changed since the last commit, ``commit`` (async; sync on revocation/stop);
 2. apply target state (PAUSED pauses every assigned partition and keeps polling so the group
    membership stays alive) and offset resets asked through ``SinkTaskContext.offset``;
-3. ``consume`` a batch; convert keys and values per topic with one batch call each
+3. ``consume`` a batch (without waiting right after a put of records, so that a task which
+   completes a write at its next ``put`` gets that call at once); convert keys and values per topic with one batch call each
    (stages KEY_CONVERTER, VALUE_CONVERTER), headers (HEADER_CONVERTER), build SinkRecords,
    run the transformation chain (TRANSFORMATION); a record that fails and is tolerated is
    left out, but its offset counts as consumed;
@@ -239,6 +240,7 @@ class WorkerSinkTask(WorkerTask):
         self._closing = False
         self._repause = False
         self.records_put = 0
+        self._put_nonempty = False
 
     @property
     def _all_paused(self) -> bool:
@@ -316,8 +318,14 @@ class WorkerSinkTask(WorkerTask):
             wait_ms = min(self._redeliver_at - self.clock.monotonic_ms(), MAX_POLL_S * 1000)
             self._consume(max(0.0, wait_ms) / 1000.0)  # keeps group membership; paused
             return
-        timeout_ms = max(0.0, self._next_commit - self.clock.monotonic_ms())
-        timeout_ms = min(timeout_ms, MAX_POLL_S * 1000)
+        if self._put_nonempty:
+            # Right after a put of records, look only at what is already fetched: when nothing
+            # is, put([]) comes at once, so a task that finishes its last write in the next put
+            # (see SinkTask.put) does not wait for a poll timeout.
+            timeout_ms = 0.0
+        else:
+            timeout_ms = max(0.0, self._next_commit - self.clock.monotonic_ms())
+            timeout_ms = min(timeout_ms, MAX_POLL_S * 1000)
         msgs = self._consume(timeout_ms / 1000.0)
         if self._paused_for_target:
             return
@@ -550,6 +558,7 @@ class WorkerSinkTask(WorkerTask):
             )
             raise ConnectException("Exiting WorkerSinkTask due to unrecoverable exception.") from e
         self.records_put += len(batch)
+        self._put_nonempty = bool(batch)
         if batch:  # empty puts (idle polls) would dilute the batch averages
             sm = self._sink_metrics
             sm.put_time.record(self.clock.monotonic_ms() - started)

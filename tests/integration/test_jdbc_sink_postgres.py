@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import decimal
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from concurrent.futures import Future
 from typing import Any
 
@@ -99,19 +99,6 @@ def jdbc_url(dsn: str) -> dict[str, str]:
         "connection.user": str(info["user"]),
         "connection.password": str(info.get("password", "")),
     }
-
-
-@pytest.fixture
-def db(pg_dsn: str) -> Iterator[psycopg.Connection[Any]]:
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        yield conn
-
-
-@pytest.fixture
-def table_name(db: psycopg.Connection[Any]) -> Iterator[str]:
-    name = "sink_" + uuid.uuid4().hex[:10]
-    yield name
-    db.execute(f'DROP TABLE IF EXISTS "{name}"')
 
 
 def start(props: dict[str, Any], reporter: Reporter | None = None) -> tuple[JdbcSinkTask, Context]:

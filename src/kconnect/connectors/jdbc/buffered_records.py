@@ -3,7 +3,8 @@
 :class:`BufferedRecords` is created by the writer for one destination table within one
 ``put`` (task thread). ``add`` buffers a record, flushing first when the record's schemas
 differ from the buffered ones (the columns change), when a non-tombstone follows a tombstone
-(order), or when ``batch.size`` is reached. ``flush`` turns the buffered records into tuples in
+(order), or when ``batch.size`` records are already buffered (so the last statement of a
+``put`` is issued by the final ``flush``, which may defer its result). ``flush`` turns the buffered records into tuples in
 one pass (no per-record schema checks) and writes them: PostgreSQL through COPY
 (:mod:`postgres_copy`), SQLite (and the one-record retry path) through ``executemany``.
 Exceptions from the database propagate unchanged; the writer wraps them.
@@ -31,6 +32,7 @@ from kconnect.connectors.jdbc.sink_config import PrimaryKeyMode
 
 if TYPE_CHECKING:
     from kconnect.connectors.jdbc.common.identifiers import TableId
+    from kconnect.connectors.jdbc.postgres_copy import PendingCopy
     from kconnect.connectors.jdbc.sink_dialect import ColumnInfo
     from kconnect.connectors.jdbc.writer import JdbcDbWriter
 
@@ -130,6 +132,8 @@ class BufferedRecords:
                 f"(topic '{record.topic}', partition {record.kafka_partition}, offset "
                 f"{record.kafka_offset})"
             )
+        if len(self._records) + len(self._deletes) >= max(1, self._config.batch_size):
+            self.flush()  # full: batch.size records per statement
         changed = self._plan is None or (
             record.key_schema is not self._key_schema and record.key_schema != self._key_schema
         )
@@ -147,8 +151,6 @@ class BufferedRecords:
             if self._deletes:
                 self.flush()  # keep order: a write after a delete must not run before it
             self._records.append(record)
-        if len(self._records) + len(self._deletes) >= max(1, self._config.batch_size):
-            self.flush()
 
     def add_all(self, records: Sequence[SinkRecord]) -> None:
         """Buffer ``records`` (all for this table), in order; may flush on the way.
@@ -176,22 +178,28 @@ class BufferedRecords:
             if j > i:
                 self._records.extend(records[i:j])
                 i = j
-                if len(self._records) + len(self._deletes) >= batch:
-                    self.flush()
 
-    def flush(self) -> None:
-        """Write everything buffered: upserts/inserts/updates first, then deletes."""
+    def flush(self, defer: bool = False) -> PendingCopy | None:
+        """Write everything buffered: upserts/inserts/updates first, then deletes.
+
+        ``defer``: when the last statement is a COPY insert, leave its result to read later
+        and return it (see :class:`~kconnect.connectors.jdbc.postgres_copy.PendingCopy`).
+        """
         plan = self._plan
         if plan is None or (not self._records and not self._deletes):
-            return
+            return None
         records, deletes = self._records, self._deletes
         self._records, self._deletes = [], []
+        pending = None
         if records:
             rows = list(map(plan.row_of, records))
-            self._writer.write_rows(self._conn, self._table, plan, rows, self._use_copy, records)
+            pending = self._writer.write_rows(
+                self._conn, self._table, plan, rows, self._use_copy, records, defer and not deletes
+            )
         if deletes:
             rows = list(map(plan.key_of, deletes))
             self._writer.delete_rows(self._conn, self._table, plan, rows, self._use_copy)
+        return pending
 
     # -- planning (once per schema) -------------------------------------------------------------
 

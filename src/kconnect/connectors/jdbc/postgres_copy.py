@@ -15,6 +15,11 @@ Within one batch the last row per key wins (as Confluent's sequential ``executeB
 rows are de-duplicated before an upsert/update, which PostgreSQL needs since one statement may
 not touch a row twice.
 
+``insert`` may leave the end of its COPY pending (``defer=True``): the rows are sent and the
+copy is closed, but the server's answer is read later by :meth:`PendingCopy.complete`, so the
+server ingests the rows while the caller does other work (the sink converts its next batch).
+Until then the connection must not be used for anything else.
+
 Staging tables are ``TEMP`` tables kept for the session and emptied after each use. They are
 created inside the caller's transaction, so :meth:`PostgresCopyWriter.rolled_back` must be
 called when that transaction is rolled back. Runs on the task thread; blocks on the database.
@@ -28,7 +33,64 @@ from typing import Any
 from kconnect.connectors.jdbc.common.identifiers import TableId
 from kconnect.connectors.jdbc.sink_dialect import PostgresSinkDialect
 
-__all__ = ["PostgresCopyWriter"]
+__all__ = ["PendingCopy", "PostgresCopyWriter"]
+
+
+class PendingCopy:
+    """A COPY whose data and end were sent but whose result was not read yet.
+
+    Built on psycopg's copy ``Writer`` hook: ``finish`` sends the end of the copy without
+    waiting, :meth:`complete` reads the result. Used by the task thread only.
+    """
+
+    def __init__(self, cursor: Any) -> None:
+        from psycopg.copy import LibpqWriter
+
+        class _EndWithoutWaiting(LibpqWriter):
+            def finish(self, exc: BaseException | None = None) -> None:
+                if exc is not None:
+                    super().finish(exc)  # abort the copy and wait, as psycopg does
+                    return
+                self.connection.wait(_send_copy_end(self._pgconn))
+
+        self._cursor = cursor
+        self.writer = _EndWithoutWaiting(cursor)
+        self.done = False
+
+    def complete(self) -> None:
+        """Wait for the server's result of the COPY.
+
+        Raises:
+            psycopg.Error: the server refused the data (the transaction is then aborted).
+        """
+        if self.done:
+            return
+        self.done = True
+        from psycopg import errors, pq
+        from psycopg.generators import fetch_many
+
+        conn = self._cursor.connection
+        try:
+            results = conn.wait(fetch_many(conn.pgconn))
+        finally:
+            self._cursor.close()
+        for res in results:
+            if res.status != pq.ExecStatus.COMMAND_OK:
+                raise errors.error_from_result(res, encoding=conn.info.encoding)
+
+
+def _send_copy_end(pgconn: Any) -> Any:
+    """psycopg wait-generator: queue the end of the copy and flush it, reading nothing."""
+    from psycopg.waiting import Wait
+
+    while pgconn.put_copy_end(None) == 0:
+        while not (yield Wait.W):
+            continue
+    while True:
+        while not (yield Wait.W):
+            continue
+        if pgconn.flush() == 0:
+            return
 
 
 class PostgresCopyWriter:
@@ -65,10 +127,12 @@ class PostgresCopyWriter:
         cols: Sequence[str],
         rows: Sequence[Sequence[Any]],
         oids: Sequence[int] | None,
+        pending: PendingCopy | None = None,
     ) -> None:
         col_list = ",".join(self._q(c) for c in cols)
         fmt = " (FORMAT BINARY)" if oids is not None else ""
-        with cur.copy(f"COPY {target} ({col_list}) FROM STDIN{fmt}") as copy:
+        writer = pending.writer if pending is not None else None
+        with cur.copy(f"COPY {target} ({col_list}) FROM STDIN{fmt}", writer=writer) as copy:
             if oids is not None:
                 copy.set_types(list(oids))
             write_row = copy.write_row
@@ -98,10 +162,23 @@ class PostgresCopyWriter:
         cols: Sequence[str],
         rows: Sequence[Sequence[Any]],
         oids: Sequence[int] | None,
-    ) -> None:
-        """COPY ``rows`` into ``table``."""
-        with conn.cursor() as cur:
-            self._copy(cur, self._dialect.rules.quote_table(table), cols, rows, oids)
+        defer: bool = False,
+    ) -> PendingCopy | None:
+        """COPY ``rows`` into ``table``; with ``defer`` the result is left to read later
+        (returned :class:`PendingCopy`), else it is read before returning."""
+        target = self._dialect.rules.quote_table(table)
+        if not defer:
+            with conn.cursor() as cur:
+                self._copy(cur, target, cols, rows, oids)
+            return None
+        cur = conn.cursor()
+        pending = PendingCopy(cur)
+        try:
+            self._copy(cur, target, cols, rows, oids, pending)
+        except BaseException:
+            cur.close()
+            raise
+        return pending
 
     def upsert(
         self,

@@ -2,9 +2,16 @@
 
 Lifecycle (all on the task thread): ``initialize(context)`` → ``start(props)`` opens nothing
 yet (the connection is opened on the first write, with ``connection.attempts`` retries) →
-``put(records)`` writes and commits the batch before returning, so ``flush`` has nothing left
-to do and the runtime may commit the consumer offsets (at-least-once) → ``stop()`` closes the
-connection.
+``put(records)`` writes the batch in one transaction → ``pre_commit`` returns the offsets of
+what is committed in the database, and the runtime commits those (at-least-once) →
+``stop()`` closes the connection.
+
+A large put to PostgreSQL in insert mode (:data:`DEFER_MIN_RECORDS`) returns once its COPY is
+sent, and its result is read and committed at the start of the next ``put`` (or in
+``pre_commit``/``close``/``stop``): the database ingests a batch while the runtime converts
+the next, instead of one waiting for the other. If the database refuses such a batch, it is
+written again, synchronously, at the next put, where the handling below applies; until then
+``pre_commit`` holds its partitions back at the batch's first offsets.
 
 Failures, as Confluent's ``JdbcSinkTask.put``:
 
@@ -27,7 +34,7 @@ tombstone without ``delete.enabled``) fail the task, as in Confluent.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from kconnect.api import (
     ConnectException,
@@ -40,13 +47,19 @@ from kconnect.api import (
 from kconnect.connectors.jdbc.ddl import TableAlterOrCreateException
 from kconnect.connectors.jdbc.fields_metadata import record_where
 from kconnect.connectors.jdbc.sink_config import JdbcSinkConfig
-from kconnect.connectors.jdbc.writer import JdbcDbWriter, SqlWriteError
+from kconnect.connectors.jdbc.writer import JdbcDbWriter, PendingWrite, SqlWriteError
 
 __all__ = ["JdbcSinkTask"]
 
 log = logging.getLogger(__name__)
 
 VERSION = "10.8.9-kconnect"
+
+#: A put of at least this many records to PostgreSQL in insert mode returns once its COPY is
+#: sent; the result is read and the transaction committed at the next put (or pre_commit), so
+#: the database ingests one batch while the runtime converts the next. Smaller puts gain
+#: nothing measurable from that and are committed before put returns.
+DEFER_MIN_RECORDS = 1000
 
 
 class JdbcSinkTask(SinkTask):
@@ -58,6 +71,10 @@ class JdbcSinkTask(SinkTask):
         self.config: JdbcSinkConfig | None = None
         self.writer: JdbcDbWriter | None = None
         self.remaining_retries = 0
+        # The deferred write of the last put (committed at the next put or pre_commit), and
+        # a batch whose deferred write failed, to write again at the next put.
+        self._pending: PendingWrite | None = None
+        self._redo: Sequence[SinkRecord] | None = None
 
     def version(self) -> str:
         return VERSION
@@ -69,13 +86,25 @@ class JdbcSinkTask(SinkTask):
         self.remaining_retries = self.config.max_retries
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        """Write ``records`` (committed when this returns). See the module docstring."""
-        if not records:
-            return
+        """Write ``records``. See the module docstring."""
         writer, config = self.writer, self.config
         assert writer is not None and config is not None, "put() before start()"
+        self._complete_pending()
+        if self._redo is not None:
+            redo, self._redo = self._redo, None
+            self._write(redo, redo=True)
+        if records:
+            self._write(records, defer=len(records) >= DEFER_MIN_RECORDS)
+
+    def _write(
+        self, records: Sequence[SinkRecord], defer: bool = False, redo: bool = False
+    ) -> None:
+        """Write a batch; ``redo``: a batch of an earlier put whose deferred write failed (it is
+        kept for the next put when the write must be retried)."""
+        writer, config = self.writer, self.config
+        assert writer is not None and config is not None
         try:
-            writer.write(records)
+            pending = writer.write(records, defer=defer)
         except TableAlterOrCreateException as e:
             reporter = self._reporter()
             if reporter is None:
@@ -93,6 +122,8 @@ class JdbcSinkTask(SinkTask):
                 )
                 writer.reconnect()
                 self.context.timeout(config.retry_backoff_ms)
+                if redo:
+                    self._redo = records  # written again first at the next put
                 raise RetriableException(str(e)) from e
             if self._reporter() is not None:
                 log.warning(
@@ -104,7 +135,31 @@ class JdbcSinkTask(SinkTask):
                 self._unroll(records)
             else:
                 raise self._batch_failure(records, e) from e
+        else:
+            if pending is not None:
+                self._pending = pending
+                return  # retries are reset once it is committed
         self.remaining_retries = config.max_retries
+
+    def _complete_pending(self) -> None:
+        """Finish the deferred write of the previous put, if any. When the database refused
+        it, its records become the batch to write again (``_redo``), synchronously, at the
+        next put, where the usual retry/report/fail handling applies."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        try:
+            pending.complete()
+        except SqlWriteError as e:
+            log.warning(
+                "Write of %d records failed when committing (%s); they are written again",
+                len(pending.records),
+                e,
+            )
+            self._redo = pending.records
+            return
+        assert self.config is not None
+        self.remaining_retries = self.config.max_retries
 
     def _reporter(self) -> ErrantRecordReporter | None:
         context = getattr(self, "context", None)
@@ -146,10 +201,45 @@ class JdbcSinkTask(SinkTask):
         )
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
-        """Nothing to do: every ``put`` committed its batch before returning."""
+        """Finish the deferred write of the last put, if any (see :meth:`pre_commit`)."""
+        self._complete_pending()
+
+    def pre_commit(
+        self, current_offsets: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, int]:
+        """The offsets that are safe to commit: all of ``current_offsets`` once the last
+        deferred write is committed; when a batch still has to be written again, its
+        partitions stay at the batch's first offsets."""
+        self._complete_pending()
+        if self._redo is None:
+            return dict(current_offsets)
+        first: dict[TopicPartition, int] = {}
+        for r in self._redo:
+            tp = TopicPartition(r.original_topic, r.original_kafka_partition)
+            if tp not in first:
+                first[tp] = r.original_kafka_offset
+        return {tp: first.get(tp, off) for tp, off in current_offsets.items()}
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        """Finish the deferred write; records of ``partitions`` still to be written again are
+        dropped (their offsets were not committed: the partitions' next owner reads them)."""
+        self._complete_pending()
+        if self._redo is not None:
+            closed = {TopicPartition(*tp) for tp in partitions}
+            kept = [
+                r
+                for r in self._redo
+                if TopicPartition(r.original_topic, r.original_kafka_partition) not in closed
+            ]
+            self._redo = kept or None
 
     def stop(self) -> None:
-        """Close the database connection."""
+        """Finish the deferred write (a failure is only logged: its offsets were not
+        committed, so the records are read again), then close the database connection."""
+        try:
+            self._complete_pending()
+        except Exception as e:
+            log.warning("The last write did not complete: %s", e)
         if self.writer is not None:
             self.writer.close()
             self.writer = None

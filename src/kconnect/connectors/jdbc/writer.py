@@ -32,7 +32,7 @@ from kconnect.connectors.jdbc.ddl import (
     create_table_statement,
 )
 from kconnect.connectors.jdbc.fields_metadata import FieldsMetadata, record_where
-from kconnect.connectors.jdbc.postgres_copy import PostgresCopyWriter
+from kconnect.connectors.jdbc.postgres_copy import PendingCopy, PostgresCopyWriter
 from kconnect.connectors.jdbc.sink_config import (
     CONFIG_DEF,
     InsertMode,
@@ -45,7 +45,7 @@ from kconnect.connectors.jdbc.sink_dialect import (
     dialect_for,
 )
 
-__all__ = ["JdbcDbWriter", "SqlWriteError"]
+__all__ = ["JdbcDbWriter", "PendingWrite", "SqlWriteError"]
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,34 @@ def _chain_text(e: BaseException) -> str:
     return "Exception chain:\n" + "\n".join(lines)
 
 
+class PendingWrite:
+    """A batch written with ``defer``: rows sent, result not yet read, not committed."""
+
+    __slots__ = ("conn", "copy", "records", "table", "writer")
+
+    def __init__(
+        self,
+        writer: JdbcDbWriter,
+        conn: Any,
+        copy: PendingCopy,
+        table: TableId,
+        records: Sequence[SinkRecord],
+    ) -> None:
+        self.writer = writer
+        self.conn = conn
+        self.copy = copy
+        self.table = table
+        self.records = records
+
+    def complete(self) -> None:
+        """Read the result and commit the batch.
+
+        Raises:
+            SqlWriteError: the database refused the batch; nothing of it was committed.
+        """
+        self.writer._complete(self)
+
+
 class JdbcDbWriter:
     """Writes records to the database of one sink task. See the module docstring."""
 
@@ -152,10 +180,15 @@ class JdbcDbWriter:
         self._infos: dict[TableId, TableInfo] = {}
         self._raw: Any = None
         self._last_used = -_IDLE_CHECK_S
+        self._pending: PendingWrite | None = None
 
     # -- connection ---------------------------------------------------------------------------
 
     def _connection(self) -> Any:
+        if self._pending is not None:
+            raise ConnectException(
+                "The previous batch's write is still pending; complete it before writing again"
+            )
         # No ping per put: a connection that died while in use fails the write with a transient
         # error, the task calls reconnect() and the batch is redelivered. Only a connection idle
         # for a while (the server or a proxy may have dropped it) is checked first.
@@ -174,7 +207,9 @@ class JdbcDbWriter:
         return raw
 
     def close(self) -> None:
-        """Close the connection (task stop, or before a retry as Confluent does)."""
+        """Close the connection (task stop, or before a retry as Confluent does). A pending
+        write is abandoned: closing the connection rolls its transaction back."""
+        self._pending = None
         self._raw = None
         self._infos.clear()
         if self._copy is not None:
@@ -182,7 +217,9 @@ class JdbcDbWriter:
         self.provider.close()
 
     def reconnect(self) -> None:
-        """Drop the connection so that the next write opens a fresh one."""
+        """Drop the connection so that the next write opens a fresh one (a pending write is
+        abandoned and rolled back by the server)."""
+        self._pending = None
         self._raw = None
         self.provider.invalidate()
 
@@ -197,8 +234,13 @@ class JdbcDbWriter:
 
     # -- batch path ---------------------------------------------------------------------------
 
-    def write(self, records: Sequence[SinkRecord]) -> None:
+    def write(self, records: Sequence[SinkRecord], defer: bool = False) -> PendingWrite | None:
         """Write ``records`` in one transaction (PostgreSQL: COPY).
+
+        ``defer``: when the batch ends with a COPY insert (PostgreSQL, ``insert.mode=insert``,
+        no deletes at the end), return as soon as the rows are sent; the returned
+        :class:`PendingWrite` reads the result and commits. Until it is completed the writer
+        must not be used. Otherwise the transaction is committed before returning (None).
 
         Raises:
             SqlWriteError: the database refused; nothing of the batch was committed.
@@ -210,6 +252,7 @@ class JdbcDbWriter:
         use_copy = self._copy is not None
         buffers: dict[TableId, BufferedRecords] = {}
         current: BufferedRecords | None = None
+        pending: PendingCopy | None = None
         try:
             # Runs of records of one topic (usually the whole batch of a partition) are handed
             # to their table's buffer as one slice.
@@ -225,14 +268,39 @@ class JdbcDbWriter:
                     current = buffers[table] = BufferedRecords(self, table, conn, use_copy)
                 current.add_all(records[start:end] if start or end < n else records)
                 start = end
-            for buffer in buffers.values():
-                buffer.flush()
-            conn.commit()
+            last = len(buffers) - 1
+            for i, buffer in enumerate(buffers.values()):
+                current = buffer
+                pending = buffer.flush(defer and i == last)
+            if pending is None:
+                conn.commit()
         except BaseException as e:
             self._rollback(conn)
             if isinstance(e, _DB_ERRORS):
                 raise self._wrap(e, current.table if current else None, None, records) from e
             raise
+        if pending is not None:
+            assert current is not None
+            self._pending = PendingWrite(self, conn, pending, current.table, records)
+            return self._pending
+        if self._copy is not None:
+            self._copy.committed()
+        return None
+
+    def _complete(self, write: PendingWrite) -> None:
+        """:meth:`PendingWrite.complete`: read the COPY result, commit."""
+        conn = write.conn
+        try:
+            write.copy.complete()
+            conn.commit()
+        except BaseException as e:
+            self._rollback(conn)
+            if isinstance(e, _DB_ERRORS):
+                raise self._wrap(e, write.table, None, write.records) from e
+            raise
+        finally:
+            if self._pending is write:
+                self._pending = None
         if self._copy is not None:
             self._copy.committed()
 
@@ -338,7 +406,9 @@ class JdbcDbWriter:
         rows: list[Any],
         use_copy: bool,
         records: Sequence[SinkRecord],
-    ) -> None:
+        defer: bool = False,
+    ) -> PendingCopy | None:
+        """Write ``rows`` of ``table``; ``defer``: a COPY insert may leave its result pending."""
         mode = self.config.insert_mode
         cols = plan.sql_cols
         n_keys = plan.n_keys
@@ -349,16 +419,13 @@ class JdbcDbWriter:
                 f"{self.config.pk_mode.value}) ({record_where(records[0])})"
             )
         if mode is InsertMode.UPDATE and n_keys == len(cols):
-            return  # nothing to set; Confluent issues no statement either
+            return None  # nothing to set; Confluent issues no statement either
         info = self._infos.get(table)
         if use_copy and self._copy is not None:
             if mode is InsertMode.INSERT:
-                self._copy.insert(conn, table, cols, rows, plan.oids)
-            else:
-                self._copy.upsert(
-                    conn, table, cols, n_keys, rows, plan.oids, mode is InsertMode.UPDATE
-                )
-            return
+                return self._copy.insert(conn, table, cols, rows, plan.oids, defer)
+            self._copy.upsert(conn, table, cols, n_keys, rows, plan.oids, mode is InsertMode.UPDATE)
+            return None
         d = self.dialect
         if mode is InsertMode.INSERT:
             sql = d.insert(table, cols, info)
@@ -372,6 +439,7 @@ class JdbcDbWriter:
             cur.executemany(sql, rows)
         finally:
             cur.close()
+        return None
 
     def delete_rows(
         self, conn: Any, table: TableId, plan: Any, key_rows: list[Any], use_copy: bool

@@ -257,3 +257,25 @@ def test_batch_equals_single() -> None:
     batch = c.from_connect_batch("t", rows)
     assert batch == [c.from_connect_data("t", s, v) for s, v in rows]
     assert c.to_connect_batch("t", batch) == [c.to_connect_data("t", b) for b in batch]
+
+
+def test_batches_after_the_first_reuse_its_envelope_head() -> None:
+    """A batch whose records all start with the previous batch's envelope head decodes in one
+    pass; a batch with a tombstone, another schema or a bad record gives the same results and
+    errors as record by record."""
+    c = conv()
+    rows = [(TABLE01, Struct(TABLE01).put("id", i).put("item", f"x{i}")) for i in range(4)]
+    same = c.from_connect_batch("t", rows)
+    assert c.to_connect_batch("t", same[:2]) == [c.to_connect_data("t", b) for b in same[:2]]
+    assert c._last_head is not None
+    assert c.to_connect_batch("t", same) == [c.to_connect_data("t", b) for b in same]
+    mixed = [*same[:2], None, c.from_connect_data("t", Schema.STRING_SCHEMA, "s"), same[3]]
+    assert c.to_connect_batch("t", mixed) == [c.to_connect_data("t", b) for b in mixed]
+    bad = same[0][:-2] + b',"nope":1}}'  # a field the schema does not have is ignored, as Java
+    assert c.to_connect_batch("t", [same[1], bad]) == [
+        c.to_connect_data("t", same[1]),
+        c.to_connect_data("t", bad),
+    ]
+    broken = same[0][:-3] + b"}"  # truncated payload
+    with pytest.raises(DataException):
+        c.to_connect_batch("t", [same[1], broken])

@@ -10,28 +10,33 @@ import psycopg
 import pytest
 
 from kconnect.api import ConnectException, RetriableException, SinkRecord, TopicPartition
-from kconnect.connectors.jdbc.sink_task import DEFER_MIN_RECORDS
-from tests.integration.test_jdbc_sink_postgres import Reporter, jdbc_url, row, start
+from kconnect.connectors.jdbc.sink_task import DEFER_MIN_RECORDS, JdbcSinkTask
+from tests.integration.test_jdbc_sink_postgres import Context, Reporter, jdbc_url, row, start
 
 pytestmark = pytest.mark.postgres
 
 N = DEFER_MIN_RECORDS + 200
 
 
-def create(db: psycopg.Connection[Any], table: str) -> None:
+def open_task(
+    pg_dsn: str,
+    db: psycopg.Connection[Any],
+    table: str,
+    reporter: Reporter | None = None,
+    **extra: str,
+) -> tuple[JdbcSinkTask, Context]:
+    """Create ``table`` and start a sink task writing to it."""
     db.execute(
         f'CREATE TABLE "{table}" (id integer PRIMARY KEY, user_id varchar(10), item varchar(10))'
     )
-
-
-def props(pg_dsn: str, table: str, **extra: str) -> dict[str, str]:
-    return {
+    props = {
         **jdbc_url(pg_dsn),
         "topics": table,
         "table.name.format": table,
         "batch.size": str(N),
         **extra,
     }
+    return start(props, reporter)
 
 
 def batch(table: str, first: int, n: int, bad: int | None = None) -> list[SinkRecord]:
@@ -48,8 +53,7 @@ def count(db: psycopg.Connection[Any], table: str) -> int:
 def test_large_put_is_committed_by_pre_commit(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    create(db, table_name)
-    task, _ = start(props(pg_dsn, table_name))
+    task, _ = open_task(pg_dsn, db, table_name)
     try:
         task.put(batch(table_name, 0, N))
         assert count(db, table_name) == 0  # sent, not committed yet
@@ -67,8 +71,7 @@ def test_large_put_is_committed_by_pre_commit(
 def test_small_put_is_committed_before_put_returns(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    create(db, table_name)
-    task, _ = start(props(pg_dsn, table_name))
+    task, _ = open_task(pg_dsn, db, table_name)
     try:
         task.put(batch(table_name, 0, DEFER_MIN_RECORDS - 1))
         assert count(db, table_name) == DEFER_MIN_RECORDS - 1
@@ -79,9 +82,8 @@ def test_small_put_is_committed_before_put_returns(
 def test_refused_deferred_batch_goes_to_the_reporter_record_by_record(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    create(db, table_name)
     reporter = Reporter()
-    task, _ = start(props(pg_dsn, table_name), reporter)
+    task, _ = open_task(pg_dsn, db, table_name, reporter)
     tp = TopicPartition(table_name, 0)
     try:
         task.put(batch(table_name, 0, N, bad=5))
@@ -101,8 +103,7 @@ def test_refused_deferred_batch_goes_to_the_reporter_record_by_record(
 def test_refused_deferred_batch_without_reporter_fails_naming_the_record(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    create(db, table_name)
-    task, _ = start(props(pg_dsn, table_name))
+    task, _ = open_task(pg_dsn, db, table_name)
     try:
         task.put(batch(table_name, 0, N, bad=7))
         with pytest.raises(ConnectException) as info:
@@ -118,8 +119,7 @@ def test_refused_deferred_batch_without_reporter_fails_naming_the_record(
 def test_connection_lost_before_commit_writes_the_batch_again(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    create(db, table_name)
-    task, ctx = start(props(pg_dsn, table_name, **{"retry.backoff.ms": "10"}))
+    task, ctx = open_task(pg_dsn, db, table_name, **{"retry.backoff.ms": "10"})
     tp = TopicPartition(table_name, 0)
     try:
         task.put(batch(table_name, 0, N))
@@ -149,9 +149,8 @@ def test_connection_lost_before_commit_writes_the_batch_again(
 def test_close_drops_the_batch_of_revoked_partitions_and_stop_commits(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    create(db, table_name)
     reporter = Reporter()
-    task, _ = start(props(pg_dsn, table_name), reporter)
+    task, _ = open_task(pg_dsn, db, table_name, reporter)
     tp = TopicPartition(table_name, 0)
     task.put(batch(table_name, 0, N, bad=1))
     task.close([tp])  # the refused batch belongs to the revoked partition: not written again

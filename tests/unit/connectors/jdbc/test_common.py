@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import sys
+from typing import Any
 
 import pytest
 
@@ -170,3 +172,26 @@ def test_sqlite_declared_types() -> None:
     assert conv("2024-01-01 00:00:00.250") == dt.datetime(
         2024, 1, 1, 0, 0, 0, 250000, tzinfo=dt.UTC
     )
+
+
+def test_driver_modules_are_preloaded_once_per_dialect(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kconnect.connectors.jdbc.common import connection
+
+    started: list[str] = []
+
+    class RecordingThread:
+        def __init__(self, target: Any, name: str, daemon: bool) -> None:
+            self.target, self.name = target, name
+
+        def start(self) -> None:
+            started.append(self.name)
+            self.target()  # run inline: the imports must succeed
+
+    monkeypatch.setattr(connection, "_preloaded", set())
+    monkeypatch.setattr(connection.threading, "Thread", RecordingThread)
+    for _ in range(3):
+        connection.preload_driver("postgresql")
+        connection.preload_driver("sqlite")
+    connection.preload_driver("mysql")  # no driver modules known: nothing to do
+    assert started == ["kconnect-preload-postgresql", "kconnect-preload-sqlite"]
+    assert {"sqlalchemy", "psycopg", "sqlalchemy.dialects.sqlite.pysqlite"} <= set(sys.modules)

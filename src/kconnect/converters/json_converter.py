@@ -453,13 +453,8 @@ class JsonConverter(DataHeaderConverter):
             cut = len(head)
             loads = _loads
             payloads = [loads(d[cut:-1]) for d in values]  # type: ignore[index]
-            schema, decoder, new_sv, sv_class = (
-                codec.schema,
-                codec.decoder,
-                _tuple_new,
-                SchemaAndValue,
-            )
-            return [new_sv(sv_class, (schema, decoder(p))) for p in payloads]
+            schema, decoder, new_sv = codec.schema, codec.decoder, _tuple_new
+            return [new_sv(SchemaAndValue, (schema, decoder(p))) for p in payloads]
         except Exception:  # a null record, a parse or decode error: the loop handles it
             return None
 

@@ -275,10 +275,10 @@ class JdbcDbWriter:
             if pending is None:
                 conn.commit()
         except BaseException as e:
-            self._rollback(conn)
-            if isinstance(e, _DB_ERRORS):
-                raise self._wrap(e, current.table if current else None, None, records) from e
-            raise
+            wrapped = self._abort(conn, e, current.table if current else None, records)
+            if wrapped is None:
+                raise
+            raise wrapped from e
         if pending is not None:
             assert current is not None
             self._pending = PendingWrite(self, conn, pending, current.table, records)
@@ -294,10 +294,10 @@ class JdbcDbWriter:
             write.copy.complete()
             conn.commit()
         except BaseException as e:
-            self._rollback(conn)
-            if isinstance(e, _DB_ERRORS):
-                raise self._wrap(e, write.table, None, write.records) from e
-            raise
+            wrapped = self._abort(conn, e, write.table, write.records)
+            if wrapped is None:
+                raise
+            raise wrapped from e
         finally:
             if self._pending is write:
                 self._pending = None
@@ -342,10 +342,10 @@ class JdbcDbWriter:
             else:
                 self._rollback(conn)
         except BaseException as e:
-            self._rollback(conn)
-            if isinstance(e, _DB_ERRORS):
-                raise self._wrap(e, None, None, records) from e
-            raise
+            wrapped = self._abort(conn, e, None, records)
+            if wrapped is None:
+                raise
+            raise wrapped from e
         if commit and self._copy is not None:
             self._copy.committed()
         return failures
@@ -357,6 +357,16 @@ class JdbcDbWriter:
             cur.execute(sql)
         finally:
             cur.close()
+
+    def _abort(
+        self, conn: Any, e: BaseException, table: TableId | None, records: Sequence[SinkRecord]
+    ) -> SqlWriteError | None:
+        """Roll back after ``e``; the error to raise instead of it when it is the database's
+        (None: re-raise ``e`` as it is)."""
+        self._rollback(conn)
+        if isinstance(e, _DB_ERRORS):
+            return self._wrap(e, table, None, records)
+        return None
 
     def _rollback(self, conn: Any) -> None:
         self._infos.clear()  # DDL of the failed transaction is undone too

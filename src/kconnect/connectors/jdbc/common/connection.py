@@ -62,6 +62,7 @@ def preload_driver(dialect: str) -> None:
 
     threading.Thread(target=run, name=f"kconnect-preload-{dialect}", daemon=True).start()
 
+
 DEFAULT_ATTEMPTS = 3
 DEFAULT_BACKOFF_MS = 10_000
 

@@ -28,9 +28,10 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from kconnect.kafka.admin_ping import delete_topics
-from kconnect.runtime.distributed_config import DistributedConfig
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.kafka_config_store import (
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import ConnectorStatus, State, TargetState
+from kconnect.runtime.config.distributed_config import DistributedConfig
+from kconnect.runtime.storage.kafka_config_store import (
     KafkaConfigBackingStore,
     decode_target_state,
     encode_commit,
@@ -38,16 +39,15 @@ from kconnect.runtime.kafka_config_store import (
     encode_session_key,
     encode_target_state,
 )
-from kconnect.runtime.kafka_offset_store import KafkaOffsetBackingStore
-from kconnect.runtime.kafka_status_store import (
+from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
+from kconnect.runtime.storage.kafka_status_store import (
     KafkaStatusBackingStore,
     decode_status,
     decode_topic_status,
     encode_status,
     encode_topic_status,
 )
-from kconnect.runtime.offset_utils import serialize_key, serialize_offset
-from kconnect.runtime.states import ConnectorStatus, State, TargetState
+from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 

@@ -13,19 +13,19 @@ from confluent_kafka.admin import AdminClient
 
 from kconnect.api.errors import ConfigException
 from kconnect.kafka.admin_ping import create_topic, delete_topics
-from kconnect.runtime.distributed_config import DistributedConfig
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.kafka_config_store import (
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
+from kconnect.runtime.config.distributed_config import DistributedConfig
+from kconnect.runtime.storage.kafka_config_store import (
     ConfigUpdateListener,
     KafkaConfigBackingStore,
     SessionKey,
 )
-from kconnect.runtime.kafka_offset_store import KafkaOffsetBackingStore
-from kconnect.runtime.kafka_status_store import KafkaStatusBackingStore
-from kconnect.runtime.offset_utils import serialize_key, serialize_offset
-from kconnect.runtime.restart import RestartRequest
-from kconnect.runtime.states import ConnectorStatus, State, TargetState, TaskStatus
-from kconnect.runtime.status_store import TopicStatus
+from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
+from kconnect.runtime.storage.kafka_status_store import KafkaStatusBackingStore
+from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
+from kconnect.runtime.storage.status_store import TopicStatus
 
 pytestmark = pytest.mark.kafka
 

@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kconnect.runtime import connector_config as cc
+from kconnect.runtime.config import connector_config as cc
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from kconnect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
-from kconnect.runtime import worker as worker_module
-from kconnect.runtime.plugins import PluginEntry, Plugins
-from kconnect.runtime.standalone_herder import StandaloneHerder
-from kconnect.runtime.worker import Worker
-from kconnect.runtime.worker_config import StandaloneConfig
+from kconnect.runtime.config.worker_config import StandaloneConfig
+from kconnect.runtime.herder.standalone_herder import StandaloneHerder
+from kconnect.runtime.plugins.plugins import PluginEntry, Plugins
+from kconnect.runtime.worker import worker as worker_module
+from kconnect.runtime.worker.worker import Worker
 
 START_DELAY_S = 1.5
 
@@ -74,7 +74,7 @@ def test_slow_start_gets_its_tasks(
             "listeners": "http://127.0.0.1:0",
         }
     )
-    from kconnect.runtime.offset_store import MemoryOffsetBackingStore
+    from kconnect.runtime.storage.offset_store import MemoryOffsetBackingStore
 
     worker = Worker(config.worker_id(), config, plugins, MemoryOffsetBackingStore())
     herder = StandaloneHerder(worker, plugins, worker_config=config)

@@ -14,7 +14,7 @@ import time
 import httpx
 import pytest
 
-pytest.importorskip("kconnect.runtime.worker")
+pytest.importorskip("kconnect.runtime.worker.worker")
 pytest.importorskip("kconnect.connectors.file.source_connector")
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]

@@ -9,7 +9,7 @@ import pytest
 
 from kconnect.api import Schema, SourceConnector, SourceRecord, SourceTask, Task
 from kconnect.kafka.partitioner import partition_for_key
-from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.common.ids import ConnectorTaskId
 from tests.integration.worker_support import (
     RecordingListener,
     make_worker,
@@ -256,7 +256,7 @@ def test_topic_creation_groups(kafka_bootstrap, tmp_path) -> None:
 
 
 def test_pause_resume_and_task_config_keys(kafka_bootstrap, unique_topic, tmp_path) -> None:
-    from kconnect.runtime.states import TargetState
+    from kconnect.runtime.common.states import TargetState
 
     src = tmp_path / "in.txt"
     src.write_text("a\n")

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from kconnect.kafka.connect_protocol import CONFIG_MISMATCH, NO_ERROR, ExtendedAssignment
-from kconnect.runtime.config_store import ClusterConfigState
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.worker_group_member import WorkerGroupMember
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.herder.group_member import WorkerGroupMember
+from kconnect.runtime.storage.config_store import ClusterConfigState
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kconnect.api import ConfigDef, RetriableException, Transformation
-from kconnect.runtime.worker import Worker
+from kconnect.runtime.worker.worker import Worker
 from tests.integration.test_worker_sink_errors import PUTS
 from tests.integration.worker_support import (
     RecordingListener,

@@ -11,7 +11,7 @@ import pytest
 
 from kconnect.api import ConfigDef, RetriableException, SinkConnector, SinkRecord, SinkTask, Task
 from kconnect.kafka.admin import Admin
-from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.common.ids import ConnectorTaskId
 from tests.integration.worker_support import (
     RecordingListener,
     make_worker,

@@ -12,12 +12,12 @@ from typing import Any
 
 from confluent_kafka import Consumer, TopicPartition
 
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.offset_store import FileOffsetBackingStore
-from kconnect.runtime.plugins import Plugins
-from kconnect.runtime.states import StatusListener
-from kconnect.runtime.worker import Worker
-from kconnect.runtime.worker_config import StandaloneConfig
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import StatusListener
+from kconnect.runtime.config.worker_config import StandaloneConfig
+from kconnect.runtime.plugins.plugins import Plugins
+from kconnect.runtime.storage.offset_store import FileOffsetBackingStore
+from kconnect.runtime.worker.worker import Worker
 
 _PLUGINS: Plugins | None = None
 
@@ -113,7 +113,7 @@ def make_worker(bootstrap: str, tmp_path: Path, **overrides: str) -> Worker:
 def start_connector_and_tasks(
     worker: Worker, name: str, props: dict[str, str], listener: RecordingListener
 ) -> list[ConnectorTaskId]:
-    from kconnect.runtime.states import TargetState
+    from kconnect.runtime.common.states import TargetState
 
     worker.start_connector(name, props, listener, TargetState.STARTED, lambda _n: None)
     wait_until(

@@ -53,7 +53,7 @@ def configure_logging(level: str) -> None:
 
 
 def load_worker_props(path: str) -> dict[str, str]:
-    from kconnect.runtime.worker_config import load_properties
+    from kconnect.runtime.config.worker_config import load_properties
 
     try:
         return dict(load_properties(path))
@@ -63,8 +63,8 @@ def load_worker_props(path: str) -> dict[str, str]:
 
 def load_plugins(config: Any, worker_props: dict[str, str]) -> tuple[Any, Any]:
     """(Plugins from the environment and ``plugin.path``, ConfigTransformer or None)."""
-    from kconnect.runtime.config_transformer import ConfigTransformer, load_config_providers
-    from kconnect.runtime.plugins import Plugins
+    from kconnect.runtime.config.config_transformer import ConfigTransformer, load_config_providers
+    from kconnect.runtime.plugins.plugins import Plugins
 
     plugins = Plugins.load(config.get_list("plugin.path") or [])
     providers = load_config_providers(

@@ -47,14 +47,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
     """Build and start stores, worker, herder and REST server."""
-    from kconnect.runtime.distributed_config import DistributedConfig
+    from kconnect.runtime.config.distributed_config import DistributedConfig
 
     config = DistributedConfig(worker_props)  # bad keys/values fail here, before heavy imports
-    from kconnect.runtime.distributed_herder import DistributedHerder
-    from kconnect.runtime.kafka_config_store import KafkaConfigBackingStore
-    from kconnect.runtime.kafka_offset_store import KafkaOffsetBackingStore
-    from kconnect.runtime.kafka_status_store import KafkaStatusBackingStore
-    from kconnect.runtime.worker import Worker
+    from kconnect.runtime.herder.distributed_herder import DistributedHerder
+    from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
+    from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
+    from kconnect.runtime.storage.kafka_status_store import KafkaStatusBackingStore
+    from kconnect.runtime.worker.worker import Worker
 
     plugins, transformer = load_plugins(config, worker_props)
     worker = Worker(config.worker_id(), config, plugins, KafkaOffsetBackingStore(config))

@@ -47,8 +47,8 @@ def add_parser(subparsers: Any) -> None:
 def read_connector_file(path: str) -> tuple[dict[str, str | None], Any]:
     """(config, target state or None) from a .properties or .json connector file."""
     from kconnect.rest.entities import config_map, parse_create_request
-    from kconnect.runtime.herder_errors import BadRequestException
-    from kconnect.runtime.worker_config import load_properties
+    from kconnect.runtime.common.rest_errors import BadRequestException
+    from kconnect.runtime.config.worker_config import load_properties
 
     try:
         if path.endswith(".json"):
@@ -100,12 +100,12 @@ def run(args: argparse.Namespace) -> int:
 
 def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
     """Build and start worker, herder and REST server (raises StartupError/ConfigException)."""
-    from kconnect.runtime.worker_config import StandaloneConfig
+    from kconnect.runtime.config.worker_config import StandaloneConfig
 
     config = StandaloneConfig(worker_props)  # bad keys/values fail here, before heavy imports
-    from kconnect.runtime.offset_store import FileOffsetBackingStore
-    from kconnect.runtime.standalone_herder import StandaloneHerder
-    from kconnect.runtime.worker import Worker
+    from kconnect.runtime.herder.standalone_herder import StandaloneHerder
+    from kconnect.runtime.storage.offset_store import FileOffsetBackingStore
+    from kconnect.runtime.worker.worker import Worker
 
     plugins, transformer = load_plugins(config, worker_props)
     offsets_path = config.offset_storage_file

@@ -54,10 +54,10 @@ from kconnect.converters.json_values import (
     compile_decoder,
     compile_encoder,
     decode_schemaless,
-    encode_schemaless,
 )
+from kconnect.jackson import fix_escapes, jackson_dumps, needs_escape_fix, plain_json_value
 
-__all__ = ["ENVELOPE_ERROR", "JsonConverter", "json_converter_config_def", "jackson_json"]
+__all__ = ["ENVELOPE_ERROR", "JsonConverter", "json_converter_config_def"]
 
 SCHEMAS_ENABLE_CONFIG = "schemas.enable"
 SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.size"
@@ -78,37 +78,10 @@ _dumps = orjson.dumps
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _JSONEncodeError = orjson.JSONEncodeError
+_LEADING_ZEROS = re.compile(rb'("(?:[^"\\]|\\.)*")|(?<![\w.])(-?)0+(?=\d)')
 # SchemaAndValue is a NamedTuple: tuple.__new__ builds one without its Python-level __new__.
 _tuple_new = tuple.__new__
 _ENVELOPE_END = ord("}")
-# Two places where orjson's bytes differ from Jackson's: control characters are escaped as
-# \u001a by orjson and \u001A by Jackson, and characters outside the BMP are raw UTF-8 in
-# orjson but escaped surrogate pairs (\uD83D\uDE00) in Jackson. Escaped backslashes are matched
-# as pairs so a literal "\u001a" text inside a string (written \\u001a) is left alone; 4-byte
-# UTF-8 sequences only occur inside strings.
-_NEEDS_FIX = re.compile(rb"\\u00[01][a-f]|[\xf0-\xf4]")
-_FIX = re.compile(rb"\\(\\|u00[01][a-f])|[\xf0-\xf4][\x80-\xbf]{3}")
-_LEADING_ZEROS = re.compile(rb'("(?:[^"\\]|\\.)*")|(?<![\w.])(-?)0+(?=\d)')
-
-
-def _fix_match(m: re.Match[bytes]) -> bytes:
-    g = m.group(1)
-    if g is None:
-        cp = ord(m.group(0).decode("utf-8")) - 0x10000
-        return b"\\u%04X\\u%04X" % (0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF))
-    return b"\\u00" + g[3:].upper() if g != b"\\" else m.group(0)
-
-
-def _needs_fix(out: bytes) -> bool:
-    # Cheap C-level pre-checks first: every _NEEDS_FIX match is non-ASCII or holds "\u00".
-    return (not out.isascii() or b"\\u00" in out) and _NEEDS_FIX.search(out) is not None
-
-
-def _dump(obj: Any) -> bytes:
-    out = _dumps(obj)
-    if _needs_fix(out):
-        out = _FIX.sub(_fix_match, out)
-    return out
 
 
 def json_converter_config_def() -> ConfigDef:
@@ -260,7 +233,7 @@ class JsonConverter(DataHeaderConverter):
         self._by_json: _LRU[bytes | str, _Codec] = _LRU(self._cache_size)
         # raw schema text seen on the wire -> _Codec
         self._by_text: _LRU[bytes, _Codec] = _LRU(self._cache_size)
-        self._null_codec = _Codec(None, _NULL_SCHEMA_HEAD, encode_schemaless, decode_schemaless)
+        self._null_codec = _Codec(None, _NULL_SCHEMA_HEAD, plain_json_value, decode_schemaless)
         self._last_schema: Schema | None = None
         self._last_codec: _Codec | None = None
         # The envelope head (b'{"schema":<text>,"payload":') of the last batch, with its codec.
@@ -293,7 +266,7 @@ class JsonConverter(DataHeaderConverter):
     def _compile(self, schema: Schema) -> _Codec:
         opts = self._opts
         schema_json = to_json_schema(schema, self._encode_default)
-        prefix = _ENVELOPE_HEAD + _dump(schema_json) + _PAYLOAD_SEP
+        prefix = _ENVELOPE_HEAD + jackson_dumps(schema_json) + _PAYLOAD_SEP
         return _Codec(schema, prefix, compile_encoder(schema, opts), compile_decoder(schema, opts))
 
     def _encode_default(self, schema: Schema, value: Any) -> Any:
@@ -311,13 +284,15 @@ class JsonConverter(DataHeaderConverter):
             return None
         codec = self._codec(schema)
         try:
-            payload = _dump(codec.encoder(value))
+            payload = _dumps(codec.encoder(value))
         except DataException:
             raise
         except (_JSONEncodeError, TypeError, ValueError) as e:
             raise DataException(
                 f"Converting Kafka Connect data to byte[] failed due to serialization error: {e}"
             ) from e
+        if needs_escape_fix(payload):
+            payload = fix_escapes(payload)
         if self._schemas_enabled:
             return codec.prefix + payload + b"}"
         return payload
@@ -333,7 +308,6 @@ class JsonConverter(DataHeaderConverter):
         encoder: Any = None
         prefix = b""
         dump = _dumps
-        needs_fix = _NEEDS_FIX.search
         marker = b"\\u00"
         for schema, value in items:
             if schema is not last_schema:
@@ -354,9 +328,9 @@ class JsonConverter(DataHeaderConverter):
                     "Converting Kafka Connect data to byte[] failed due to serialization "
                     f"error: {e}"
                 ) from e
-            # Every _NEEDS_FIX match is non-ASCII or holds "\u00": check those in C first.
-            if (not payload.isascii() or marker in payload) and needs_fix(payload) is not None:
-                payload = _FIX.sub(_fix_match, payload)
+            # Jackson's escapes differ only in non-ASCII text or "\u00": checked in C first.
+            if (not payload.isascii() or marker in payload) and needs_escape_fix(payload):
+                payload = fix_escapes(payload)
             append(prefix + payload + b"}" if enveloped else payload)
         return out
 
@@ -594,26 +568,3 @@ _MISSING = _Missing()
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"Non-standard token '{name}': NaN/Infinity are not JSON numbers")
-
-
-_SCHEMALESS: JsonConverter | None = None
-
-
-def jackson_json(value: Any) -> bytes:
-    """``value`` (plain JSON data: dicts in order, lists, str, int, float, bool, None) as the
-    exact bytes Kafka Connect's JsonConverter with ``schemas.enable=false`` writes.
-
-    The runtime uses it for its internal topics and offset keys, as Kafka Connect does, so
-    records kconnect writes are byte-identical to Java's (Jackson's escapes, Java's doubles).
-    """
-    global _SCHEMALESS
-    conv = _SCHEMALESS
-    if conv is None:
-        conv = JsonConverter()
-        conv.configure({SCHEMAS_ENABLE_CONFIG: "false"}, False)
-        _SCHEMALESS = conv
-    if value is None:
-        return b"null"
-    out = conv.from_connect_data("", None, value)
-    assert out is not None
-    return out

@@ -29,13 +29,13 @@ from typing import Any
 import orjson
 
 from kconnect.api import DataException, Date, Decimal, Schema, Struct, Time, Timestamp, Type
-from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string, to_float32
+from kconnect.api.data.java_numbers import to_float32
+from kconnect.jackson import jackson_double, jackson_float
 
 __all__ = [
     "NeedExactNumbers",
     "compile_decoder",
     "compile_encoder",
-    "encode_schemaless",
     "decode_schemaless",
 ]
 
@@ -83,18 +83,6 @@ def _type_error(path: str, expected: str, value: Any) -> DataException:
 
 
 # --------------------------------------------------------------------------- encoding
-
-
-def _fmt_double(v: float) -> Any:
-    s = java_double_to_string(v)
-    # Jackson writes non-finite doubles as the quoted strings "NaN", "Infinity", "-Infinity".
-    return _Fragment(s) if v - v == 0.0 else s
-
-
-def _fmt_float(v: float) -> Any:
-    s = java_float_to_string(v)
-    f = to_float32(v)
-    return _Fragment(s) if f - f == 0.0 else s
 
 
 def _bigdecimal_text(v: _decimal.Decimal) -> str:
@@ -164,7 +152,7 @@ def _base_encoder(schema: Schema, cfg: EncodeOptions, path: str) -> Encoder:
 
         return enc_int
     if t is Type.FLOAT64 or t is Type.FLOAT32:
-        fmt = _fmt_double if t is Type.FLOAT64 else _fmt_float
+        fmt = jackson_double if t is Type.FLOAT64 else jackson_float
         tname = t.name
 
         def enc_float(v: Any) -> Any:
@@ -383,36 +371,6 @@ def _struct_encoder(
     ns["bad_struct"] = bad_struct
     exec("\n".join(lines), ns)
     return ns["enc_struct"]  # type: ignore[no-any-return]
-
-
-def encode_schemaless(v: Any) -> Any:
-    """Encode a value without a schema, inferring the type from the Python class."""
-    if v is None or v is True or v is False or v.__class__ is str:
-        return v
-    if isinstance(v, bool):
-        return bool(v)
-    if isinstance(v, int):
-        if not -(1 << 63) <= v < (1 << 63):
-            raise DataException(f"Value {v} is out of range for INT64")
-        return int(v)
-    if isinstance(v, float):
-        return _fmt_double(v)
-    if isinstance(v, str):
-        return str(v)
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return _b64encode(v).decode("ascii")
-    if isinstance(v, (list, tuple)):
-        return [encode_schemaless(e) for e in v]
-    if isinstance(v, Mapping):
-        if all(isinstance(k, str) for k in v):
-            return {k: encode_schemaless(x) for k, x in v.items()}
-        return [[encode_schemaless(k), encode_schemaless(x)] for k, x in v.items()]
-    if isinstance(v, Struct):
-        raise DataException("Mismatching schema: a Struct value needs its schema (got none).")
-    raise DataException(
-        f"Python class {type(v).__name__} does not have corresponding schema type; "
-        "give the value a schema."
-    )
 
 
 # --------------------------------------------------------------------------- decoding

@@ -25,7 +25,7 @@ from kconnect.rest.internal_resource import internal_router
 from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.metrics_resource import metrics_router
 from kconnect.rest.plugins_resource import plugins_router
-from kconnect.runtime.herder import Herder
+from kconnect.runtime.herder.herder import Herder
 
 __all__ = ["create_app"]
 

@@ -21,10 +21,10 @@ from kconnect.rest.entities import (
     parse_create_request,
     parse_json,
 )
-from kconnect.runtime.herder import Herder
-from kconnect.runtime.herder_errors import BadRequestException
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.restart import RestartRequest
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.herder.herder import Herder
 
 __all__ = ["connectors_router"]
 

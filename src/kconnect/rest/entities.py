@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
-from kconnect.runtime.herder_errors import ConnectRestException
-from kconnect.runtime.states import TargetState
+from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.states import TargetState
 
 __all__ = ["JsonResponse", "config_map", "json_body", "parse_create_request", "parse_json"]
 

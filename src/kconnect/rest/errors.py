@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kconnect.api.errors import AlreadyExistsException, ConfigException, NotFoundException
 from kconnect.rest.entities import JsonResponse
-from kconnect.runtime.herder_errors import ConnectRestException
+from kconnect.runtime.common.rest_errors import ConnectRestException
 
 __all__ = ["error_response", "install_exception_handlers"]
 

@@ -1,7 +1,7 @@
 """Forwarding requests to the leader or the owner of a connector/task (reference §1.4).
 
 Kafka's ``HerderRequestHandler.completeOrForwardRequest``: when the herder raises a
-:class:`~kconnect.runtime.distributed_herder_errors.RequestTargetException`, the request is
+:class:`~kconnect.runtime.herder.distributed_errors.RequestTargetException`, the request is
 sent on to the worker that can serve it —
 ``<target URL><path>?<original query>&forward=<forward was absent>`` — so the first hop sends
 ``forward=true``, a second hop ``forward=false``, and a worker that is asked again answers
@@ -23,11 +23,11 @@ import httpx
 from fastapi import FastAPI, Request, Response
 
 from kconnect.rest.errors import error_response
-from kconnect.runtime.distributed_herder_errors import (
+from kconnect.runtime.herder.distributed_errors import (
     RebalanceNeededException,
     RequestTargetException,
 )
-from kconnect.runtime.session_keys import SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER
+from kconnect.runtime.herder.session_keys import SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER
 
 __all__ = [
     "CONFLICT_MESSAGE",

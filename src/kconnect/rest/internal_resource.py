@@ -16,8 +16,8 @@ from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from kconnect.rest.entities import json_body, parse_json
-from kconnect.runtime.herder_errors import BadRequestException
-from kconnect.runtime.session_keys import RequestSignature
+from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.herder.session_keys import RequestSignature
 
 __all__ = ["internal_router"]
 

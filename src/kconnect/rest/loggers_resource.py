@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request, Response
 
 from kconnect.api.errors import NotFoundException
 from kconnect.rest.entities import JsonResponse, json_body, parse_json
-from kconnect.runtime.herder import Herder
-from kconnect.runtime.herder_errors import BadRequestException
+from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.loggers import python_level
 
 __all__ = ["loggers_router"]

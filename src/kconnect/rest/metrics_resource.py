@@ -30,7 +30,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
 from kconnect.rest.entities import JsonResponse
-from kconnect.runtime.herder import Herder
+from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.metrics import ConnectMetrics, MetricName, MetricsRegistry
 
 __all__ = ["ConnectCollector", "metrics_router", "prometheus_name"]

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query, Request
 from starlette.concurrency import run_in_threadpool
 
 from kconnect.rest.entities import config_map, json_body, parse_json
-from kconnect.runtime.connector_validation import java_map_str
-from kconnect.runtime.herder import Herder
-from kconnect.runtime.herder_errors import BadRequestException
-from kconnect.runtime.plugin_versions import (
+from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.config.connector_validation import java_map_str
+from kconnect.runtime.herder.herder import Herder
+from kconnect.runtime.plugins.versions import (
     LATEST,
     InvalidVersionSpecification,
     version_requirement,

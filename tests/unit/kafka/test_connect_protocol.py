@@ -25,7 +25,7 @@ from kconnect.kafka.connect_protocol import (
     encode_metadata,
     join_group_protocols,
 )
-from kconnect.runtime.ids import ConnectorTaskId as T
+from kconnect.runtime.common.ids import ConnectorTaskId as T
 
 
 def s(text: str) -> bytes:

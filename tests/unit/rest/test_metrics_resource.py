@@ -8,7 +8,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from kconnect.rest.metrics_resource import ConnectCollector, connector_metrics, prometheus_name
-from kconnect.runtime.clock import MockClock
+from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.metrics import MetricGroup, MetricName, MetricsRegistry
 from kconnect.runtime.metrics.stats import CumulativeSum, Max
 

@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 
 from kconnect.api import ConfigDef, ConfigType, Importance, SourceConnector, SourceTask
 from kconnect.rest.app import create_app
-from kconnect.runtime.plugins import PluginEntry, Plugins
-from kconnect.runtime.standalone_herder import StandaloneHerder
-from kconnect.runtime.worker_config import WorkerConfig
+from kconnect.runtime.config.worker_config import WorkerConfig
+from kconnect.runtime.herder.standalone_herder import StandaloneHerder
+from kconnect.runtime.plugins.plugins import PluginEntry, Plugins
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"

@@ -20,9 +20,9 @@ from kconnect.api import (
 )
 from kconnect.config_providers.file import FileConfigProvider
 from kconnect.rest.app import create_app
-from kconnect.runtime.config_transformer import ConfigTransformer
-from kconnect.runtime.plugins import PluginEntry, Plugins
-from kconnect.runtime.standalone_herder import StandaloneHerder
+from kconnect.runtime.config.config_transformer import ConfigTransformer
+from kconnect.runtime.herder.standalone_herder import StandaloneHerder
+from kconnect.runtime.plugins.plugins import PluginEntry, Plugins
 
 
 class _Task(SourceTask):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kconnect.api import ConfigData, ConfigException, ConfigProvider
-from kconnect.runtime.config_transformer import (
+from kconnect.runtime.config.config_transformer import (
     ConfigTransformer,
     keys_with_variables,
     load_config_providers,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kconnect.runtime.connector_config import (
+from kconnect.runtime.config.connector_config import (
     sink_connector_config_def,
     source_connector_config_def,
     validate_sink_topics,

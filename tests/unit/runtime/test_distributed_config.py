@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kconnect.api.errors import ConfigException
-from kconnect.runtime.distributed_config import DistributedConfig
+from kconnect.runtime.config.distributed_config import DistributedConfig
 
 BASE = {
     "bootstrap.servers": "broker:9092",

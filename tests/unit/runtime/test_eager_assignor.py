@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kconnect.kafka.connect_protocol import CONFIG_MISMATCH, NO_ERROR, WorkerState
-from kconnect.runtime.assignors import EagerAssignor
-from kconnect.runtime.config_store import ClusterConfigState
-from kconnect.runtime.ids import ConnectorTaskId as T
+from kconnect.runtime.common.ids import ConnectorTaskId as T
+from kconnect.runtime.herder.assignors import EagerAssignor
+from kconnect.runtime.storage.config_store import ClusterConfigState
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import threading
 
 import pytest
 
-from kconnect.runtime.herder_errors import ConnectRestException
-from kconnect.runtime.herder_requests import HerderRequestQueue, await_result
+from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.herder.request_queue import HerderRequestQueue, await_result
 
 
 class Clock:

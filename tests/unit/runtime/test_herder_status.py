@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from kconnect.runtime.herder_status import HerderStatusListener
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.states import ConnectorStatus, State, TaskStatus
-from kconnect.runtime.status_store import MemoryStatusBackingStore
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import ConnectorStatus, State, TaskStatus
+from kconnect.runtime.herder.herder_status import HerderStatusListener
+from kconnect.runtime.storage.status_store import MemoryStatusBackingStore
 
 
 class _Listener(HerderStatusListener):

@@ -16,15 +16,15 @@ from kconnect.kafka.connect_protocol import (
     ExtendedAssignment,
     WorkerState,
 )
-from kconnect.runtime.assignors import IncrementalCooperativeAssignor
-from kconnect.runtime.assignors.incremental_cooperative import (
+from kconnect.runtime.common.clock import MockClock
+from kconnect.runtime.common.ids import ConnectorTaskId as T
+from kconnect.runtime.herder.assignors import IncrementalCooperativeAssignor
+from kconnect.runtime.herder.assignors.incremental_cooperative import (
     ClusterAssignment,
     ConnectorsAndTasks,
     _WorkerLoad,
 )
-from kconnect.runtime.clock import MockClock
-from kconnect.runtime.config_store import ClusterConfigState
-from kconnect.runtime.ids import ConnectorTaskId as T
+from kconnect.runtime.storage.config_store import ClusterConfigState
 
 CONFIG_OFFSET = 618
 DEFAULT_DELAY = 300_000

@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from kconnect.runtime.distributed_config import DistributedConfig
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.internal_topics import internal_json
-from kconnect.runtime.kafka_config_store import (
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
+from kconnect.runtime.config.distributed_config import DistributedConfig
+from kconnect.runtime.storage.internal_topics import internal_json
+from kconnect.runtime.storage.kafka_config_store import (
     ConfigUpdateListener,
     KafkaConfigBackingStore,
     SessionKey,
@@ -30,7 +32,7 @@ from kconnect.runtime.kafka_config_store import (
     target_state_key,
     task_key,
 )
-from kconnect.runtime.kafka_status_store import (
+from kconnect.runtime.storage.kafka_status_store import (
     KafkaStatusBackingStore,
     connector_status_key,
     decode_status,
@@ -40,9 +42,7 @@ from kconnect.runtime.kafka_status_store import (
     task_status_key,
     topic_status_key,
 )
-from kconnect.runtime.restart import RestartRequest
-from kconnect.runtime.states import ConnectorStatus, State, TargetState, TaskStatus
-from kconnect.runtime.status_store import TopicStatus
+from kconnect.runtime.storage.status_store import TopicStatus
 
 CONFIG = DistributedConfig(
     {

@@ -4,10 +4,10 @@ import orjson
 import pytest
 
 from kconnect.api.errors import ConnectException, DataException
-from kconnect.runtime.offset_reader import OffsetStorageReaderImpl
-from kconnect.runtime.offset_store import FileOffsetBackingStore, MemoryOffsetBackingStore
-from kconnect.runtime.offset_utils import deserialize_key, serialize_key, serialize_offset
-from kconnect.runtime.offset_writer import OffsetStorageWriter
+from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
+from kconnect.runtime.storage.offset_store import FileOffsetBackingStore, MemoryOffsetBackingStore
+from kconnect.runtime.storage.offset_utils import deserialize_key, serialize_key, serialize_offset
+from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
 
 
 def test_key_bytes_match_java_offsets_topic() -> None:
@@ -109,7 +109,7 @@ def test_file_store_corrupt_file_names_path(tmp_path) -> None:
 
 
 def test_offset_key_bytes_use_jacksons_escapes_and_java_doubles() -> None:
-    from kconnect.runtime.offset_utils import serialize_key, serialize_offset
+    from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
 
     assert serialize_key("c", {"file": "a\x1ab\U0001f600"}) == (
         b'["c",{"file":"a\\u001Ab\\uD83D\\uDE00"}]'

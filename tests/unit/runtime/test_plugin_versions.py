@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kconnect.runtime.plugin_versions import (
+from kconnect.runtime.plugins.versions import (
     ArtifactVersion,
     InvalidVersionSpecification,
     parse_version_range,

@@ -21,7 +21,7 @@ from kconnect.api import (
 )
 from kconnect.converters.simple_header_converter import SimpleHeaderConverter
 from kconnect.converters.string_converter import StringConverter
-from kconnect.runtime.plugins import (
+from kconnect.runtime.plugins.plugins import (
     PluginEntry,
     PluginNotFoundError,
     Plugins,
@@ -242,7 +242,7 @@ def test_unknown_name_lists_close_names_and_install_hint(plugins: Plugins) -> No
 
 
 def test_broken_plugin_is_skipped_logged_and_explained(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.ERROR, logger="kconnect.runtime.plugins"):
+    with caplog.at_level(logging.ERROR, logger="kconnect.runtime.plugins.plugins"):
         p = Plugins(entries())
     assert any(
         "io.confluent.connect.jdbc.JdbcSinkConnector" in r.getMessage()
@@ -388,7 +388,7 @@ def test_load_scans_plugin_path(tmp_path: Path, caplog: pytest.LogCaptureFixture
         "com.acme.transforms.Broken = acme_connect_xyz:DoesNotExist\n"
     )
     try:
-        with caplog.at_level(logging.ERROR, logger="kconnect.runtime.plugins"):
+        with caplog.at_level(logging.ERROR, logger="kconnect.runtime.plugins.plugins"):
             p = Plugins.load([str(tmp_path / "plugins"), str(tmp_path / "missing")])
         desc = p.resolve("transformation", "Upper")
         assert desc.class_name == "com.acme.transforms.Upper"

@@ -8,8 +8,8 @@ import threading
 import pytest
 
 from kconnect.kafka.connect_protocol import ExtendedAssignment
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.rebalance_handler import RebalanceHandler, assess_assignment
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.herder.rebalance_handler import RebalanceHandler, assess_assignment
 
 T = ConnectorTaskId
 

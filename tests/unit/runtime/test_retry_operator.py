@@ -5,22 +5,22 @@ import pytest
 
 from kconnect.api.errors import ConnectException, DataException, RetriableException
 from kconnect.api.records import SourceRecord, TimestampType
-from kconnect.runtime.clock import MockClock
-from kconnect.runtime.errors.reporters import LogReporter
-from kconnect.runtime.errors.retry_operator import (
+from kconnect.runtime.common.clock import MockClock
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.worker.errors.reporters import LogReporter
+from kconnect.runtime.worker.errors.retry_operator import (
     ErrorReporter,
     ProcessingContext,
     RawRecord,
     RetryWithToleranceOperator,
     ToleranceExceededError,
 )
-from kconnect.runtime.errors.stage import (
+from kconnect.runtime.worker.errors.stage import (
     Stage,
     ToleranceType,
     exception_class_name,
     executing_class_name,
 )
-from kconnect.runtime.ids import ConnectorTaskId
 
 RAW = RawRecord("t", 2, 17, 1000, TimestampType.CREATE_TIME, b"k", b"v", None)
 
@@ -159,7 +159,7 @@ def test_from_connector_config() -> None:
 
 
 def test_stacktrace_of_an_exception_that_was_never_raised_shows_the_reporting_stack() -> None:
-    from kconnect.runtime.errors.stage import stacktrace
+    from kconnect.runtime.worker.errors.stage import stacktrace
 
     def report_from_sink_task() -> str:
         return stacktrace(ValueError("value too long"))

@@ -8,8 +8,8 @@ import hmac
 
 import pytest
 
-from kconnect.runtime.herder_errors import ConnectRestException
-from kconnect.runtime.session_keys import (
+from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.herder.session_keys import (
     KeyMaterial,
     RequestSignature,
     check_signature,

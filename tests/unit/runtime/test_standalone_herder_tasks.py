@@ -6,8 +6,8 @@ import logging
 
 import pytest
 
-from kconnect.runtime.config_store import ClusterConfigState, MemoryConfigBackingStore
-from kconnect.runtime.standalone_herder import StandaloneHerder
+from kconnect.runtime.herder.standalone_herder import StandaloneHerder
+from kconnect.runtime.storage.config_store import ClusterConfigState, MemoryConfigBackingStore
 
 
 class _NoTargetStates(MemoryConfigBackingStore):
@@ -39,7 +39,7 @@ def test_missing_target_state_skips_the_task_update_instead_of_crashing(
     store.put_connector_config("c", {"connector.class": "X"}, None)
     worker = _Worker()
     herder = StandaloneHerder(worker, None, config_store=store)
-    with caplog.at_level(logging.INFO, logger="kconnect.runtime.standalone_herder"):
+    with caplog.at_level(logging.INFO, logger="kconnect.runtime.herder.standalone_herder"):
         herder._update_connector_tasks("c")
     assert worker.task_config_calls == []
     assert store.snapshot().tasks("c") == []

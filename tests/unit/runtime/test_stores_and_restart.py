@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from kconnect.runtime.config_store import MemoryConfigBackingStore
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.restart import RestartPlan, RestartRequest
-from kconnect.runtime.states import ConnectorStatus, State, TargetState, TaskStatus
-from kconnect.runtime.status_store import MemoryStatusBackingStore, TopicStatus
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.restart import RestartPlan, RestartRequest
+from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
+from kconnect.runtime.storage.config_store import MemoryConfigBackingStore
+from kconnect.runtime.storage.status_store import MemoryStatusBackingStore, TopicStatus
 
 
 def test_config_store_snapshot_is_immutable_view():

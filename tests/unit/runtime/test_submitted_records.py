@@ -1,4 +1,4 @@
-from kconnect.runtime.submitted_records import SubmittedRecords
+from kconnect.runtime.worker.submitted_records import SubmittedRecords
 
 
 def _offsets(c):

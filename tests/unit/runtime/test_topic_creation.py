@@ -1,7 +1,7 @@
 import pytest
 
 from kconnect.api.errors import ConfigException
-from kconnect.runtime.topic_creation import TopicCreation
+from kconnect.runtime.worker.topic_creation import TopicCreation
 
 PROPS = {
     "topic.creation.groups": "compacted, default, wide",

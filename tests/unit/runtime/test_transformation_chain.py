@@ -17,17 +17,14 @@ from kconnect.api import (
     SourceRecord,
     Transformation,
 )
-from kconnect.runtime.plugins import (
+from kconnect.runtime.config.transforms_config import enrich_connector_config_def
+from kconnect.runtime.plugins.plugins import (
     PluginEntry,
     PluginNotFoundError,
     Plugins,
     VersionedPluginLoadingError,
 )
-from kconnect.runtime.transformation_chain import (
-    TransformationChain,
-    TransformationError,
-    enrich_connector_config_def,
-)
+from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationError
 
 EVENTS: list[str] = []
 

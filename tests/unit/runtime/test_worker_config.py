@@ -4,8 +4,8 @@ import re
 import pytest
 
 from kconnect.api.errors import ConfigException, ConnectException
-from kconnect.runtime.client_overrides import PRODUCER_OVERRIDE_PREFIX, client_overrides
-from kconnect.runtime.worker_config import (
+from kconnect.runtime.config.client_overrides import PRODUCER_OVERRIDE_PREFIX, client_overrides
+from kconnect.runtime.config.worker_config import (
     ListenerSpec,
     StandaloneConfig,
     WorkerConfig,

@@ -10,10 +10,10 @@ from confluent_kafka import Message
 from kconnect.api import SinkRecord, SinkTask, TopicPartition
 from kconnect.converters.simple_header_converter import SimpleHeaderConverter
 from kconnect.converters.string_converter import StringConverter
-from kconnect.runtime.errors.retry_operator import RetryWithToleranceOperator
-from kconnect.runtime.ids import ConnectorTaskId
-from kconnect.runtime.states import TargetState
-from kconnect.runtime.worker_sink_task import MAX_POLL_S, WorkerSinkTask
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.worker.errors.retry_operator import RetryWithToleranceOperator
+from kconnect.runtime.worker.worker_sink_task import MAX_POLL_S, WorkerSinkTask
 
 
 class ScriptedConsumer:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kconnect.runtime.distributed_config import DistributedConfig
+from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.testing.seed_scenario import (
     DOC_MESSAGES,
     Scenario,

@@ -1,7 +1,9 @@
 """Kafka Connect's metrics (``ConnectMetricsRegistry`` names, Kafka's stat semantics).
 
 :class:`ConnectMetrics` is the per-worker entry point; the REST layer exposes its
-:class:`MetricsRegistry` at ``/metrics`` (see ``docs/metrics.md`` for the Prometheus names).
+:class:`MetricsRegistry` at ``/metrics`` (see ``docs/metrics.md`` for the Prometheus names). ``registry`` and ``stats`` hold the
+windowed stats; ``worker_metrics``, ``task_metrics`` and ``client_metrics`` the metric groups.
+Imports only ``common``, :mod:`kconnect.api` and :mod:`kconnect.kafka` (client statistics).
 """
 
 from kconnect.runtime.metrics.registry import MetricGroup, MetricName, MetricsRegistry, Sensor

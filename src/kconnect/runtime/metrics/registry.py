@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
-from kconnect.runtime.clock import Clock, SystemClock
+from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.metrics.stats import Frequencies, MeasurableStat, MetricConfig
 
 __all__ = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from kconnect.runtime.clock import Clock
+from kconnect.runtime.common.clock import Clock
 
 __all__ = ["StateTracker"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 
-from kconnect.runtime.clock import Clock
-from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.common.clock import Clock
+from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
 from kconnect.runtime.metrics.state_tracker import StateTracker
 from kconnect.runtime.metrics.stats import (
@@ -289,7 +289,7 @@ class SinkTaskMetrics:
 
 class ErrorHandlingMetrics:
     """``task-error-metrics``; recorded by the retry operator and the error reporters with
-    Kafka's rules (see :mod:`kconnect.runtime.errors.retry_operator`)."""
+    Kafka's rules (see :mod:`kconnect.runtime.worker.errors.retry_operator`)."""
 
     def __init__(self, registry: MetricsRegistry, task_id: ConnectorTaskId) -> None:
         self.clock = registry.clock

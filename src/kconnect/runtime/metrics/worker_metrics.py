@@ -14,8 +14,9 @@ import threading
 from collections.abc import Mapping
 from functools import partial
 
-from kconnect.runtime.clock import Clock, SystemClock
-from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.common.clock import Clock, SystemClock
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import StatusListener
 from kconnect.runtime.metrics.client_metrics import ClientMetrics
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
 from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max, MetricConfig
@@ -25,7 +26,6 @@ from kconnect.runtime.metrics.task_metrics import (
     SourceTaskMetrics,
     TaskMetrics,
 )
-from kconnect.runtime.states import StatusListener
 
 __all__ = [
     "ConnectMetrics",
@@ -435,7 +435,7 @@ def detached_task_metrics(
 class ConnectMetrics:
     """The metrics of one worker process (Kafka's ``ConnectMetrics``).
 
-    Created by the :class:`~kconnect.runtime.worker.Worker`; the REST layer reads
+    Created by the :class:`~kconnect.runtime.worker.worker.Worker`; the REST layer reads
     :attr:`registry`; the distributed herder calls :attr:`rebalance`'s hooks.
     """
 

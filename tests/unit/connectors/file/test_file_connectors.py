@@ -5,9 +5,9 @@ from kconnect.connectors.file.sink_connector import FileStreamSinkConnector
 from kconnect.connectors.file.sink_task import FileStreamSinkTask
 from kconnect.connectors.file.source_connector import FileStreamSourceConnector
 from kconnect.connectors.file.source_task import FileStreamSourceTask
-from kconnect.runtime.offset_reader import OffsetStorageReaderImpl
-from kconnect.runtime.offset_store import MemoryOffsetBackingStore
-from kconnect.runtime.offset_writer import OffsetStorageWriter
+from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
+from kconnect.runtime.storage.offset_store import MemoryOffsetBackingStore
+from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
 
 
 class Ctx(SourceTaskContext):

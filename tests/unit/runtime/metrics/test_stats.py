@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from kconnect.runtime.clock import MockClock
+from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry
 from kconnect.runtime.metrics.state_tracker import StateTracker
 from kconnect.runtime.metrics.stats import (

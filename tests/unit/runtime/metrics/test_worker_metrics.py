@@ -10,12 +10,15 @@ import pytest
 
 from kconnect.api.errors import RetriableException
 from kconnect.kafka.client_stats import parse_client_stats
-from kconnect.runtime.clock import MockClock
-from kconnect.runtime.errors.retry_operator import ProcessingContext, RetryWithToleranceOperator
-from kconnect.runtime.errors.stage import Stage, ToleranceType
-from kconnect.runtime.ids import ConnectorTaskId
+from kconnect.runtime.common.clock import MockClock
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import StatusListener
 from kconnect.runtime.metrics import ConnectMetrics, MetricConfig
-from kconnect.runtime.states import StatusListener
+from kconnect.runtime.worker.errors.retry_operator import (
+    ProcessingContext,
+    RetryWithToleranceOperator,
+)
+from kconnect.runtime.worker.errors.stage import Stage, ToleranceType
 
 
 class NullListener(StatusListener):

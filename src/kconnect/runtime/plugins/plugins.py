@@ -1,0 +1,651 @@
+"""Plugin discovery, aliases and instantiation (Kafka's ``isolation.Plugins``/``PluginUtils``).
+
+Plugins are found through the entry-point groups of :mod:`kconnect.api.plugin_groups` -- in the
+worker's own environment and in every directory of the worker's ``plugin.path`` (a directory
+that ``pip install --target`` wrote to, or whose immediate subdirectories hold such installs;
+each location is appended to ``sys.path``). The entry-point name is the plugin's canonical
+class name, the one ``GET /connector-plugins`` shows.
+
+A name in a config resolves, for the wanted kind, as (first match wins):
+
+1. the canonical class name (``org.apache.kafka.connect.transforms.ValueToKey``);
+2. an alias computed as Kafka's ``PluginUtils.computeAliases`` does, over every plugin of every
+   kind: the simple name (text after the last ``.``, e.g. ``Cast$Key``), the pruned name (the
+   simple name without the *last* occurrence of the kind's suffix: ``Connector`` for sources
+   and sinks, ``Converter``, ``HeaderConverter``, ``Transformation``, ``Predicate``,
+   ``ConfigProvider``), plus the Python class name and the Python paths
+   (``kconnect.transforms.cast.CastKey`` and ``kconnect.transforms.cast:CastKey``). An alias
+   that would name two different plugins is dropped, as in Kafka;
+3. a Python path to an importable class of the right base type that no entry point declares.
+
+A plugin that fails to import (or is not a concrete subclass of its kind's base class) is
+logged with its name and the reason and skipped; asking for it later yields an error that
+repeats the reason. :class:`Plugins` is immutable after construction and safe to share
+between threads.
+"""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import importlib
+import importlib.metadata
+import inspect
+import logging
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from kconnect.api import (
+    ConfigException,
+    ConfigProvider,
+    ConnectException,
+    Converter,
+    HeaderConverter,
+    Predicate,
+    SinkConnector,
+    SourceConnector,
+    Transformation,
+)
+from kconnect.api.plugin_groups import PLUGIN_GROUPS
+from kconnect.runtime.plugins.versions import VersionRange
+
+__all__ = [
+    "KINDS",
+    "BrokenPlugin",
+    "PluginDesc",
+    "PluginEntry",
+    "PluginNotFoundError",
+    "Plugins",
+    "VersionedPluginLoadingError",
+    "plugin_version",
+    "pruned_name",
+    "simple_name",
+]
+
+log = logging.getLogger(__name__)
+
+UNDEFINED_VERSION = "undefined"
+CLASSPATH = "classpath"
+
+#: plugin kinds, as in :data:`kconnect.api.plugin_groups.PLUGIN_GROUPS`
+KINDS: tuple[str, ...] = tuple(PLUGIN_GROUPS)
+
+_BASES: dict[str, type | None] = {
+    "source": SourceConnector,
+    "sink": SinkConnector,
+    "converter": Converter,
+    "header_converter": HeaderConverter,
+    "transformation": Transformation,
+    "predicate": Predicate,
+    "config_provider": ConfigProvider,
+    "rest_extension": None,  # no base class in the plugin API yet
+}
+
+# Kafka's PluginType.simpleName(), the suffix pruned from aliases; and the name used in messages.
+_SUFFIX: dict[str, str] = {
+    "source": "Connector",
+    "sink": "Connector",
+    "converter": "Converter",
+    "header_converter": "HeaderConverter",
+    "transformation": "Transformation",
+    "predicate": "Predicate",
+    "config_provider": "ConfigProvider",
+    "rest_extension": "ConnectRestExtension",
+}
+_WHAT: dict[str, str] = {
+    "source": "SourceConnector",
+    "sink": "SinkConnector",
+    "connector": "Connector",
+    "converter": "Converter",
+    "header_converter": "HeaderConverter",
+    "transformation": "Transformation",
+    "predicate": "Predicate",
+    "config_provider": "ConfigProvider",
+    "rest_extension": "ConnectRestExtension",
+}
+
+# The order of GET /connector-plugins (ConnectorPluginsResource).
+_REST_ORDER = ("sink", "source", "transformation", "predicate", "converter", "header_converter")
+
+
+def simple_name(class_name: str) -> str:
+    """The text after the last ``.`` (``org.apache.kafka.connect.transforms.Cast$Key`` -> ``Cast$Key``)."""
+    return class_name.rsplit(".", 1)[-1]
+
+
+def pruned_name(simple: str, kind: str) -> str:
+    """``simple`` without the last occurrence of the kind's suffix, if it is not at the start."""
+    suffix = _SUFFIX[kind]
+    pos = simple.rfind(suffix)
+    return simple[:pos] if pos > 0 else simple
+
+
+@dataclass(frozen=True)
+class PluginDesc:
+    """One installed plugin: canonical class name, kind (``type``), version, Python class.
+
+    ``location`` is ``classpath`` for the worker's own environment, else the ``plugin.path``
+    directory it came from.
+    """
+
+    class_name: str
+    type: str
+    version: str
+    cls: builtins.type = field(compare=False, repr=False)
+    location: str = CLASSPATH
+
+    def to_rest(self) -> dict[str, str]:
+        """The ``GET /connector-plugins`` entry; ``version`` is left out when undefined."""
+        out = {"class": self.class_name, "type": self.type}
+        if self.version != UNDEFINED_VERSION:
+            out["version"] = self.version
+        return out
+
+
+@dataclass(frozen=True)
+class BrokenPlugin:
+    """A declared plugin that could not be loaded, and why."""
+
+    kind: str
+    class_name: str
+    target: str
+    reason: str
+    location: str = CLASSPATH
+
+
+class PluginEntry(NamedTuple):
+    """A plugin declaration: kind, canonical class name and how to load the class.
+
+    ``loader`` is the class itself, a ``"module:attr"`` string, or a no-argument callable
+    returning the class (an entry point's ``load``).
+    """
+
+    kind: str
+    class_name: str
+    loader: type | str | Callable[[], Any]
+    location: str = CLASSPATH
+    dist_version: str | None = None
+
+
+class PluginNotFoundError(ConfigException):
+    """No installed plugin of the wanted kind has this name.
+
+    The message lists the closest known names and how to install a plugin; when the name
+    belongs to a plugin that failed to load, it gives that failure instead.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        suggestions: list[str],
+        installed: list[str],
+        broken: list[BrokenPlugin],
+        config_key: str | None = None,
+    ) -> None:
+        self.kind = kind
+        self.name = name
+        self.suggestions = suggestions
+        group = " / ".join(PLUGIN_GROUPS[k] for k in _kinds(kind))
+        if config_key is not None:
+            head = f"Invalid value {name} for configuration {config_key}: Class {name} could not be found."
+        else:
+            head = (
+                f"Failed to find any class that implements {_WHAT[kind]} and which name "
+                f"matches {name}."
+            )
+        parts = [head]
+        for b in broken:
+            parts.append(
+                f"The plugin {b.class_name} ({b.target}, from {b.location}) is "
+                f"installed but could not be loaded: {b.reason}."
+            )
+        if suggestions:
+            parts.append("Did you mean: " + ", ".join(suggestions) + "?")
+        elif installed:
+            shown = installed[:20]
+            more = (
+                f" (and {len(installed) - len(shown)} more)" if len(installed) > len(shown) else ""
+            )
+            parts.append(f"Installed {_WHAT[kind]} plugins: {', '.join(shown)}{more}.")
+        else:
+            parts.append(f"No {_WHAT[kind]} plugins are installed.")
+        parts.append(
+            "To add a plugin, pip install its package into the worker's Python environment "
+            f"(it must declare an entry point in {group}), or install it into a directory "
+            "listed in the worker's plugin.path (pip install --target <dir> <package>), and "
+            "restart the worker."
+        )
+        super().__init__(" ".join(parts))
+        self.config_name = config_key
+        self.config_value = name
+
+
+class VersionedPluginLoadingError(ConnectException):
+    """The installed plugin's version does not satisfy the requested version range (Kafka's
+    ``VersionedPluginLoadingException``); ``available_versions`` lists what is installed."""
+
+    def __init__(self, class_name: str, wanted: VersionRange, available: list[str]) -> None:
+        self.class_name = class_name
+        self.wanted = wanted
+        self.available_versions = available
+        super().__init__(
+            f"Plugin {class_name} not found that matches the version range {wanted}, "
+            f"available versions: [{', '.join(available)}]"
+        )
+
+
+def _kinds(kind: str) -> tuple[str, ...]:
+    if kind == "connector":
+        return ("source", "sink")
+    if kind not in _BASES:
+        raise ValueError(f"Unknown plugin kind {kind!r}; expected connector or one of {KINDS}")
+    return (kind,)
+
+
+def plugin_version(cls: type, dist_version: str | None = None) -> str:
+    """A plugin's version: its ``version()`` (on a fresh instance) when defined and not
+    ``undefined``, else its distribution's version, else ``undefined``."""
+    fn = getattr(cls, "version", None)
+    if callable(fn):
+        try:
+            value = cls().version()
+        except Exception:
+            value = None
+        if value is not None and str(value) and str(value) != UNDEFINED_VERSION:
+            return str(value)
+    return dist_version or UNDEFINED_VERSION
+
+
+def _load_class(loader: type | str | Callable[[], Any]) -> Any:
+    if isinstance(loader, type):
+        return loader
+    if isinstance(loader, str):
+        module_name, _, attr = loader.partition(":")
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split(".") if attr else ():
+            obj = getattr(obj, part)
+        return obj
+    return loader()
+
+
+def _target_of(loader: type | str | Callable[[], Any]) -> str:
+    if isinstance(loader, type):
+        return f"{loader.__module__}:{loader.__qualname__}"
+    if isinstance(loader, str):
+        return loader
+    owner = getattr(loader, "__self__", None)  # an EntryPoint's bound load()
+    value = getattr(owner, "value", None)
+    return value if isinstance(value, str) else repr(loader)
+
+
+def _python_paths(cls: type, target: str) -> set[str]:
+    names = {f"{cls.__module__}.{cls.__qualname__}", f"{cls.__module__}:{cls.__qualname__}"}
+    if ":" in target:
+        names.add(target)
+        names.add(target.replace(":", "."))
+    return names
+
+
+class Plugins:
+    """The worker's installed plugins, resolvable by class name or alias.
+
+    Build with :meth:`load` (entry points + ``plugin.path``) or, in tests, from explicit
+    :class:`PluginEntry` items. Read-only afterwards and thread-safe.
+    """
+
+    def __init__(self, entries: Iterable[PluginEntry | tuple[Any, ...]]) -> None:
+        self._by_kind: dict[str, dict[str, PluginDesc]] = {k: {} for k in KINDS}
+        self._broken: list[BrokenPlugin] = []
+        self._lock = threading.Lock()
+        self._dynamic: dict[tuple[str, str], PluginDesc] = {}
+        candidates: dict[str, set[str]] = {}
+        python_names: dict[str, set[str]] = {}
+        for raw in entries:
+            entry = raw if isinstance(raw, PluginEntry) else PluginEntry(*raw)
+            desc = self._load_entry(entry)
+            if desc is None:
+                continue
+            simple = simple_name(desc.class_name)
+            names = {
+                simple,
+                pruned_name(simple, desc.type),
+                desc.cls.__name__,
+                pruned_name(desc.cls.__name__, desc.type),
+            }
+            for alias in names:
+                candidates.setdefault(alias, set()).add(desc.class_name)
+            for path in _python_paths(desc.cls, _target_of(entry.loader)):
+                python_names.setdefault(path, set()).add(desc.class_name)
+        self._aliases: dict[str, str] = {}
+        for table in (candidates, python_names):
+            for alias, class_names in table.items():
+                if len(class_names) == 1:
+                    self._aliases.setdefault(alias, next(iter(class_names)))
+                else:
+                    log.debug(
+                        "Ignoring ambiguous alias '%s' since it refers to multiple "
+                        "distinct plugins %s",
+                        alias,
+                        sorted(class_names),
+                    )
+
+    # -- construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, plugin_path: list[str] | None = None) -> Plugins:
+        """Discover plugins from this environment's entry points and from ``plugin_path``.
+
+        Called once at worker start-up, before any other thread uses the result. A missing or
+        unreadable ``plugin.path`` directory is logged and ignored, like a broken plugin.
+        """
+        entries: list[PluginEntry] = []
+        kind_of = {group: kind for kind, group in PLUGIN_GROUPS.items()}
+        for group, kind in kind_of.items():
+            for ep in importlib.metadata.entry_points(group=group):
+                dist = getattr(ep, "dist", None)
+                entries.append(
+                    PluginEntry(
+                        kind,
+                        ep.name,
+                        ep.load,
+                        CLASSPATH,
+                        dist.version if dist is not None else None,
+                    )
+                )
+        for location in _plugin_locations(plugin_path or []):
+            if location not in sys.path:
+                sys.path.append(location)
+            for dist in importlib.metadata.distributions(path=[location]):
+                for ep in dist.entry_points:
+                    found_kind = kind_of.get(ep.group)
+                    if found_kind is not None:
+                        entries.append(
+                            PluginEntry(found_kind, ep.name, ep.load, location, dist.version)
+                        )
+        plugins = cls(entries)
+        log.info(
+            "Loaded %d plugins (%d could not be loaded)",
+            sum(len(t) for t in plugins._by_kind.values()),
+            len(plugins._broken),
+        )
+        return plugins
+
+    def _load_entry(self, entry: PluginEntry) -> PluginDesc | None:
+        kind, class_name = entry.kind, entry.class_name
+        if kind not in _BASES:
+            log.error("Skipping plugin %s: unknown plugin kind %r", class_name, kind)
+            return None
+        target = _target_of(entry.loader)
+        try:
+            plugin_cls = _load_class(entry.loader)
+            base = _BASES[kind]
+            if not isinstance(plugin_cls, type):
+                raise TypeError(f"{target} is not a class")
+            if base is not None and not issubclass(plugin_cls, base):
+                raise TypeError(f"{plugin_cls.__qualname__} does not extend {base.__name__}")
+            if inspect.isabstract(plugin_cls):
+                raise TypeError(f"{plugin_cls.__qualname__} is abstract")
+            if "__kconnect_class_name__" not in plugin_cls.__dict__:
+                plugin_cls.__kconnect_class_name__ = class_name  # type: ignore[attr-defined]
+            version = plugin_version(plugin_cls, entry.dist_version)
+        except Exception as e:
+            reason = f"{type(e).__name__}: {e}"
+            log.error(
+                "Skipping %s plugin %s (%s from %s): %s",
+                kind,
+                class_name,
+                target,
+                entry.location,
+                reason,
+            )
+            self._broken.append(BrokenPlugin(kind, class_name, target, reason, entry.location))
+            return None
+        table = self._by_kind[kind]
+        if class_name in table:
+            log.warning(
+                "Plugin %s (%s) is declared more than once; using the one from %s and "
+                "ignoring the one from %s",
+                class_name,
+                kind,
+                table[class_name].location,
+                entry.location,
+            )
+            return None
+        desc = PluginDesc(class_name, kind, version, plugin_cls, entry.location)
+        table[class_name] = desc
+        return desc
+
+    # -- resolution -----------------------------------------------------------------------------
+
+    def resolve(
+        self, kind: str, name: str | builtins.type, *, config_key: str | None = None
+    ) -> PluginDesc:
+        """The plugin of ``kind`` (``connector`` = source or sink) called ``name``.
+
+        Raises:
+            PluginNotFoundError: nothing of that kind has this name (the message lists the
+                closest names; ``config_key`` makes it read as an invalid config value).
+            ValueError: ``kind`` is not a plugin kind.
+        """
+        kinds = _kinds(kind)
+        key = name.strip() if isinstance(name, str) else _python_name(name)
+        for k in kinds:
+            desc = self._by_kind[k].get(key)
+            if desc is not None:
+                return desc
+        class_name = self._aliases.get(key)
+        if class_name is not None:
+            for k in kinds:
+                desc = self._by_kind[k].get(class_name)
+                if desc is not None:
+                    return desc
+        desc = self._dynamic_lookup(kinds, name if isinstance(name, type) else key)
+        if desc is not None:
+            return desc
+        raise self._not_found(kind, key, kinds, config_key)
+
+    def resolve_version(
+        self,
+        kind: str,
+        name: str | builtins.type,
+        wanted: VersionRange | None,
+        *,
+        config_key: str | None = None,
+    ) -> PluginDesc:
+        """:meth:`resolve`, then check the plugin's version against ``wanted`` (None: any).
+
+        A worker has one installed version of each plugin (one pip distribution), so the
+        requirement either matches it or fails.
+
+        Raises:
+            PluginNotFoundError: as :meth:`resolve`.
+            VersionedPluginLoadingError: the installed version is outside ``wanted``; the
+                message lists the installed versions, as Kafka's does.
+        """
+        desc = self.resolve(kind, name, config_key=config_key)
+        if wanted is None or wanted.match([desc.version]) is not None:
+            return desc
+        raise VersionedPluginLoadingError(
+            desc.class_name, wanted, self.versions_of(desc.class_name)
+        )
+
+    def versions_of(self, class_name: str, kinds: Iterable[str] | None = None) -> list[str]:
+        """The installed versions of ``class_name`` (canonical name), one per plugin kind it is
+        registered as (StringConverter is a converter and a header converter: two entries, as
+        Kafka lists them); ``kinds`` limits the kinds looked at."""
+        return [
+            table[class_name].version
+            for k, table in self._by_kind.items()
+            if (kinds is None or k in kinds) and class_name in table
+        ]
+
+    def _dynamic_lookup(self, kinds: tuple[str, ...], name: str | type) -> PluginDesc | None:
+        """A class given directly or by an importable Python path that no entry point declares."""
+        if isinstance(name, str) and "." not in name and ":" not in name:
+            return None
+        with self._lock:
+            for k in kinds:
+                cached = self._dynamic.get((k, _python_name(name)))
+                if cached is not None:
+                    return cached
+            try:
+                if isinstance(name, type):
+                    found: Any = name
+                elif ":" in name:
+                    found = _load_class(name)
+                else:
+                    module_name, _, attr = name.rpartition(".")
+                    found = getattr(importlib.import_module(module_name), attr)
+            except Exception:
+                return None
+            if not isinstance(found, type) or inspect.isabstract(found):
+                return None
+            for desc_table in (self._by_kind[k] for k in kinds):
+                for desc in desc_table.values():
+                    if desc.cls is found:
+                        return desc
+            for k in kinds:
+                base = _BASES[k]
+                if base is not None and issubclass(found, base):
+                    declared = found.__dict__.get("__kconnect_class_name__")
+                    class_name = declared if isinstance(declared, str) else _python_name(found)
+                    desc = PluginDesc(class_name, k, plugin_version(found), found)
+                    self._dynamic[(k, _python_name(name))] = desc
+                    return desc
+        return None
+
+    def _not_found(
+        self, kind: str, name: str, kinds: tuple[str, ...], config_key: str | None
+    ) -> PluginNotFoundError:
+        installed = sorted({cn for k in kinds for cn in self._by_kind[k]})
+        pool: dict[str, str] = {}
+        for cn in installed:
+            pool[cn] = cn
+            pool.setdefault(simple_name(cn), cn)
+        for alias, cn in self._aliases.items():
+            if cn in installed:
+                pool.setdefault(alias, cn)
+        suggestions: list[str] = []
+        for probe in dict.fromkeys((name, simple_name(name))):
+            for match in difflib.get_close_matches(probe, list(pool), n=5, cutoff=0.6):
+                if pool[match] not in suggestions:
+                    suggestions.append(pool[match])
+        simple = simple_name(name)
+        broken = [
+            b
+            for b in self._broken
+            if b.kind in kinds
+            and (
+                simple == simple_name(b.class_name)
+                or name
+                in (
+                    pruned_name(simple_name(b.class_name), b.kind),
+                    b.target,
+                    b.target.replace(":", "."),
+                )
+            )
+        ]
+        return PluginNotFoundError(kind, name, suggestions[:5], installed, broken, config_key)
+
+    # -- instantiation --------------------------------------------------------------------------
+
+    def new_instance(self, kind: str, name: str) -> Any:
+        """A new, unconfigured instance of the plugin (the caller configures and closes it).
+
+        Raises PluginNotFoundError, or ConnectException when the constructor fails.
+        """
+        desc = self.resolve(kind, name)
+        try:
+            return desc.cls()
+        except Exception as e:
+            raise ConnectException(
+                f"Failed to instantiate {desc.type} plugin {desc.class_name}: "
+                f"{type(e).__name__}: {e}"
+            ) from e
+
+    def new_converter(self, name: str, configs: Mapping[str, Any], is_key: bool) -> Converter:
+        """A key (``is_key``) or value converter configured with ``configs`` (prefix stripped)."""
+        converter = self.new_instance("converter", name)
+        converter.configure(dict(configs), is_key)
+        return converter  # type: ignore[no-any-return]
+
+    def new_header_converter(self, name: str, configs: Mapping[str, Any]) -> HeaderConverter:
+        """A header converter configured with ``configs`` plus ``converter.type=header``."""
+        converter = self.new_instance("header_converter", name)
+        settings = dict(configs)
+        settings["converter.type"] = "header"
+        converter.configure(settings)
+        return converter  # type: ignore[no-any-return]
+
+    # -- listing --------------------------------------------------------------------------------
+
+    def plugins_of(self, kind: str) -> list[PluginDesc]:
+        """The plugins of ``kind`` (``connector`` = sinks then sources), sorted by class name."""
+        return [
+            d
+            for k in (("sink", "source") if kind == "connector" else _kinds(kind))
+            for d in sorted(self._by_kind[k].values(), key=_sort_key)
+        ]
+
+    def connector_plugins(self) -> list[PluginDesc]:
+        """Sink then source connectors, each sorted by class name (``?connectorsOnly=true``)."""
+        return self.plugins_of("connector")
+
+    def all_plugins(self) -> list[PluginDesc]:
+        """What ``GET /connector-plugins?connectorsOnly=false`` lists, in Kafka's order: sinks,
+        sources, transformations, predicates, converters, header converters."""
+        return [d for k in _REST_ORDER for d in sorted(self._by_kind[k].values(), key=_sort_key)]
+
+    def broken_plugins(self) -> list[BrokenPlugin]:
+        """Declared plugins that could not be loaded, with the reason."""
+        return list(self._broken)
+
+    def aliases(self) -> dict[str, str]:
+        """Every unambiguous alias and the canonical class name it stands for."""
+        return dict(self._aliases)
+
+
+def _sort_key(desc: PluginDesc) -> tuple[str, str]:
+    return (desc.class_name, desc.version)
+
+
+def _python_name(obj: Any) -> str:
+    if isinstance(obj, type):
+        return f"{obj.__module__}.{obj.__qualname__}"
+    return str(obj)
+
+
+def _plugin_locations(plugin_path: Iterable[str]) -> list[str]:
+    """Directories to scan: each ``plugin.path`` entry, and its subdirectories that hold
+    installed distributions (``*.dist-info``/``*.egg-info``)."""
+    locations: list[str] = []
+    for raw in plugin_path:
+        raw = raw.strip()
+        if not raw:
+            continue
+        root = Path(raw)
+        if not root.is_dir():
+            log.error("Could not get listing for plugin path: %s. Ignoring.", raw)
+            continue
+        candidates = [root]
+        try:
+            candidates += sorted(p for p in root.iterdir() if p.is_dir() and _holds_dists(p))
+        except OSError as e:
+            log.error("Could not list plugin path %s: %s. Ignoring its subdirectories.", raw, e)
+        for c in candidates:
+            text = str(c.resolve())
+            if text not in locations:
+                locations.append(text)
+    return locations
+
+
+def _holds_dists(directory: Path) -> bool:
+    try:
+        return any(p.suffix in (".dist-info", ".egg-info") for p in directory.iterdir())
+    except OSError:
+        return False

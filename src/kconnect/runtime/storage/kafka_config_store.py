@@ -1,0 +1,629 @@
+"""Connector configs, task configs and target states in ``config.storage.topic``.
+
+The distributed twin of :class:`~kconnect.runtime.storage.config_store.MemoryConfigBackingStore`, with
+Kafka Connect's exact keys and JSON values (``KafkaConfigBackingStore``, reference §4.1), so
+Apache Kafka Connect and kconnect workers can share one config topic:
+
+=========================== ==============================================================
+key                         value
+=========================== ==============================================================
+``connector-<c>``           ``{"properties":{...}}``; null = connector deleted
+``task-<c>-<n>``            ``{"properties":{...}}``; held back until the commit record
+``commit-<c>``              ``{"tasks":N}``: applies the held-back task configs atomically
+                            if tasks 0..N-1 are all present, else marks ``<c>`` inconsistent
+``target-state-<c>``        ``{"state":"STARTED|PAUSED","state.v2":"STARTED|PAUSED|STOPPED"}``
+``session-key``             ``{"key":"<base64>","algorithm":"HmacSHA256","creation-timestamp":ms}``
+``restart-connector-<c>``   ``{"include-tasks":b,"only-failed":b}``
+``tasks-fencing-<c>``       ``{"task-count":N}``
+``logger-cluster-<ns>``     ``{"level":"DEBUG"}``
+=========================== ==============================================================
+
+Every worker applies the records in topic order on the log thread; a ``snapshot()`` is a
+consistent, immutable view whose ``offset`` is the config offset workers compare during
+rebalances (the offset of the next record to read). Writes block (30 s at most) until the
+broker acknowledged them and, for config writes, until this worker read them back.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import orjson
+
+from kconnect.api.errors import ConnectException
+from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.config.distributed_config import DistributedConfig
+from kconnect.runtime.storage.config_store import ClusterConfigState, ConfigBackingStore
+from kconnect.runtime.storage.internal_topics import (
+    AdminFactory,
+    build_internal_log,
+    client_id_base,
+    internal_json,
+    verify_single_partition,
+)
+
+__all__ = [
+    "ConfigUpdateListener",
+    "KafkaClusterConfigState",
+    "KafkaConfigBackingStore",
+    "SessionKey",
+    "commit_key",
+    "connector_key",
+    "decode_target_state",
+    "encode_commit",
+    "encode_config",
+    "encode_logger_level",
+    "encode_restart_request",
+    "encode_session_key",
+    "encode_target_state",
+    "encode_task_count",
+    "logger_key",
+    "parse_task_key",
+    "restart_key",
+    "target_state_key",
+    "task_count_key",
+    "task_key",
+]
+
+log = logging.getLogger(__name__)
+
+READ_WRITE_TOTAL_TIMEOUT_S = 30.0
+
+TARGET_STATE_PREFIX = "target-state-"
+CONNECTOR_PREFIX = "connector-"
+TASK_PREFIX = "task-"
+COMMIT_TASKS_PREFIX = "commit-"
+TASK_COUNT_RECORD_PREFIX = "tasks-fencing-"
+SESSION_KEY_KEY = "session-key"
+RESTART_PREFIX = "restart-connector-"
+LOGGER_CLUSTER_PREFIX = "logger-cluster-"
+
+
+# -- keys and values (pure; unit-tested byte for byte) ------------------------------------------
+
+
+def connector_key(connector: str) -> str:
+    return CONNECTOR_PREFIX + connector
+
+
+def task_key(task: ConnectorTaskId) -> str:
+    return f"{TASK_PREFIX}{task.connector}-{task.task}"
+
+
+def commit_key(connector: str) -> str:
+    return COMMIT_TASKS_PREFIX + connector
+
+
+def target_state_key(connector: str) -> str:
+    return TARGET_STATE_PREFIX + connector
+
+
+def task_count_key(connector: str) -> str:
+    return TASK_COUNT_RECORD_PREFIX + connector
+
+
+def restart_key(connector: str) -> str:
+    return RESTART_PREFIX + connector
+
+
+def logger_key(namespace: str) -> str:
+    return LOGGER_CLUSTER_PREFIX + namespace
+
+
+def parse_task_key(key: str) -> ConnectorTaskId | None:
+    """``task-<connector>-<n>`` (connector names may contain '-'); None if malformed."""
+    parts = key.split("-")
+    if len(parts) < 3:
+        return None
+    try:
+        number = int(parts[-1])
+    except ValueError:
+        return None
+    return ConnectorTaskId("-".join(parts[1:-1]), number)
+
+
+def encode_config(properties: Mapping[str, str | None]) -> bytes:
+    """``{"properties":{...}}`` of a connector or task config, keys in the mapping's order."""
+    return internal_json({"properties": dict(properties)})
+
+
+def encode_commit(task_count: int) -> bytes:
+    return internal_json({"tasks": task_count})
+
+
+def encode_target_state(state: TargetState) -> bytes:
+    """Workers older than 3.5 know no STOPPED: they read ``state`` and see PAUSED."""
+    old = TargetState.PAUSED if state is TargetState.STOPPED else state
+    return internal_json({"state": old.value, "state.v2": state.value})
+
+
+def encode_task_count(task_count: int) -> bytes:
+    return internal_json({"task-count": task_count})
+
+
+def encode_restart_request(request: RestartRequest) -> bytes:
+    return internal_json(
+        {"include-tasks": request.include_tasks, "only-failed": request.only_failed}
+    )
+
+
+def encode_logger_level(level: str) -> bytes:
+    return internal_json({"level": level})
+
+
+@dataclass(frozen=True)
+class SessionKey:
+    """The leader-distributed key internal REST requests are signed with (KIP-507)."""
+
+    key: bytes = field(repr=False)
+    algorithm: str
+    creation_timestamp: int
+
+
+def encode_session_key(key: SessionKey) -> bytes:
+    return internal_json(
+        {
+            "key": base64.b64encode(key.key).decode("ascii"),
+            "algorithm": key.algorithm,
+            "creation-timestamp": key.creation_timestamp,
+        }
+    )
+
+
+def decode_target_state(value: Mapping[str, Any]) -> TargetState | None:
+    """``state.v2`` if it is a string, else the older ``state``; None if neither is valid."""
+    raw = value.get("state.v2")
+    if not isinstance(raw, str):
+        raw = value.get("state")
+    if not isinstance(raw, str):
+        return None
+    try:
+        return TargetState(raw)
+    except ValueError:
+        return None
+
+
+# -- snapshot and listener ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KafkaClusterConfigState(ClusterConfigState):
+    """A :class:`ClusterConfigState` read from the config topic.
+
+    ``offset``: the config offset (next record to read; -1 before anything was read).
+    ``inconsistent``: connectors whose latest commit record lacked some task configs; their
+    task list is empty until the leader rewrites the task configs.
+    """
+
+    session_key: SessionKey | None = None
+    inconsistent: frozenset[str] = frozenset()
+    task_count_records: Mapping[str, int] = field(default_factory=dict)
+    task_config_generations: Mapping[str, int] = field(default_factory=dict)
+    pending_fencing: frozenset[str] = frozenset()
+
+    def inconsistent_connectors(self) -> set[str]:
+        return set(self.inconsistent)
+
+
+class ConfigUpdateListener:
+    """Told about config-topic changes written by any worker (``ConfigBackingStore.UpdateListener``).
+
+    Called on the config log's thread after :meth:`KafkaConfigBackingStore.start` returned
+    (records read during start are not announced); implementations must be quick (record the
+    change, wake the herder) and must not call back into the store's blocking methods.
+    """
+
+    def on_connector_config_update(self, connector: str) -> None:
+        """A connector config was created or changed."""
+
+    def on_connector_config_remove(self, connector: str) -> None:
+        """A connector was deleted (defaults to :meth:`on_connector_config_update`)."""
+        self.on_connector_config_update(connector)
+
+    def on_task_config_update(self, task_ids: list[ConnectorTaskId]) -> None:
+        """A commit record applied new task configs (the list may be empty)."""
+
+    def on_connector_target_state_change(self, connector: str) -> None:
+        """An existing connector's target state changed."""
+
+    def on_session_key_update(self, key: SessionKey) -> None:
+        """A new session key was distributed."""
+
+    def on_restart_request(self, request: RestartRequest) -> None:
+        """A restart was requested (KIP-745)."""
+
+    def on_logger_level(self, namespace: str, level: str) -> None:
+        """A cluster-wide logger level was set (KIP-976)."""
+
+
+# -- the store ------------------------------------------------------------------------------------
+
+
+class KafkaConfigBackingStore(ConfigBackingStore):
+    """The config store of a distributed worker; thread-safe.
+
+    ``start()`` (herder thread) creates/verifies the topic and reads it to the end; write
+    methods block until acknowledged (config writes also until read back) and raise
+    :class:`~kconnect.api.errors.ConnectException` after 30 s or on a failed write.
+    """
+
+    def __init__(
+        self,
+        config: DistributedConfig,
+        admin_factory: AdminFactory | None = None,
+        log_factory: Any = None,
+    ) -> None:
+        self.topic = config.config_topic
+        self._lock = threading.Lock()
+        self._started = False
+        self._listener: ConfigUpdateListener = ConfigUpdateListener()
+        self._offset = -1
+        self._session_key: SessionKey | None = None
+        self._connector_configs: dict[str, dict[str, str]] = {}
+        self._task_counts: dict[str, int] = {}
+        self._task_configs: dict[ConnectorTaskId, dict[str, str]] = {}
+        self._deferred: dict[str, dict[ConnectorTaskId, dict[str, str]]] = {}
+        self._target_states: dict[str, TargetState] = {}
+        self._inconsistent: set[str] = set()
+        self._applied: dict[str, dict[str, str]] = {}
+        self._task_count_records: dict[str, int] = {}
+        self._generations: dict[str, int] = {}
+        self._pending_fencing: set[str] = set()
+        factory = log_factory or build_internal_log
+        self._log: KafkaBasedLog = factory(
+            config,
+            config.config_topic_spec(),
+            client_id_base(config) + "configs",
+            self._on_record,
+            None,
+            admin_factory,
+        )
+
+    def set_update_listener(self, listener: ConfigUpdateListener) -> None:
+        """Set before :meth:`start`; receives changes read after start."""
+        self._listener = listener
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        log.info("Starting KafkaConfigBackingStore")
+        self._log.start()
+        verify_single_partition(self.topic, self._log.partition_count())
+        self._started = True
+        log.info("Started KafkaConfigBackingStore")
+
+    def stop(self) -> None:
+        log.info("Closing KafkaConfigBackingStore")
+        self._log.stop()
+        log.info("Closed KafkaConfigBackingStore")
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def snapshot(self) -> KafkaClusterConfigState:
+        with self._lock:
+            tasks: dict[str, tuple[Mapping[str, str], ...]] = {}
+            for connector, count in self._task_counts.items():
+                if connector in self._inconsistent:
+                    continue
+                configs = [
+                    self._task_configs.get(ConnectorTaskId(connector, i)) for i in range(count)
+                ]
+                if all(c is not None for c in configs):
+                    tasks[connector] = tuple(MappingProxyType(c) for c in configs if c is not None)
+            return KafkaClusterConfigState(
+                connector_configs=MappingProxyType(
+                    {k: MappingProxyType(v) for k, v in self._connector_configs.items()}
+                ),
+                task_configs=MappingProxyType(tasks),
+                target_states=MappingProxyType(dict(self._target_states)),
+                applied_connector_configs=MappingProxyType(
+                    {k: MappingProxyType(v) for k, v in self._applied.items()}
+                ),
+                offset=self._offset,
+                session_key=self._session_key,
+                inconsistent=frozenset(self._inconsistent),
+                task_count_records=MappingProxyType(dict(self._task_count_records)),
+                task_config_generations=MappingProxyType(dict(self._generations)),
+                pending_fencing=frozenset(self._pending_fencing),
+            )
+
+    def contains(self, connector: str) -> bool:
+        with self._lock:
+            return connector in self._connector_configs
+
+    def refresh(self, timeout_s: float) -> None:
+        """Read the topic to its current end.
+
+        Raises:
+            TimeoutError: not caught up within ``timeout_s``.
+        """
+        self._log.read_to_end(timeout_s)
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def _send_all(self, records: list[tuple[str, bytes | None]], deadline: float) -> None:
+        futures: list[Future[RecordPosition]] = [
+            self._log.send(k.encode("utf-8"), v) for k, v in records
+        ]
+        for f in futures:
+            f.result(max(0.0, deadline - time.monotonic()))
+
+    def _read_to_end(self, deadline: float) -> None:
+        self._log.read_to_end(max(0.0, deadline - time.monotonic()))
+
+    def _write(self, what: str, records: list[tuple[str, bytes | None]], read_back: bool) -> None:
+        deadline = time.monotonic() + READ_WRITE_TOTAL_TIMEOUT_S
+        try:
+            self._send_all(records, deadline)
+            if read_back:
+                self._read_to_end(deadline)
+        except (FutureTimeout, TimeoutError) as e:
+            raise ConnectException(
+                f"Error writing {what} to Kafka topic {self.topic}: timed out after "
+                f"{READ_WRITE_TOTAL_TIMEOUT_S:.0f} s"
+            ) from e
+        except ConnectException as e:
+            raise ConnectException(f"Error writing {what} to Kafka topic {self.topic}: {e}") from e
+
+    def put_connector_config(
+        self, connector: str, config: Mapping[str, str], target_state: TargetState | None
+    ) -> None:
+        """Write the config (after the target state, if given) and read it back."""
+        records: list[tuple[str, bytes | None]] = []
+        if target_state is not None:
+            records.append((target_state_key(connector), encode_target_state(target_state)))
+        records.append((connector_key(connector), encode_config(config)))
+        self._write(f"connector configuration for {connector}", records, True)
+
+    def remove_connector_config(self, connector: str) -> None:
+        """Tombstone the connector config and its target state; task configs stay (as in Kafka)."""
+        self._write(
+            f"removal of connector {connector}",
+            [(connector_key(connector), None), (target_state_key(connector), None)],
+            True,
+        )
+
+    def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
+        """Write ``task-<c>-<n>`` for every config, then ``commit-<c>``, reading each back."""
+        deadline = time.monotonic() + READ_WRITE_TOTAL_TIMEOUT_S
+        what = f"task configurations for {connector}"
+        try:
+            # Be at the end of the log first: nothing lagging may interleave with our batch.
+            self._read_to_end(deadline)
+            records: list[tuple[str, bytes | None]] = [
+                (task_key(ConnectorTaskId(connector, i)), encode_config(c))
+                for i, c in enumerate(configs)
+            ]
+            self._send_all(records, deadline)
+            if configs:
+                self._read_to_end(deadline)
+            self._send_all([(commit_key(connector), encode_commit(len(configs)))], deadline)
+            self._read_to_end(deadline)
+        except (FutureTimeout, TimeoutError) as e:
+            raise ConnectException(
+                f"Error writing {what} to Kafka topic {self.topic}: timed out"
+            ) from e
+        except ConnectException as e:
+            raise ConnectException(f"Error writing {what} to Kafka topic {self.topic}: {e}") from e
+
+    def remove_task_configs(self, connector: str) -> None:
+        """Not supported by the config topic (as in Kafka): task configs are replaced by the
+        next commit, and ignored once the connector config is gone."""
+        raise ConnectException("Removal of tasks is not currently supported")
+
+    def put_target_state(self, connector: str, state: TargetState) -> None:
+        """Write a target state; returns once acknowledged (any worker may call this)."""
+        self._write(
+            f"target state of {connector}",
+            [(target_state_key(connector), encode_target_state(state))],
+            False,
+        )
+
+    def put_task_count_record(self, connector: str, task_count: int) -> None:
+        self._write(
+            f"task count record of {connector}",
+            [(task_count_key(connector), encode_task_count(task_count))],
+            True,
+        )
+
+    def put_session_key(self, key: SessionKey) -> None:
+        self._write("session key", [(SESSION_KEY_KEY, encode_session_key(key))], True)
+
+    def put_restart_request(self, request: RestartRequest) -> None:
+        self._write(
+            str(request), [(restart_key(request.connector), encode_restart_request(request))], True
+        )
+
+    def put_logger_level(self, namespace: str, level: str) -> None:
+        self._write(
+            f"logger level of {namespace}",
+            [(logger_key(namespace), encode_logger_level(level))],
+            False,
+        )
+
+    # -- the log thread -----------------------------------------------------------------------
+
+    def _on_record(self, raw_key: bytes | None, raw_value: bytes | None, offset: int) -> None:
+        if raw_key is None:
+            log.error("Discarding config record at offset %d without a key", offset)
+            return
+        key = raw_key.decode("utf-8", "replace")
+        try:
+            value = None if raw_value is None else orjson.loads(raw_value)
+        except orjson.JSONDecodeError as e:
+            log.error("Failed to convert config data at offset %d (key %s): %s", offset, key, e)
+            return
+        self._offset = offset + 1
+        if key.startswith(TARGET_STATE_PREFIX):
+            self._target_state_record(key[len(TARGET_STATE_PREFIX) :], value)
+        elif key.startswith(CONNECTOR_PREFIX):
+            self._connector_record(key[len(CONNECTOR_PREFIX) :], value)
+        elif key.startswith(TASK_PREFIX):
+            task_id = parse_task_key(key)
+            if task_id is None:
+                log.error("Ignoring task configuration because %s couldn't be parsed", key)
+            else:
+                self._task_record(task_id, value)
+        elif key.startswith(COMMIT_TASKS_PREFIX):
+            self._commit_record(key[len(COMMIT_TASKS_PREFIX) :], value)
+        elif key.startswith(RESTART_PREFIX):
+            self._restart_record(key[len(RESTART_PREFIX) :], value)
+        elif key.startswith(TASK_COUNT_RECORD_PREFIX):
+            self._task_count_record(key[len(TASK_COUNT_RECORD_PREFIX) :], value)
+        elif key == SESSION_KEY_KEY:
+            self._session_key_record(value)
+        elif key.startswith(LOGGER_CLUSTER_PREFIX):
+            self._logger_record(key[len(LOGGER_CLUSTER_PREFIX) :], value)
+        else:
+            log.error("Discarding config update record with invalid key: %s", key)
+
+    def _target_state_record(self, connector: str, value: Any) -> None:
+        removed = False
+        changed = True
+        with self._lock:
+            if value is None:
+                self._target_states.pop(connector, None)
+                removed = True
+                # Each existing connector always has a target state.
+                if connector in self._connector_configs:
+                    self._target_states[connector] = TargetState.STARTED
+            else:
+                state = decode_target_state(value) if isinstance(value, dict) else None
+                if state is None:
+                    log.error("Invalid target state for connector '%s': %r", connector, value)
+                    return
+                changed = self._target_states.get(connector) is not state
+                self._target_states[connector] = state
+            exists = connector in self._connector_configs
+        if self._started and not removed and changed and exists:
+            self._listener.on_connector_target_state_change(connector)
+
+    def _connector_record(self, connector: str, value: Any) -> None:
+        with self._lock:
+            if value is None:
+                self._remove_connector(connector)
+                log.info("Successfully processed removal of connector '%s'", connector)
+            else:
+                props = value.get("properties") if isinstance(value, dict) else None
+                if not isinstance(props, dict):
+                    log.error("Ignoring configuration for connector '%s': wrong format", connector)
+                    return
+                self._connector_configs[connector] = props
+                self._target_states.setdefault(connector, TargetState.STARTED)
+        if self._started:
+            if value is None:
+                self._listener.on_connector_config_remove(connector)
+            else:
+                self._listener.on_connector_config_update(connector)
+
+    def _task_record(self, task_id: ConnectorTaskId, value: Any) -> None:
+        props = value.get("properties") if isinstance(value, dict) else None
+        if not isinstance(props, dict):
+            log.error("Ignoring task configuration for task %s: null or wrong format", task_id)
+            return
+        with self._lock:
+            self._deferred.setdefault(task_id.connector, {})[task_id] = props
+
+    def _commit_record(self, connector: str, value: Any) -> None:
+        updated: list[ConnectorTaskId] = []
+        with self._lock:
+            config = self._connector_configs.get(connector)
+            if config is None:
+                # Deleted connector whose config and tombstone were compacted away.
+                self._remove_connector(connector)
+                log.debug("Ignoring task configs for deleted connector %s", connector)
+                return
+            count = value.get("tasks") if isinstance(value, dict) else None
+            if not isinstance(count, int) or isinstance(count, bool):
+                log.error("Ignoring task commit for connector '%s': wrong format", connector)
+                return
+            deferred = self._deferred.get(connector, {})
+            present = {t.task for t in deferred}
+            if not all(i in present for i in range(count)):
+                # Some task configs were compacted away: unusable until the leader rewrites.
+                self._inconsistent.add(connector)
+            else:
+                self._task_configs.update(deferred)
+                updated.extend(deferred)
+                if deferred:
+                    self._generations[connector] = self._generations.get(connector, -1) + 1
+                self._inconsistent.discard(connector)
+                self._applied[connector] = config
+            deferred.clear()
+            self._task_counts[connector] = count
+            self._pending_fencing.add(connector)
+        if self._started:
+            self._listener.on_task_config_update(updated)
+
+    def _restart_record(self, connector: str, value: Any) -> None:
+        if not isinstance(value, dict):
+            log.error("Ignoring restart request because the value is not a Map: %r", value)
+            return
+        only_failed = value.get("only-failed")
+        include_tasks = value.get("include-tasks")
+        request = RestartRequest(
+            connector,
+            only_failed if isinstance(only_failed, bool) else False,
+            include_tasks if isinstance(include_tasks, bool) else False,
+        )
+        if self._started:
+            self._listener.on_restart_request(request)
+
+    def _task_count_record(self, connector: str, value: Any) -> None:
+        count = value.get("task-count") if isinstance(value, dict) else None
+        if not isinstance(count, int):
+            log.error("Ignoring task count record for connector '%s': wrong format", connector)
+            return
+        with self._lock:
+            self._task_count_records[connector] = count
+            self._pending_fencing.discard(connector)
+
+    def _session_key_record(self, value: Any) -> None:
+        if not isinstance(value, dict):
+            log.error("Ignoring session key because the value is null or not a Map")
+            return
+        raw, algorithm, created = (
+            value.get("key"),
+            value.get("algorithm"),
+            value.get("creation-timestamp"),
+        )
+        if (
+            not isinstance(raw, str)
+            or not isinstance(algorithm, str)
+            or not isinstance(created, int)
+        ):
+            log.error("Ignoring session key with invalid fields")
+            return
+        key = SessionKey(base64.b64decode(raw), algorithm, created)
+        with self._lock:
+            self._session_key = key
+        if self._started:
+            self._listener.on_session_key_update(key)
+
+    def _logger_record(self, namespace: str, value: Any) -> None:
+        level = value.get("level") if isinstance(value, dict) else None
+        if not isinstance(level, str):
+            log.error("Ignoring logging level for namespace %s: null or wrong format", namespace)
+            return
+        if self._started:
+            self._listener.on_logger_level(namespace, level)
+
+    def _remove_connector(self, connector: str) -> None:
+        self._connector_configs.pop(connector, None)
+        self._task_counts.pop(connector, None)
+        for task_id in [t for t in self._task_configs if t.connector == connector]:
+            del self._task_configs[task_id]
+        self._deferred.pop(connector, None)
+        self._applied.pop(connector, None)

@@ -1,0 +1,546 @@
+"""``WorkerSourceTask``: runs a SourceTask — poll, transform, convert, produce, commit offsets.
+
+Per batch from ``SourceTask.poll()`` (task thread):
+
+1. transformation chain (stage TRANSFORMATION), record by record — a dropped record still
+   counts as handled for offsets;
+2. header, key and value converters (stages HEADER/KEY/VALUE_CONVERTER), one batch call per
+   topic for keys and values;
+3. ``topic.creation.*`` (KIP-158) for topics seen for the first time, then
+   ``producer.produce`` for each record. Delivery callbacks are served by ``poll(0)`` on this
+   thread; one callback object per source partition per batch counts the acknowledgements
+   (a per-record callback only when the task overrides ``commit_record``). A full producer
+   queue keeps the rest of the batch and retries; a failed delivery is stage KAFKA_PRODUCE
+   (skipped under ``errors.tolerance=all``, otherwise the task fails).
+4. offsets: :class:`~kconnect.runtime.worker.submitted_records.SubmittedRecords` makes an offset
+   committable only when every earlier record of its source partition was acknowledged.
+   Every ``offset.flush.interval.ms`` (and on pause and stop) committable offsets go through
+   the :class:`~kconnect.runtime.storage.offset_writer.OffsetStorageWriter` to the store (waiting at
+   most ``offset.flush.timeout.ms``), then ``SourceTask.commit()`` is called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any
+
+from kconnect.api.converter import Converter, HeaderConverter
+from kconnect.api.errors import ConnectException, RetriableException
+from kconnect.api.records import RecordMetadata, SourceRecord
+from kconnect.api.task import SourceTask, SourceTaskContext
+from kconnect.kafka.errors import KafkaClientError
+from kconnect.kafka.producer import Producer, delivery_error
+from kconnect.runtime.common.clock import Clock
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import StatusListener, TargetState
+from kconnect.runtime.metrics.task_metrics import SourceTaskMetrics
+from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
+from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
+from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
+from kconnect.runtime.worker.errors.retry_operator import (
+    ProcessingContext,
+    RetryWithToleranceOperator,
+)
+from kconnect.runtime.worker.errors.stage import Stage, ToleranceType
+from kconnect.runtime.worker.record_conversion import SKIP, by_topic, convert_column
+from kconnect.runtime.worker.submitted_records import SubmittedRecord, SubmittedRecords
+from kconnect.runtime.worker.topic_creation import TopicCreation
+from kconnect.runtime.worker.worker_task import WorkerTask
+
+__all__ = ["WorkerSourceTask", "WorkerSourceTaskContext"]
+
+SEND_FAILED_BACKOFF_MS = 100
+IDLE_POLL_S = 0.01
+# Kafka reports producer failures with WorkerSourceTask as the executing class.
+WORKER_SOURCE_TASK_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
+
+
+class WorkerSourceTaskContext(SourceTaskContext):
+    def __init__(self, props: Mapping[str, str], reader: OffsetStorageReaderImpl) -> None:
+        self._props = dict(props)
+        self._reader = reader
+
+    def configs(self) -> Mapping[str, str]:
+        return self._props
+
+    def offset_storage_reader(self) -> OffsetStorageReaderImpl:
+        return self._reader
+
+
+class _WriteCounter:
+    """Counts a polled batch's acknowledgements; when the last one arrives the batch is
+    recorded as written (``source-record-write-*``), minus the records skipped (Kafka's
+    ``SourceRecordWriteCounter``)."""
+
+    __slots__ = ("metrics", "remaining", "size", "skipped")
+
+    def __init__(self, metrics: SourceTaskMetrics, size: int) -> None:
+        self.metrics = metrics
+        self.size = size
+        self.remaining = size
+        self.skipped = 0
+
+    def skip(self, n: int = 1) -> None:
+        self.skipped += n
+        self.done(n)
+
+    def done(self, n: int = 1) -> None:
+        self.remaining -= n
+        if self.remaining == 0:
+            self.metrics.record_write(self.size, self.skipped)
+
+
+class _PartitionAcks:
+    """Acknowledgements of one source partition's records in one batch (one callback object)."""
+
+    __slots__ = ("counter", "failed", "owner", "remaining", "submitted")
+
+    def __init__(
+        self, owner: WorkerSourceTask, submitted: SubmittedRecord, counter: _WriteCounter
+    ) -> None:
+        self.owner = owner
+        self.submitted = submitted
+        self.counter = counter
+        self.remaining = 0
+        self.failed = False
+
+    def done_one(self, skipped: bool = False) -> None:
+        self.remaining -= 1
+        if skipped:
+            self.counter.skip()
+        else:
+            self.counter.done()
+        if self.remaining == 0 and not self.failed:
+            self.submitted.ack()
+
+    def __call__(self, err: Any, msg: Any) -> None:
+        """Delivery callback of every record (producer poll, task thread)."""
+        if err is not None:
+            if not self.owner._delivery_failed(err, msg, None):
+                self.failed = True
+                return
+            self.done_one(skipped=True)
+            return
+        # done_one() and _WriteCounter.done() inlined: this runs once per record.
+        self.remaining -= 1
+        counter = self.counter
+        counter.remaining -= 1
+        if counter.remaining == 0:
+            counter.metrics.record_write(counter.size, counter.skipped)
+        if self.remaining == 0 and not self.failed:
+            self.submitted.ack()
+
+    def with_record(self, record: SourceRecord, err: Any, msg: Any) -> None:
+        if err is not None:
+            if not self.owner._delivery_failed(err, msg, record):
+                self.failed = True
+                return
+            self.owner._commit_record(record, None)
+            self.done_one(skipped=True)
+            return
+        self.owner._commit_record(
+            record,
+            RecordMetadata(msg.topic(), msg.partition(), msg.offset(), msg.timestamp()[1]),
+        )
+        self.done_one()
+
+
+class WorkerSourceTask(WorkerTask):
+    def __init__(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        task_props: Mapping[str, str],
+        status_listener: StatusListener,
+        initial_state: TargetState,
+        *,
+        key_converter: Converter,
+        value_converter: Converter,
+        header_converter: HeaderConverter,
+        transformation_chain: Any | None,
+        producer: Producer,
+        offset_reader: OffsetStorageReaderImpl,
+        offset_writer: OffsetStorageWriter,
+        retry_operator: RetryWithToleranceOperator,
+        topic_creation: TopicCreation | None,
+        offset_flush_interval_ms: int,
+        offset_flush_timeout_ms: int,
+        topic_tracker: Callable[[str, str], None] | None = None,
+        clock: Clock | None = None,
+        on_close: Callable[[], None] | None = None,
+        converter_class_names: tuple[str, str, str] | None = None,
+        metrics: TaskMetricsBundle | None = None,
+    ) -> None:
+        super().__init__(task_id, status_listener, initial_state, clock, metrics)
+        self._source_metrics: SourceTaskMetrics = self.metrics.source  # type: ignore[assignment]
+        self.task = task
+        self.task_props = dict(task_props)
+        self.key_converter = key_converter
+        self.value_converter = value_converter
+        self.header_converter = header_converter
+        self.chain = transformation_chain
+        self.producer = producer
+        self.offset_reader = offset_reader
+        self.offset_writer = offset_writer
+        self.operator = retry_operator
+        self.topic_creation = topic_creation
+        self.flush_interval_ms = offset_flush_interval_ms
+        self.flush_timeout_ms = offset_flush_timeout_ms
+        self.topic_tracker = topic_tracker
+        self._on_close_cb = on_close
+        # Names reported in DLQ headers/logs (Java names for Kafka's built-in converters).
+        self.converter_names: tuple[Any, Any, Any] = converter_class_names or (
+            key_converter,
+            value_converter,
+            header_converter,
+        )
+        self.submitted = SubmittedRecords()
+        self._task_started = False
+        self._task_stopped = False
+        self._to_send: list[SourceRecord] | None = None
+        self._prepared: list[Any] | None = None
+        self._send_index = 0
+        self._producer_error: BaseException | None = None
+        self._known_topics: set[str] = set()
+        self._per_record_commit = type(task).commit_record is not SourceTask.commit_record
+        self._next_commit = 0.0
+        self.records_sent = 0
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def _initialize_and_start(self) -> None:
+        self.task.initialize(WorkerSourceTaskContext(self.task_props, self.offset_reader))
+        self._task_started = True
+        self.task.start(self.task_props)
+        self.log.info("Source task finished initialization and start")
+        self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
+
+    def _on_stop_requested(self) -> None:
+        # SourceTask.stop is the documented way to interrupt a blocking poll; it only signals.
+        self._stop_task()
+
+    def _stop_task(self) -> None:
+        if self._task_started and not self._task_stopped:
+            self._task_stopped = True
+            try:
+                self.task.stop()
+            except Exception:
+                self.log.exception("Exception thrown while calling task.stop()")
+
+    def _execute(self) -> None:
+        while not self.is_stopping():
+            self._check_producer()
+            if self.should_pause():
+                self.commit_offsets()
+                self._report_pause()
+                if not self.await_unpause():
+                    break
+                self._report_resume()
+                continue
+            if self.clock.monotonic_ms() >= self._next_commit:
+                self.commit_offsets()
+                self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
+            if self._to_send is None:
+                started = self.clock.monotonic_ms()
+                records = self._poll()
+                if records is not None:
+                    # Once per batch: poll count/time, batch size, active count.
+                    n = len(records)
+                    self._source_metrics.record_poll(n, self.clock.monotonic_ms() - started)
+                    self.metrics.task.record_batch(n)
+                    if n:
+                        self.metrics.task.record_activity()
+                if not records:
+                    self.producer.poll(IDLE_POLL_S)
+                    continue
+                self._to_send = list(records)
+                self._prepared = None
+                self._send_index = 0
+            if not self._send_records():
+                self.producer.poll(SEND_FAILED_BACKOFF_MS / 1000.0)
+            else:
+                self.producer.poll(0)
+
+    def _poll(self) -> Sequence[SourceRecord] | None:
+        try:
+            return self.task.poll()
+        except RetriableException as e:
+            self.log.warning(
+                "Retriable exception thrown while polling for records; will retry: %s", e
+            )
+            return None
+
+    def _check_producer(self) -> None:
+        if self._producer_error is not None:
+            raise ConnectException(
+                "Unrecoverable exception from producer send callback"
+            ) from self._producer_error
+
+    def _close(self) -> None:
+        failed = self._failed or self._producer_error is not None
+        try:
+            if self._task_started:
+                self._stop_task()
+                if not failed:
+                    remaining = self.producer.flush(self.flush_timeout_ms / 1000.0)
+                    if remaining:
+                        self.log.warning(
+                            "%d records were not acknowledged within "
+                            "offset.flush.timeout.ms; their offsets are not "
+                            "committed",
+                            remaining,
+                        )
+                else:
+                    self.producer.poll(0)
+                self.commit_offsets()
+        finally:
+            self.offset_reader.close()
+            self.producer.close(0 if failed else self.flush_timeout_ms / 1000.0)
+            self._close_plugins(
+                (self.chain, self.key_converter, self.value_converter, self.header_converter),
+                self.operator,
+                self._on_close_cb,
+            )
+
+    # -- batches --------------------------------------------------------------------------------
+
+    def _send_records(self) -> bool:
+        """Produce the current batch from where it stopped; False to back off and retry."""
+        records = self._to_send
+        assert records is not None
+        if self._prepared is None:
+            self._prepared = self._prepare(records)
+        prepared = self._prepared
+        produce = self.producer.produce
+        n = len(prepared)
+        i = self._send_index
+        while i < n:
+            entry = prepared[i]
+            if entry is not None:
+                topic, partition, key, value, ts, headers, callback = entry
+                try:
+                    produce(topic, value, key, partition, ts, headers, callback)
+                except BufferError:
+                    self._send_index = i
+                    return False
+                except KafkaClientError as e:
+                    if e.retriable:
+                        self._send_index = i
+                        return False
+                    self._tolerate_produce_failure(records[i], e)
+                    acks = (
+                        callback.func.__self__  # type: ignore[attr-defined]
+                        if isinstance(callback, partial)
+                        else callback
+                    )
+                    acks.done_one(skipped=True)
+                self.records_sent += 1
+            i += 1
+        self._to_send = None
+        self._prepared = None
+        self._send_index = 0
+        return True
+
+    def _prepare(self, records: list[SourceRecord]) -> list[Any]:
+        """Transform and convert a batch; returns produce arguments per record (None = skip)
+        and submits the batch's offsets."""
+        n = len(records)
+        contexts: dict[int, ProcessingContext] = {}
+
+        def ctx(i: int) -> ProcessingContext:
+            c = contexts.get(i)
+            if c is None:
+                c = contexts[i] = ProcessingContext(source_record=records[i])
+            return c
+
+        transformed = self._transform(records, ctx) if self.chain is not None else records
+        live = [i for i in range(n) if transformed[i] is not None]
+        topics = [r.topic if r is not None else "" for r in transformed]
+        groups = by_topic(topics, live)
+        headers: list[Any] = [None] * n
+        for i in live:
+            r = transformed[i]
+            # ``_headers`` rather than ``headers``: the property would allocate an empty
+            # Headers for every record that has none (most records).
+            if r._headers:
+                hc = self.header_converter
+                res = self.operator.execute(
+                    ctx(i),
+                    partial(_convert_headers, hc, r),
+                    Stage.HEADER_CONVERTER,
+                    self.converter_names[2],
+                )
+                headers[i] = SKIP if ctx(i).failed else res
+        kc, vc = self.key_converter, self.value_converter
+        # (schema, value) columns; dropped records hold None and are in no group.
+        keys = convert_column(
+            self.operator,
+            ctx,
+            groups,
+            [(r.key_schema, r.key) if r is not None else None for r in transformed],
+            kc.from_connect_batch,
+            lambda t, sv: kc.from_connect_data(t, sv[0], sv[1]),
+            Stage.KEY_CONVERTER,
+            self.converter_names[0],
+            [None] * n,
+        )
+        values = convert_column(
+            self.operator,
+            ctx,
+            groups,
+            [(r.value_schema, r.value) if r is not None else None for r in transformed],
+            vc.from_connect_batch,
+            lambda t, sv: vc.from_connect_data(t, sv[0], sv[1]),
+            Stage.VALUE_CONVERTER,
+            self.converter_names[1],
+            [None] * n,
+        )
+        for topic in groups:
+            if topic not in self._known_topics:
+                if self.topic_creation is not None:
+                    self.topic_creation.maybe_create(topic)
+                self._known_topics.add(topic)
+                if self.topic_tracker is not None:
+                    self.topic_tracker(self.id.connector, topic)
+        # Offsets: one submitted entry per source partition of the batch, in poll order.
+        acks_by_partition: dict[Any, _PartitionAcks] = {}
+        counter = _WriteCounter(self._source_metrics, n)
+        out: list[Any] = [None] * n
+        last: tuple[Any, _PartitionAcks] | None = None
+        per_record_commit = self._per_record_commit
+        skip = SKIP
+        for i in range(n):
+            original = records[i]
+            sp = original.source_partition
+            if last is not None and last[0] is sp:
+                acks = last[1]
+            else:
+                pkey = () if sp is None else tuple(sorted(sp.items()))
+                found = acks_by_partition.get(pkey)
+                if found is None:
+                    found = acks_by_partition[pkey] = _PartitionAcks(
+                        self, self.submitted.submit(sp, original.source_offset), counter
+                    )
+                acks = found
+                last = (sp, acks)
+            acks.submitted.offset = original.source_offset
+            t = transformed[i]
+            if t is None or keys[i] is skip or values[i] is skip or headers[i] is skip:
+                if per_record_commit:
+                    self._commit_record(original, None)
+                counter.skip()
+                continue
+            acks.remaining += 1
+            callback = partial(acks.with_record, original) if per_record_commit else acks
+            out[i] = (
+                t.topic,
+                t.kafka_partition,
+                keys[i],
+                values[i],
+                t.timestamp,
+                headers[i],
+                callback,
+            )
+        for acks in acks_by_partition.values():
+            if acks.remaining == 0:
+                acks.submitted.ack()
+        return out
+
+    def _transform(
+        self, records: list[SourceRecord], ctx: Callable[[int], ProcessingContext]
+    ) -> list[Any]:
+        chain = self.chain
+        assert chain is not None
+        try:
+            return [chain.apply(r) for r in records]
+        except Exception:
+            pass
+        out: list[Any] = []
+        for i, r in enumerate(records):
+            rec: Any = r
+            for stage in chain.stages:
+                c = ctx(i)
+                rec = self.operator.execute(
+                    c, partial(stage.apply, rec), Stage.TRANSFORMATION, stage.class_name
+                )
+                if c.failed or rec is None:
+                    rec = None
+                    break
+            out.append(rec)
+        return out
+
+    # -- delivery ------------------------------------------------------------------------------
+
+    def _delivery_failed(self, err: Any, msg: Any, record: SourceRecord | None) -> bool:
+        """A delivery failed; True if tolerated (the record counts as handled)."""
+        error = delivery_error(err, msg.topic() if msg is not None else "?")
+        if self.operator.tolerance is ToleranceType.ALL:
+            self.log.error(
+                "Failed to send record to topic '%s'; skipping it (errors.tolerance=all): %s",
+                msg.topic(),
+                error,
+            )
+            ctx = ProcessingContext(source_record=record)
+            try:
+                self.operator.execute_failed(
+                    ctx, Stage.KAFKA_PRODUCE, WORKER_SOURCE_TASK_CLASS, error
+                )
+            except ConnectException:
+                pass
+            return True
+        self.log.error("Failed to send record to topic '%s': %s", msg.topic(), error)
+        if self._producer_error is None:
+            self._producer_error = error
+        return False
+
+    def _tolerate_produce_failure(self, record: SourceRecord, error: KafkaClientError) -> None:
+        ctx = ProcessingContext(source_record=record)
+        self.operator.execute_failed(ctx, Stage.KAFKA_PRODUCE, WORKER_SOURCE_TASK_CLASS, error)
+
+    def _commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        try:
+            self.task.commit_record(record, metadata)
+        except Exception:
+            self.log.exception("Exception thrown while calling task.commit_record()")
+
+    # -- offsets -------------------------------------------------------------------------------
+
+    def commit_offsets(self) -> bool:
+        """Write committable offsets to the store, then call ``SourceTask.commit()``."""
+        started = self.clock.monotonic_ms()
+        ok = self._commit_offsets()
+        duration = self.clock.monotonic_ms() - started
+        if ok:
+            self.metrics.task.record_commit_success(duration)
+        else:
+            self.metrics.task.record_commit_failure(duration)
+        return ok
+
+    def _commit_offsets(self) -> bool:
+        committable = self.submitted.committable_offsets()
+        if committable.offsets:
+            self.offset_writer.offsets(committable.offsets)
+        if self.offset_writer.begin_flush():
+            try:
+                self.offset_writer.do_flush().result(timeout=self.flush_timeout_ms / 1000.0)
+            except Exception as e:
+                self.offset_writer.cancel_flush()
+                self.log.error(
+                    "Failed to flush offsets to storage (will retry at the next commit): %s", e
+                )
+                return False
+            self.offset_writer.complete_flush()
+        if self._task_started:
+            try:
+                self.task.commit()
+            except Exception:
+                self.log.exception("Exception thrown while calling task.commit()")
+        return True
+
+
+def _convert_headers(hc: HeaderConverter, record: SourceRecord) -> list[tuple[str, bytes | None]]:
+    topic = record.topic
+    return [
+        (h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
+    ]

@@ -11,11 +11,14 @@ Module-level ConfigDefs are built once and only read afterwards (safe to share).
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from kconnect.api.abstract_config import AbstractConfig
 from kconnect.api.config_def import (
     CaseInsensitiveValidString,
     CompositeValidator,
@@ -34,20 +37,24 @@ from kconnect.api.config_def import (
 )
 from kconnect.api.config_types import java_str, java_trim
 from kconnect.api.errors import ConfigException
+from kconnect.runtime.config.client_overrides import (
+    CONSUMER_OVERRIDE_PREFIX,
+)
 from kconnect.runtime.plugins.versions import InvalidVersionSpecification, version_requirement
 
 __all__ = [
+    "ConnectorConfig",
+    "SinkConnectorConfig",
+    "SourceConnectorConfig",
+    "ToleranceType",
     "CONNECTOR_CLASS_CONFIG",
     "CONNECTOR_VERSION_CONFIG",
     "ConverterDefaults",
     "PLUGIN_VERSION_SUFFIX",
-    "CONSUMER_OVERRIDES_PREFIX",
     "DLQ_TOPIC_NAME_CONFIG",
     "HEADER_CONVERTER_CLASS_CONFIG",
     "KEY_CONVERTER_CLASS_CONFIG",
     "NAME_CONFIG",
-    "PRODUCER_OVERRIDES_PREFIX",
-    "ADMIN_OVERRIDES_PREFIX",
     "TASKS_MAX_CONFIG",
     "TOPICS_CONFIG",
     "TOPICS_REGEX_CONFIG",
@@ -81,9 +88,25 @@ PREDICATES_CONFIG = "predicates"
 TOPICS_CONFIG = "topics"
 TOPICS_REGEX_CONFIG = "topics.regex"
 DLQ_TOPIC_NAME_CONFIG = "errors.deadletterqueue.topic.name"
-PRODUCER_OVERRIDES_PREFIX = "producer.override."
-CONSUMER_OVERRIDES_PREFIX = "consumer.override."
-ADMIN_OVERRIDES_PREFIX = "admin.override."
+ERRORS_RETRY_TIMEOUT_CONFIG = "errors.retry.timeout"
+ERRORS_RETRY_MAX_DELAY_CONFIG = "errors.retry.delay.max.ms"
+ERRORS_TOLERANCE_CONFIG = "errors.tolerance"
+ERRORS_LOG_ENABLE_CONFIG = "errors.log.enable"
+ERRORS_LOG_INCLUDE_MESSAGES_CONFIG = "errors.log.include.messages"
+DLQ_TOPIC_REPLICATION_FACTOR_CONFIG = "errors.deadletterqueue.topic.replication.factor"
+DLQ_CONTEXT_HEADERS_ENABLE_CONFIG = "errors.deadletterqueue.context.headers.enable"
+TOPIC_CREATION_GROUPS_CONFIG = "topic.creation.groups"
+
+
+class ToleranceType(enum.Enum):
+    """``errors.tolerance``: ``none`` fails the task at the first error, ``all`` skips."""
+
+    NONE = "none"
+    ALL = "all"
+
+    @classmethod
+    def parse(cls, text: str | None) -> ToleranceType:
+        return cls((text or "none").strip().lower())
 
 
 def _unique_aliases(kind: str) -> CompositeValidator:
@@ -383,7 +406,7 @@ def connector_config_def(
         display_name="Reload Action",
     )
     d.define(
-        "errors.retry.timeout",
+        ERRORS_RETRY_TIMEOUT_CONFIG,
         Type.LONG,
         0,
         None,
@@ -395,7 +418,7 @@ def connector_config_def(
         display_name="Retry Timeout for Errors",
     )
     d.define(
-        "errors.retry.delay.max.ms",
+        ERRORS_RETRY_MAX_DELAY_CONFIG,
         Type.LONG,
         60000,
         None,
@@ -407,10 +430,10 @@ def connector_config_def(
         display_name="Maximum Delay Between Retries for Errors",
     )
     d.define(
-        "errors.tolerance",
+        ERRORS_TOLERANCE_CONFIG,
         Type.STRING,
         "none",
-        ValidString.in_("none", "all"),
+        ValidString.in_(ToleranceType.NONE.value, ToleranceType.ALL.value),
         Importance.MEDIUM,
         "'none' fails the task at the first error; 'all' skips problematic records.",
         group=ERROR_GROUP,
@@ -419,7 +442,7 @@ def connector_config_def(
         display_name="Error Tolerance",
     )
     d.define(
-        "errors.log.enable",
+        ERRORS_LOG_ENABLE_CONFIG,
         Type.BOOLEAN,
         False,
         None,
@@ -431,7 +454,7 @@ def connector_config_def(
         display_name="Log Errors",
     )
     d.define(
-        "errors.log.include.messages",
+        ERRORS_LOG_INCLUDE_MESSAGES_CONFIG,
         Type.BOOLEAN,
         False,
         None,
@@ -487,7 +510,7 @@ def sink_connector_config_def(**enrichment: Any) -> ConfigDef:
         display_name="Dead Letter Queue Topic Name",
     )
     d.define(
-        "errors.deadletterqueue.topic.replication.factor",
+        DLQ_TOPIC_REPLICATION_FACTOR_CONFIG,
         Type.SHORT,
         3,
         None,
@@ -499,7 +522,7 @@ def sink_connector_config_def(**enrichment: Any) -> ConfigDef:
         display_name="Dead Letter Queue Topic Replication Factor",
     )
     d.define(
-        "errors.deadletterqueue.context.headers.enable",
+        DLQ_CONTEXT_HEADERS_ENABLE_CONFIG,
         Type.BOOLEAN,
         False,
         None,
@@ -524,7 +547,7 @@ def source_connector_config_def(**enrichment: Any) -> ConfigDef:
             Range.at_least(0).ensure_valid(name, value)
 
     d.define(
-        "topic.creation.groups",
+        TOPIC_CREATION_GROUPS_CONFIG,
         Type.LIST,
         [],
         _unique_aliases("topic creation group"),
@@ -644,3 +667,158 @@ def validate_sink_topics(props: Mapping[str, str | None], result: dict[str, Conf
                     f"The DLQ topic '{dlq}' may not be matched by the regex for the topics "
                     f"('{TOPICS_REGEX_CONFIG}={regex}') consumed by the connector",
                 )
+
+
+# -- typed views: what the worker and its tasks read --------------------------------------------
+
+
+@cache
+def _base_def() -> ConfigDef:
+    return connector_config_def()
+
+
+@cache
+def _sink_def() -> ConfigDef:
+    return sink_connector_config_def()
+
+
+@cache
+def _source_def() -> ConfigDef:
+    return source_connector_config_def()
+
+
+class ConnectorConfig(AbstractConfig):
+    """A connector's framework settings, parsed and validated once (Kafka's ``ConnectorConfig``).
+
+    Built by the worker from the connector's (provider-resolved) properties when it starts a
+    connector or a task, and handed to the task loops, the error handling and the reporters,
+    which read typed values here instead of raw strings: the ConfigDef above is the single
+    source of truth for every default. Keys the ConfigDef does not know (the connector's own)
+    stay in :meth:`originals_strings`. Read-only; safe to share between threads.
+
+    Raises ConfigException (naming the key and the reason) when a setting is invalid.
+    """
+
+    def __init__(self, props: Mapping[str, str], definition: ConfigDef | None = None) -> None:
+        super().__init__(definition or _base_def(), props)
+        self.props: dict[str, str] = {str(k): str(v) for k, v in props.items() if v is not None}
+
+    @staticmethod
+    def for_connector(props: Mapping[str, str], is_sink: bool) -> ConnectorConfig:
+        """The sink or source view of ``props``."""
+        return SinkConnectorConfig(props) if is_sink else SourceConnectorConfig(props)
+
+    @property
+    def name(self) -> str:
+        return str(self.get_string(NAME_CONFIG))
+
+    @property
+    def connector_class(self) -> str:
+        return java_trim(str(self.get_string(CONNECTOR_CLASS_CONFIG)))
+
+    @property
+    def tasks_max(self) -> int:
+        return self.get_int(TASKS_MAX_CONFIG)
+
+    @property
+    def tasks_max_enforce(self) -> bool:
+        return self.get_boolean(TASKS_MAX_ENFORCE_CONFIG)
+
+    def converter_class(self, kind: str) -> str | None:
+        """The connector's own ``<kind>.converter`` (kind: key, value, header), None when it
+        inherits the worker's."""
+        value = self.get_class(f"{kind}.converter")
+        if value is None:
+            return None
+        name = value if isinstance(value, str) else f"{value.__module__}.{value.__qualname__}"
+        return java_trim(name) or None
+
+    def converter_settings(self, kind: str) -> dict[str, str]:
+        """``<kind>.converter.*`` with the prefix stripped (``plugin.version`` left out)."""
+        prefix = f"{kind}.converter."
+        return {
+            k[len(prefix) :]: v
+            for k, v in self.props.items()
+            if k.startswith(prefix) and k != prefix + "plugin.version"
+        }
+
+    @property
+    def transforms(self) -> list[str]:
+        return self.get_list(TRANSFORMS_CONFIG)
+
+    @property
+    def errors_retry_timeout_ms(self) -> int:
+        return self.get_long(ERRORS_RETRY_TIMEOUT_CONFIG)
+
+    @property
+    def errors_retry_max_delay_ms(self) -> int:
+        return self.get_long(ERRORS_RETRY_MAX_DELAY_CONFIG)
+
+    @property
+    def errors_tolerance(self) -> ToleranceType:
+        return ToleranceType.parse(self.get_string(ERRORS_TOLERANCE_CONFIG))
+
+    @property
+    def errors_log_enable(self) -> bool:
+        return self.get_boolean(ERRORS_LOG_ENABLE_CONFIG)
+
+    @property
+    def errors_log_include_messages(self) -> bool:
+        return self.get_boolean(ERRORS_LOG_INCLUDE_MESSAGES_CONFIG)
+
+    def client_overrides(self, prefix: str) -> dict[str, str]:
+        """The raw ``<prefix>*`` settings (``producer.override.`` ...), prefix kept."""
+        return {k: v for k, v in self.props.items() if k.startswith(prefix)}
+
+    @property
+    def sink_group_id(self) -> str:
+        """The sink's consumer group: ``consumer.override.group.id`` or ``connect-<name>``."""
+        return self.props.get(CONSUMER_OVERRIDE_PREFIX + "group.id") or f"connect-{self.name}"
+
+
+class SinkConnectorConfig(ConnectorConfig):
+    """A sink connector's settings: topics or topics.regex and the dead letter queue."""
+
+    def __init__(self, props: Mapping[str, str]) -> None:
+        super().__init__(props, _sink_def())
+
+    @property
+    def topics(self) -> list[str]:
+        """The distinct topics of ``topics`` (empty when ``topics.regex`` is used)."""
+        return parse_topics_list(self.props)
+
+    @property
+    def topics_regex(self) -> str | None:
+        return java_trim(self.get_string(TOPICS_REGEX_CONFIG) or "") or None
+
+    @property
+    def dlq_topic_name(self) -> str | None:
+        return java_trim(self.get_string(DLQ_TOPIC_NAME_CONFIG) or "") or None
+
+    @property
+    def dlq_topic_replication_factor(self) -> int:
+        return self.get_short(DLQ_TOPIC_REPLICATION_FACTOR_CONFIG)
+
+    @property
+    def dlq_context_headers_enable(self) -> bool:
+        return self.get_boolean(DLQ_CONTEXT_HEADERS_ENABLE_CONFIG)
+
+
+class SourceConnectorConfig(ConnectorConfig):
+    """A source connector's settings: topic creation groups, exactly-once and offsets topic."""
+
+    def __init__(self, props: Mapping[str, str]) -> None:
+        super().__init__(props, _source_def())
+
+    @property
+    def topic_creation_groups(self) -> list[str]:
+        return self.get_list(TOPIC_CREATION_GROUPS_CONFIG)
+
+    @property
+    def topic_creation_configured(self) -> bool:
+        """Whether any ``topic.creation.*`` key is set."""
+        return any(k.startswith("topic.creation.") for k in self.props)
+
+    @property
+    def offsets_storage_topic(self) -> str | None:
+        return self.get_string("offsets.storage.topic")

@@ -32,6 +32,11 @@ from kconnect.api.config_infos import (
 from kconnect.api.connector import SinkConnector
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.config import connector_config as cc
+from kconnect.runtime.config.client_overrides import (
+    ADMIN_OVERRIDE_PREFIX,
+    CONSUMER_OVERRIDE_PREFIX,
+    PRODUCER_OVERRIDE_PREFIX,
+)
 from kconnect.runtime.config.config_transformer import ConfigTransformer, keys_with_variables
 from kconnect.runtime.config.transforms_config import enrich_connector_config_def
 from kconnect.runtime.plugins.plugins import VersionedPluginLoadingError
@@ -247,9 +252,9 @@ class ConnectorValidator:
             else bool((props.get(cc.DLQ_TOPIC_NAME_CONFIG) or "").strip())
         )
         for prefix, used in (
-            (cc.PRODUCER_OVERRIDES_PREFIX, uses_producer),
-            (cc.CONSUMER_OVERRIDES_PREFIX, is_sink),
-            (cc.ADMIN_OVERRIDES_PREFIX, uses_admin),
+            (PRODUCER_OVERRIDE_PREFIX, uses_producer),
+            (CONSUMER_OVERRIDE_PREFIX, is_sink),
+            (ADMIN_OVERRIDE_PREFIX, uses_admin),
         ):
             if used:
                 parts.append(self._override_infos(props, prefix))

@@ -1,9 +1,14 @@
-"""Batch conversion steps shared by the source and sink loops, with per-record fallback.
+"""Batch steps shared by the source and sink loops: conversion and transformation.
 
-Fast path: one ``*_batch`` converter call per topic for the whole batch. Only when that raises
-does the batch go through the per-record path, where each record runs through the retry /
-tolerance operator on its own (so a bad record is retried, skipped or fails the task, and the
-good ones around it are kept).
+Conversion (:func:`convert_column`): one ``*_batch`` converter call per topic for the whole
+batch. Only when that raises does the batch go through the per-record path, where each record
+runs through the retry / tolerance operator on its own (so a bad record is retried, skipped or
+fails the task, and the good ones around it are kept).
+
+Transformation (:func:`transform_batch`): the chain runs over the batch in one pass; a stage
+that raises on a record hands that record, as the stage received it, to the operator, which
+retries it (RetriableException), skips it (``errors.tolerance=all``) or fails the task. No
+record and no stage is transformed twice.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
 )
 from kconnect.runtime.worker.errors.stage import Stage
+from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
 
-__all__ = ["SKIP", "by_topic", "convert_column"]
+__all__ = ["SKIP", "by_topic", "convert_column", "transform_batch"]
 
 
 class _Skip:
@@ -89,3 +95,27 @@ def convert_column(
         for i, r in zip(idxs, results, strict=True):
             out[i] = r
     return out
+
+
+def transform_batch(
+    chain: TransformationChain,
+    operator: RetryWithToleranceOperator,
+    contexts: Callable[[int], ProcessingContext],
+    records: Sequence[Any],
+) -> list[Any]:
+    """``records`` through the chain, aligned with the input: None where a stage dropped the
+    record or a failure was tolerated (``contexts(i).failed`` tells which).
+
+    Raises what the operator raises for a failure the tolerance does not allow.
+    """
+
+    def recover(i: int, stage: TransformationStage, record: Any, error: Exception) -> Any:
+        return operator.execute(
+            contexts(i),
+            partial(stage.apply, record),
+            Stage.TRANSFORMATION,
+            stage.class_name,
+            first_error=error,
+        )
+
+    return chain.apply_batch(records, recover)

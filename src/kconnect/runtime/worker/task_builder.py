@@ -10,25 +10,31 @@ the worker's ``producer.``/``consumer.``/``admin.`` settings, then the connector
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.api.task import SinkTask, SourceTask
 from kconnect.kafka.admin import Admin
 from kconnect.kafka.consumer import Consumer, consumer_defaults
 from kconnect.kafka.producer import Producer, producer_defaults
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import StatusListener, TargetState
+from kconnect.runtime.common.log_context import context_logger
+from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.client_overrides import (
     ADMIN_OVERRIDE_PREFIX,
     CONSUMER_OVERRIDE_PREFIX,
     PRODUCER_OVERRIDE_PREFIX,
     client_overrides,
 )
+from kconnect.runtime.config.connector_config import (
+    ConnectorConfig,
+    SinkConnectorConfig,
+    SourceConnectorConfig,
+)
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
+from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
@@ -38,24 +44,21 @@ from kconnect.runtime.worker.topic_creation import TopicCreation
 from kconnect.runtime.worker.transformation_chain import TransformationChain
 from kconnect.runtime.worker.worker_sink_task import WorkerSinkTask
 from kconnect.runtime.worker.worker_source_task import WorkerSourceTask
+from kconnect.runtime.worker.worker_task import CommitSettings, TaskPlugins, TaskServices
 
-__all__ = ["TaskBuilder", "sink_group_id"]
+__all__ = ["TaskBuilder"]
 
 log = logging.getLogger(__name__)
-
-
-def sink_group_id(name: str, connector_props: Mapping[str, str]) -> str:
-    """``consumer.override.group.id`` or ``connect-<name>``."""
-    return connector_props.get(CONSUMER_OVERRIDE_PREFIX + "group.id") or f"connect-{name}"
+_plugins_log = context_logger(log, "")
 
 
 class TaskBuilder:
     def __init__(
         self,
         config: WorkerConfig,
-        plugins: Any,
+        plugins: Plugins,
         offset_store: OffsetBackingStore,
-        clock: Clock | None,
+        clock: Clock,
     ) -> None:
         self.config = config
         self.plugins = plugins
@@ -78,14 +81,12 @@ class TaskBuilder:
         }
 
     def consumer_props(
-        self, task_id: ConnectorTaskId, connector_props: Mapping[str, str]
+        self, task_id: ConnectorTaskId, config: ConnectorConfig
     ) -> dict[str, object]:
         return {
-            **consumer_defaults(
-                sink_group_id(task_id.connector, connector_props), f"connector-consumer-{task_id}"
-            ),
+            **consumer_defaults(config.sink_group_id, f"connector-consumer-{task_id}"),
             **self.config.java_consumer_props(),
-            **client_overrides(self.policy, connector_props, CONSUMER_OVERRIDE_PREFIX),
+            **client_overrides(self.policy, config.props, CONSUMER_OVERRIDE_PREFIX),
         }
 
     def admin_props(self, connector_props: Mapping[str, str] | None = None) -> dict[str, object]:
@@ -98,21 +99,15 @@ class TaskBuilder:
 
     # -- converters and transforms --------------------------------------------------------------
 
-    def converters(
-        self, connector_props: Mapping[str, str]
-    ) -> tuple[Converter, Converter, HeaderConverter]:
-        """Key, value and header converters: the connector's own when it sets one, else the
-        worker's (a connector's ``key.converter.*`` settings only apply to its own class)."""
+    def plugins_for(self, config: ConnectorConfig) -> TaskPlugins:
+        """Key, value and header converters -- the connector's own when it sets one, else the
+        worker's (a connector's ``key.converter.*`` settings only apply to its own class) --
+        and the transformation chain. Raises (after closing what it made) when one fails."""
 
         def pick(kind: str) -> tuple[str, dict[str, str]]:
-            cls = (connector_props.get(f"{kind}.converter") or "").strip()
-            if cls:
-                prefix = f"{kind}.converter."
-                return cls, {
-                    k[len(prefix) :]: v
-                    for k, v in connector_props.items()
-                    if k.startswith(prefix) and k != prefix + "plugin.version"
-                }
+            cls = config.converter_class(kind)
+            if cls is not None:
+                return cls, config.converter_settings(kind)
             return self.config.converter_configs(kind)
 
         made: list[Any] = []
@@ -123,6 +118,11 @@ class TaskBuilder:
             made.append(self.plugins.new_converter(name, cfg, False))
             name, cfg = pick("header")
             made.append(self.plugins.new_header_converter(name, cfg))
+            chain = None
+            if config.transforms:
+                chain = TransformationChain.from_config(config.props, self.plugins)
+                if chain.is_empty():
+                    chain = None
         except BaseException:
             for c in made:
                 try:
@@ -130,40 +130,33 @@ class TaskBuilder:
                 except Exception:
                     pass
             raise
-        return made[0], made[1], made[2]
-
-    def transformation_chain(self, connector_props: Mapping[str, str]) -> Any | None:
-        if not (connector_props.get("transforms") or "").strip():
-            return None
-        chain = TransformationChain.from_config(connector_props, self.plugins)
-        return None if chain.is_empty() else chain
+        return TaskPlugins(made[0], made[1], made[2], chain)
 
     def retry_operator(
         self,
         task_id: ConnectorTaskId,
-        connector_props: Mapping[str, str],
-        sink: bool,
+        config: ConnectorConfig,
         metrics: TaskMetricsBundle | None = None,
     ) -> tuple[RetryWithToleranceOperator, bool]:
-        """The task's operator with its reporters; also whether an errant-record reporter
-        applies (a DLQ topic or error logging is configured)."""
+        """The task's operator with its reporters (log; DLQ for sinks that name a topic); also
+        whether an errant-record reporter applies (a DLQ topic or error logging is set)."""
         errors = metrics.errors if metrics is not None else None
-        op = RetryWithToleranceOperator.from_connector_config(connector_props, self.clock)
+        op = RetryWithToleranceOperator.from_connector_config(config, self.clock)
         op.metrics = errors
-        log_reporter = LogReporter(task_id, connector_props, errors)
+        log_reporter = LogReporter(task_id, config, errors)
         op.reporters.append(log_reporter)
-        dlq_topic = (connector_props.get("errors.deadletterqueue.topic.name") or "").strip()
-        if sink and dlq_topic:
+        dlq = isinstance(config, SinkConnectorConfig) and config.dlq_topic_name is not None
+        if isinstance(config, SinkConnectorConfig) and dlq:
             op.reporters.append(
                 DeadLetterQueueReporter.create(
-                    Admin(self.admin_props(connector_props)),
-                    self.producer_props(task_id, connector_props),
+                    Admin(self.admin_props(config.props)),
+                    self.producer_props(task_id, config.props),
                     task_id,
-                    connector_props,
+                    config,
                     errors,
                 )
             )
-        return op, bool(dlq_topic) or log_reporter.enabled
+        return op, dlq or log_reporter.enabled
 
     # -- tasks ----------------------------------------------------------------------------------
 
@@ -171,22 +164,18 @@ class TaskBuilder:
         self,
         task_id: ConnectorTaskId,
         task: SourceTask,
-        connector_props: Mapping[str, str],
+        config: SourceConnectorConfig,
         task_props: Mapping[str, str],
-        listener: StatusListener,
         target: TargetState,
-        topic_tracker: Callable[[str, str], None] | None,
-        metrics: TaskMetricsBundle | None = None,
+        services: TaskServices,
     ) -> WorkerSourceTask:
-        closers: list[Any] = []
+        plugins = self.plugins_for(config)
+        closers: list[Any] = [plugins]
         try:
-            kc, vc, hc = self.converters(connector_props)
-            closers += [kc, vc, hc]
-            chain = self.transformation_chain(connector_props)
-            if chain is not None:
-                closers.append(chain)
-            op, _ = self.retry_operator(task_id, connector_props, sink=False, metrics=metrics)
-            producer_props = self.producer_props(task_id, connector_props)
+            op, _ = self.retry_operator(task_id, config, services.metrics)
+            closers.append(op)
+            producer_props = self.producer_props(task_id, config.props)
+            metrics = services.metrics
             producer = Producer(
                 producer_props,
                 metrics.client(str(producer_props["client.id"]), "producer").on_stats
@@ -195,38 +184,26 @@ class TaskBuilder:
             )
             creation = TopicCreation.from_config(
                 self.config.topic_creation_enable,
-                connector_props,
-                Admin(self.admin_props(connector_props))
-                if any(k.startswith("topic.creation.") for k in connector_props)
-                else None,
+                config.props,
+                Admin(self.admin_props(config.props)) if config.topic_creation_configured else None,
             )
         except BaseException:
-            for c in closers:
-                try:
-                    c.close()
-                except Exception:
-                    pass
+            _close_all(closers)
             raise
         wt = WorkerSourceTask(
             task_id,
             task,
             task_props,
-            listener,
+            config,
             target,
-            key_converter=kc,
-            value_converter=vc,
-            header_converter=hc,
-            transformation_chain=chain,
-            producer=producer,
+            services,
+            plugins,
+            op,
+            producer,
             offset_reader=OffsetStorageReaderImpl(self.offset_store, task_id.connector),
             offset_writer=OffsetStorageWriter(self.offset_store, task_id.connector),
-            retry_operator=op,
             topic_creation=creation,
-            offset_flush_interval_ms=self.config.offset_flush_interval_ms,
-            offset_flush_timeout_ms=self.config.offset_flush_timeout_ms,
-            topic_tracker=topic_tracker,
-            clock=self.clock,
-            metrics=metrics,
+            commit=CommitSettings.from_worker_config(self.config),
         )
         op.bind_stop_event(wt._stopping)
         return wt
@@ -235,24 +212,19 @@ class TaskBuilder:
         self,
         task_id: ConnectorTaskId,
         task: SinkTask,
-        connector_props: Mapping[str, str],
+        config: SinkConnectorConfig,
         task_props: Mapping[str, str],
-        listener: StatusListener,
         target: TargetState,
-        topic_tracker: Callable[[str, str], None] | None,
-        metrics: TaskMetricsBundle | None = None,
+        services: TaskServices,
     ) -> WorkerSinkTask:
-        closers: list[Any] = []
+        plugins = self.plugins_for(config)
+        closers: list[Any] = [plugins]
         try:
-            kc, vc, hc = self.converters(connector_props)
-            closers += [kc, vc, hc]
-            chain = self.transformation_chain(connector_props)
-            if chain is not None:
-                closers.append(chain)
-            op, errant = self.retry_operator(task_id, connector_props, sink=True, metrics=metrics)
+            op, errant = self.retry_operator(task_id, config, services.metrics)
             closers.append(op)
-            java_consumer = self.consumer_props(task_id, connector_props)
+            java_consumer = self.consumer_props(task_id, config)
             max_poll = int(str(java_consumer.get("max.poll.records", 500)))
+            metrics = services.metrics
             consumer = Consumer(
                 java_consumer,
                 metrics.client(str(java_consumer["client.id"]), "consumer").on_stats
@@ -260,32 +232,32 @@ class TaskBuilder:
                 else None,
             )
         except BaseException:
-            for c in closers:
-                try:
-                    c.close()
-                except Exception:
-                    pass
+            _close_all(closers)
             raise
         wt = WorkerSinkTask(
             task_id,
             task,
             task_props,
-            connector_props,
-            listener,
+            config,
             target,
-            key_converter=kc,
-            value_converter=vc,
-            header_converter=hc,
-            transformation_chain=chain,
-            consumer=consumer,
-            retry_operator=op,
+            services,
+            plugins,
+            op,
+            consumer,
+            commit=CommitSettings.from_worker_config(self.config),
             errant_reporter_enabled=errant,
-            offset_flush_interval_ms=self.config.offset_flush_interval_ms,
-            offset_flush_timeout_ms=self.config.offset_flush_timeout_ms,
             max_poll_records=max_poll,
-            topic_tracker=topic_tracker,
-            clock=self.clock,
-            metrics=metrics,
         )
         op.bind_stop_event(wt._stopping)
         return wt
+
+
+def _close_all(closers: list[Any]) -> None:
+    for c in closers:
+        try:
+            if isinstance(c, TaskPlugins):
+                c.close(_plugins_log)
+            else:
+                c.close()
+        except Exception:
+            pass

@@ -8,8 +8,8 @@
 prefix stripped (``type`` included, ``predicate``/``negate`` removed, as Kafka does).
 
 Lifecycle: a worker task builds one chain at start (task thread), calls :meth:`apply_batch`
-(or :meth:`apply`) on the task thread for every batch, and :meth:`close` when it stops. The
-chain is not thread-safe, like the transformations it holds.
+on the task thread for every batch, and :meth:`close` when it stops. The chain is not
+thread-safe, like the transformations it holds.
 
 A stage that raises is reported as :class:`TransformationError` naming the alias and class, so
 the runtime's error handler can log it, apply ``errors.tolerance`` and fill the DLQ headers.
@@ -21,7 +21,7 @@ shared with REST validation.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kconnect.api import (
@@ -47,9 +47,12 @@ from kconnect.runtime.config.transforms_config import (
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.plugins.versions import InvalidVersionSpecification, version_requirement
 
-__all__ = ["TransformationChain", "TransformationError", "TransformationStage"]
+__all__ = ["StageErrorHandler", "TransformationChain", "TransformationError", "TransformationStage"]
 
 log = logging.getLogger(__name__)
+
+StageErrorHandler = Callable[[int, "TransformationStage", Any, Exception], Any]
+"""``(index in the batch, failing stage, the record it received, the error) -> replacement``."""
 
 
 class TransformationError(DataException):
@@ -143,7 +146,7 @@ class TransformationChain:
         self._stages = list(stages)
         # Hoisted per-stage callables for the batch loop (one tuple unpack per stage and record).
         self._fast = [
-            (s.transformation.apply, s.predicate.test if s.predicate else None, s.negate)
+            (s.transformation.apply, s.predicate.test if s.predicate else None, s.negate, s)
             for s in self._stages
         ]
 
@@ -229,54 +232,43 @@ class TransformationChain:
     # -- applying -------------------------------------------------------------------------------
 
     def apply(self, record: Any) -> Any:
-        """The record after every stage, or None if a stage dropped it.
+        """One record through :meth:`apply_batch`: the result, or None if a stage dropped it.
 
         Raises TransformationError naming the stage that failed.
         """
-        for stage in self._stages:
-            try:
-                record = stage.apply(record)
-            except Exception as e:
-                raise TransformationError(stage.alias, stage.class_name, e, record) from e
-            if record is None:
-                return None
-        return record
+        return self.apply_batch((record,))[0]
 
     def apply_batch(
-        self,
-        records: Iterable[Any],
-        on_error: Callable[[Any, TransformationError], None] | None = None,
+        self, records: Sequence[Any], on_error: StageErrorHandler | None = None
     ) -> list[Any]:
-        """Apply the chain to a batch in one pass; dropped records are left out.
+        """Apply the chain to a batch in one pass: the result is aligned with ``records``, each
+        entry the transformed record or None where a stage dropped it.
 
-        Without ``on_error`` the first failure raises TransformationError (records after it are
-        not transformed). With ``on_error`` it is called with the *original* record and the
-        error, then the batch goes on without that record; ``on_error`` may raise to stop
-        (``errors.tolerance=none``) or record the failure and return (``all``).
+        This is the one transformation path of both task loops. When a stage raises on record
+        ``i`` and ``on_error`` is given, ``on_error(i, stage, record, error)`` is called with the
+        record as that stage received it; what it returns replaces the stage's result (None
+        drops the record) and the remaining stages go on from there, so the stage is never run
+        again unless the handler retries it. ``on_error`` may raise to stop the batch
+        (``errors.tolerance=none``). Without ``on_error`` the first failure raises
+        :class:`TransformationError` naming the stage.
         """
         fast = self._fast
         if not fast:
             return list(records)
         out: list[Any] = []
         append = out.append
-        for original in records:
-            record = original
-            i = 0
-            try:
-                for apply, test, negate in fast:
+        for i, record in enumerate(records):
+            for apply, test, negate, stage in fast:
+                try:
                     if test is None or bool(test(record)) != negate:
                         record = apply(record)
-                        if record is None:
-                            break
-                    i += 1
-                else:
-                    append(record)
-            except Exception as e:
-                stage = self._stages[i]
-                error = TransformationError(stage.alias, stage.class_name, e, record)
-                if on_error is None:
-                    raise error from e
-                on_error(original, error)
+                except Exception as e:
+                    if on_error is None:
+                        raise TransformationError(stage.alias, stage.class_name, e, record) from e
+                    record = on_error(i, stage, record, e)
+                if record is None:
+                    break
+            append(record)
         return out
 
     def close(self) -> None:

@@ -26,15 +26,24 @@ from kconnect.kafka.admin import Admin
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
+from kconnect.runtime.config.config_transformer import ConfigTransformer
+from kconnect.runtime.config.connector_config import (
+    TOPICS_CONFIG,
+    TOPICS_REGEX_CONFIG,
+    ConnectorConfig,
+    SinkConnectorConfig,
+    SourceConnectorConfig,
+)
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
+from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.connector_offsets import SinkOffsets, SourceOffsets
 from kconnect.runtime.worker.errors.stage import executing_class_name
-from kconnect.runtime.worker.task_builder import TaskBuilder, sink_group_id
+from kconnect.runtime.worker.task_builder import TaskBuilder
 from kconnect.runtime.worker.worker_connector import WorkerConnector
-from kconnect.runtime.worker.worker_task import WorkerTask
+from kconnect.runtime.worker.worker_task import TaskPlugins, TaskServices, WorkerTask
 
 __all__ = ["CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S", "TooManyTasksException", "Worker"]
 
@@ -48,11 +57,6 @@ class TooManyTasksException(ConnectException):
     """The connector produced more task configs than ``tasks.max`` (KIP-1004)."""
 
 
-def _bool(props: Mapping[str, str], key: str, default: bool) -> bool:
-    raw = props.get(key)
-    return default if raw is None else str(raw).strip().lower() == "true"
-
-
 #: How long start_connector waits for Connector.start() before returning anyway.
 CONNECTOR_START_WAIT_S = 30.0
 
@@ -62,10 +66,10 @@ class Worker:
         self,
         worker_id: str,
         config: WorkerConfig,
-        plugins: Any,
+        plugins: Plugins,
         offset_store: OffsetBackingStore,
         *,
-        config_transformer: Any = None,
+        config_transformer: ConfigTransformer | None = None,
         clock: Clock | None = None,
         metrics: ConnectMetrics | None = None,
     ) -> None:
@@ -78,7 +82,7 @@ class Worker:
         # Worker-wide metrics (``/metrics``); the distributed herder calls
         # ``metrics.rebalance.rebalance_started/completed``.
         self.metrics = metrics or ConnectMetrics.from_worker_config(worker_id, config, clock)
-        self.builder = TaskBuilder(config, plugins, offset_store, clock)
+        self.builder = TaskBuilder(config, plugins, offset_store, self.clock)
         self._lock = threading.RLock()
         self._connectors: dict[str, WorkerConnector] = {}
         self._tasks: dict[ConnectorTaskId, WorkerTask] = {}
@@ -226,18 +230,13 @@ class Worker:
         wc = self._connectors.get(name)
         if wc is None:
             raise ConnectException(f"Connector {name} not found in this worker.")
-        try:
-            max_tasks = int(str(props.get("tasks.max", "1")).strip())
-        except ValueError:
-            raise ConnectException(
-                f"Invalid value {props.get('tasks.max')} for configuration "
-                "tasks.max: Not a number of type INT"
-            ) from None
+        config = ConnectorConfig(props)
+        max_tasks = config.tasks_max
         connector = wc.connector
         with wc.lock:
             configs = connector.task_configs(max_tasks)
         if len(configs) > max_tasks:
-            if _bool(props, "tasks.max.enforce", True):
+            if config.tasks_max_enforce:
                 error = TooManyTasksException(
                     f"The connector {name} has generated {len(configs)} tasks, which is greater "
                     f"than {max_tasks}, the maximum number of tasks it is configured to create. "
@@ -266,9 +265,10 @@ class Worker:
             cfg = {str(k): str(v) for k, v in c.items()}
             cfg[TASK_CLASS_CONFIG] = task_class
             if isinstance(connector, SinkConnector):
-                for key in ("topics", "topics.regex"):
-                    if props.get(key) is not None:
-                        cfg[key] = props[key]
+                # Kafka copies the connector's subscription into every sink task config.
+                for key in (TOPICS_CONFIG, TOPICS_REGEX_CONFIG):
+                    if key in config.props:
+                        cfg[key] = config.props[key]
             out.append(cfg)
         return out
 
@@ -329,30 +329,18 @@ class Worker:
             task = connector.task_class()()
             tracker = self._track_topic if self._tracking else None
             is_sink = isinstance(connector, SinkConnector)
+            config = ConnectorConfig.for_connector(connector_props, is_sink)
             listener, bundle = self.metrics.task_started(
                 task_id, status_listener, _connector_info(connector, task), is_sink
             )
-            if isinstance(connector, SourceConnector) and isinstance(task, SourceTask):
+            services = TaskServices(listener, self.clock, bundle, tracker)
+            if isinstance(config, SourceConnectorConfig) and isinstance(task, SourceTask):
                 wt: WorkerTask = self.builder.source_task(
-                    task_id,
-                    task,
-                    connector_props,
-                    task_props,
-                    listener,
-                    target_state,
-                    tracker,
-                    bundle,
+                    task_id, task, config, task_props, target_state, services
                 )
-            elif is_sink and isinstance(task, SinkTask):
+            elif isinstance(config, SinkConnectorConfig) and isinstance(task, SinkTask):
                 wt = self.builder.sink_task(
-                    task_id,
-                    task,
-                    connector_props,
-                    task_props,
-                    listener,
-                    target_state,
-                    tracker,
-                    bundle,
+                    task_id, task, config, task_props, target_state, services
                 )
             else:
                 raise ConnectException(
@@ -371,8 +359,9 @@ class Worker:
             self.metrics.task_startup_failed(task_id)
             status_listener.on_failure(task_id, e)
             return False
-        bundle.task.add_info(_converter_info(wt))
-        for stage in getattr(getattr(wt, "chain", None), "stages", ()):
+        bundle.task.add_info(_converter_info(wt.plugins))
+        chain = wt.plugins.chain
+        for stage in chain.stages if chain is not None else ():
             bundle.add_stage_info(
                 task_id, "transform", stage.alias, stage.class_name, _version(stage.transformation)
             )
@@ -446,7 +435,7 @@ class Worker:
         """``[{"partition": {...}, "offset": {...}}]`` of a source or sink connector."""
         connector = self._new_connector(props)
         if isinstance(connector, SinkConnector):
-            return SinkOffsets(self._shared_admin()).read(sink_group_id(name, props))
+            return SinkOffsets(self._shared_admin()).read(SinkConnectorConfig(props).sink_group_id)
         return SourceOffsets(self.offset_store).read(name)
 
     def modify_connector_offsets(
@@ -461,7 +450,8 @@ class Worker:
         connector = self._new_connector(props)
         if isinstance(connector, SinkConnector):
             admin = Admin(self.builder.admin_props(props))
-            return SinkOffsets(admin).modify(sink_group_id(name, props), connector, props, offsets)
+            group = SinkConnectorConfig(props).sink_group_id
+            return SinkOffsets(admin).modify(group, connector, props, offsets)
         if isinstance(connector, SourceConnector):
             return SourceOffsets(self.offset_store).modify(name, connector, props, offsets)
         raise ConnectException(
@@ -492,15 +482,13 @@ def _connector_info(connector: Connector, task: object | None = None) -> dict[st
     return info
 
 
-def _converter_info(task: WorkerTask) -> dict[str, str]:
-    convs = getattr(task, "converter_names", None) or ()
-    objs = (
-        getattr(task, "key_converter", None),
-        getattr(task, "value_converter", None),
-        getattr(task, "header_converter", None),
-    )
+def _converter_info(plugins: TaskPlugins) -> dict[str, str]:
     info: dict[str, str] = {}
-    for kind, name, obj in zip(("key", "value", "header"), convs, objs, strict=False):
-        info[f"{kind}-converter-class"] = executing_class_name(name)
-        info[f"{kind}-converter-version"] = _version(obj)
+    for kind, converter in (
+        ("key", plugins.key_converter),
+        ("value", plugins.value_converter),
+        ("header", plugins.header_converter),
+    ):
+        info[f"{kind}-converter-class"] = executing_class_name(converter)
+        info[f"{kind}-converter-version"] = _version(converter)
     return info

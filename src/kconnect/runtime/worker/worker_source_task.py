@@ -2,8 +2,9 @@
 
 Per batch from ``SourceTask.poll()`` (task thread):
 
-1. transformation chain (stage TRANSFORMATION), record by record — a dropped record still
-   counts as handled for offsets;
+1. transformation chain (stage TRANSFORMATION) over the batch in one pass
+   (:func:`~kconnect.runtime.worker.record_conversion.transform_batch`) — a dropped record
+   still counts as handled for offsets;
 2. header, key and value converters (stages HEADER/KEY/VALUE_CONVERTER), one batch call per
    topic for keys and values;
 3. ``topic.creation.*`` (KIP-158) for topics seen for the first time, then
@@ -21,32 +22,41 @@ Per batch from ``SourceTask.poll()`` (task thread):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from kconnect.api.converter import Converter, HeaderConverter
+from kconnect.api.converter import HeaderConverter
 from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, SourceTaskContext
 from kconnect.kafka.errors import KafkaClientError
 from kconnect.kafka.producer import Producer, delivery_error
-from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import StatusListener, TargetState
+from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.config.connector_config import SourceConnectorConfig, ToleranceType
 from kconnect.runtime.metrics.task_metrics import SourceTaskMetrics
-from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
 from kconnect.runtime.worker.errors.retry_operator import (
     ProcessingContext,
     RetryWithToleranceOperator,
 )
-from kconnect.runtime.worker.errors.stage import Stage, ToleranceType
-from kconnect.runtime.worker.record_conversion import SKIP, by_topic, convert_column
+from kconnect.runtime.worker.errors.stage import Stage
+from kconnect.runtime.worker.record_conversion import (
+    SKIP,
+    by_topic,
+    convert_column,
+    transform_batch,
+)
 from kconnect.runtime.worker.submitted_records import SubmittedRecord, SubmittedRecords
 from kconnect.runtime.worker.topic_creation import TopicCreation
-from kconnect.runtime.worker.worker_task import WorkerTask
+from kconnect.runtime.worker.worker_task import (
+    CommitSettings,
+    TaskPlugins,
+    TaskServices,
+    WorkerTask,
+)
 
 __all__ = ["WorkerSourceTask", "WorkerSourceTaskContext"]
 
@@ -152,49 +162,29 @@ class WorkerSourceTask(WorkerTask):
         task_id: ConnectorTaskId,
         task: SourceTask,
         task_props: Mapping[str, str],
-        status_listener: StatusListener,
+        config: SourceConnectorConfig,
         initial_state: TargetState,
-        *,
-        key_converter: Converter,
-        value_converter: Converter,
-        header_converter: HeaderConverter,
-        transformation_chain: Any | None,
+        services: TaskServices,
+        plugins: TaskPlugins,
+        operator: RetryWithToleranceOperator,
         producer: Producer,
+        *,
         offset_reader: OffsetStorageReaderImpl,
         offset_writer: OffsetStorageWriter,
-        retry_operator: RetryWithToleranceOperator,
         topic_creation: TopicCreation | None,
-        offset_flush_interval_ms: int,
-        offset_flush_timeout_ms: int,
-        topic_tracker: Callable[[str, str], None] | None = None,
-        clock: Clock | None = None,
-        on_close: Callable[[], None] | None = None,
-        converter_class_names: tuple[str, str, str] | None = None,
-        metrics: TaskMetricsBundle | None = None,
+        commit: CommitSettings,
     ) -> None:
-        super().__init__(task_id, status_listener, initial_state, clock, metrics)
+        super().__init__(task_id, initial_state, services, plugins, operator)
         self._source_metrics: SourceTaskMetrics = self.metrics.source  # type: ignore[assignment]
         self.task = task
         self.task_props = dict(task_props)
-        self.key_converter = key_converter
-        self.value_converter = value_converter
-        self.header_converter = header_converter
-        self.chain = transformation_chain
+        self.config = config
         self.producer = producer
         self.offset_reader = offset_reader
         self.offset_writer = offset_writer
-        self.operator = retry_operator
         self.topic_creation = topic_creation
-        self.flush_interval_ms = offset_flush_interval_ms
-        self.flush_timeout_ms = offset_flush_timeout_ms
-        self.topic_tracker = topic_tracker
-        self._on_close_cb = on_close
-        # Names reported in DLQ headers/logs (Java names for Kafka's built-in converters).
-        self.converter_names: tuple[Any, Any, Any] = converter_class_names or (
-            key_converter,
-            value_converter,
-            header_converter,
-        )
+        self.flush_interval_ms = commit.interval_ms
+        self.flush_timeout_ms = commit.timeout_ms
         self.submitted = SubmittedRecords()
         self._task_started = False
         self._task_stopped = False
@@ -205,7 +195,6 @@ class WorkerSourceTask(WorkerTask):
         self._known_topics: set[str] = set()
         self._per_record_commit = type(task).commit_record is not SourceTask.commit_record
         self._next_commit = 0.0
-        self.records_sent = 0
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -297,11 +286,7 @@ class WorkerSourceTask(WorkerTask):
         finally:
             self.offset_reader.close()
             self.producer.close(0 if failed else self.flush_timeout_ms / 1000.0)
-            self._close_plugins(
-                (self.chain, self.key_converter, self.value_converter, self.header_converter),
-                self.operator,
-                self._on_close_cb,
-            )
+            self._close_plugins()
 
     # -- batches --------------------------------------------------------------------------------
 
@@ -335,7 +320,6 @@ class WorkerSourceTask(WorkerTask):
                         else callback
                     )
                     acks.done_one(skipped=True)
-                self.records_sent += 1
             i += 1
         self._to_send = None
         self._prepared = None
@@ -354,7 +338,10 @@ class WorkerSourceTask(WorkerTask):
                 c = contexts[i] = ProcessingContext(source_record=records[i])
             return c
 
-        transformed = self._transform(records, ctx) if self.chain is not None else records
+        chain = self.plugins.chain
+        transformed = (
+            transform_batch(chain, self.operator, ctx, records) if chain is not None else records
+        )
         live = [i for i in range(n) if transformed[i] is not None]
         topics = [r.topic if r is not None else "" for r in transformed]
         groups = by_topic(topics, live)
@@ -364,15 +351,12 @@ class WorkerSourceTask(WorkerTask):
             # ``_headers`` rather than ``headers``: the property would allocate an empty
             # Headers for every record that has none (most records).
             if r._headers:
-                hc = self.header_converter
+                hc = self.plugins.header_converter
                 res = self.operator.execute(
-                    ctx(i),
-                    partial(_convert_headers, hc, r),
-                    Stage.HEADER_CONVERTER,
-                    self.converter_names[2],
+                    ctx(i), partial(_convert_headers, hc, r), Stage.HEADER_CONVERTER, hc
                 )
                 headers[i] = SKIP if ctx(i).failed else res
-        kc, vc = self.key_converter, self.value_converter
+        kc, vc = self.plugins.key_converter, self.plugins.value_converter
         # (schema, value) columns; dropped records hold None and are in no group.
         keys = convert_column(
             self.operator,
@@ -382,7 +366,7 @@ class WorkerSourceTask(WorkerTask):
             kc.from_connect_batch,
             lambda t, sv: kc.from_connect_data(t, sv[0], sv[1]),
             Stage.KEY_CONVERTER,
-            self.converter_names[0],
+            kc,
             [None] * n,
         )
         values = convert_column(
@@ -393,7 +377,7 @@ class WorkerSourceTask(WorkerTask):
             vc.from_connect_batch,
             lambda t, sv: vc.from_connect_data(t, sv[0], sv[1]),
             Stage.VALUE_CONVERTER,
-            self.converter_names[1],
+            vc,
             [None] * n,
         )
         for topic in groups:
@@ -445,29 +429,6 @@ class WorkerSourceTask(WorkerTask):
         for acks in acks_by_partition.values():
             if acks.remaining == 0:
                 acks.submitted.ack()
-        return out
-
-    def _transform(
-        self, records: list[SourceRecord], ctx: Callable[[int], ProcessingContext]
-    ) -> list[Any]:
-        chain = self.chain
-        assert chain is not None
-        try:
-            return [chain.apply(r) for r in records]
-        except Exception:
-            pass
-        out: list[Any] = []
-        for i, r in enumerate(records):
-            rec: Any = r
-            for stage in chain.stages:
-                c = ctx(i)
-                rec = self.operator.execute(
-                    c, partial(stage.apply, rec), Stage.TRANSFORMATION, stage.class_name
-                )
-                if c.failed or rec is None:
-                    rec = None
-                    break
-            out.append(rec)
         return out
 
     # -- delivery ------------------------------------------------------------------------------

@@ -14,6 +14,11 @@ Lifecycle (who calls what):
 Statuses: ``on_startup`` when running, ``on_pause``/``on_resume`` on target-state changes,
 ``on_failure(id, error)`` when the loop raises (the status trace is the formatted traceback),
 ``on_shutdown`` when it ends without failing.
+
+What a task is built from, grouped: :class:`TaskServices` (what the worker lends every task:
+the status listener, clock, metrics, topic tracker, close notice), :class:`TaskPlugins` (the
+converters and the transformation chain its records go through) and :class:`CommitSettings`
+(the worker's ``offset.flush.*``).
 """
 
 from __future__ import annotations
@@ -21,34 +26,95 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
+from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.log_context import CONNECTOR_CONTEXT, context_logger, context_prefix
 from kconnect.runtime.common.states import StatusListener, TargetState
+from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle, detached_task_metrics
+from kconnect.runtime.worker.errors.retry_operator import RetryWithToleranceOperator
+from kconnect.runtime.worker.transformation_chain import TransformationChain
 
-__all__ = ["WorkerTask"]
+__all__ = ["CommitSettings", "TaskPlugins", "TaskServices", "WorkerTask"]
 
 _log = logging.getLogger("kconnect.runtime.worker.worker_task")
+
+
+@dataclass(frozen=True)
+class TaskServices:
+    """What the worker lends a task: its status listener, clock and metric groups, the
+    KIP-558 topic tracker ``(connector, topic)`` and ``on_close``, called once the task has
+    released its resources."""
+
+    status_listener: StatusListener
+    clock: Clock = field(default_factory=SystemClock)
+    metrics: TaskMetricsBundle | None = None
+    topic_tracker: Callable[[str, str], None] | None = None
+    on_close: Callable[[], None] | None = None
+
+
+@dataclass(frozen=True)
+class TaskPlugins:
+    """The converters and the transformation chain a task's records go through (the task
+    owns them and closes them when it stops)."""
+
+    key_converter: Converter
+    value_converter: Converter
+    header_converter: HeaderConverter
+    chain: TransformationChain | None = None
+
+    def close(self, log: logging.LoggerAdapter) -> None:  # type: ignore[type-arg]
+        """Close the chain and the converters; a failure is logged and the rest still close."""
+        for closeable in (
+            self.chain,
+            self.key_converter,
+            self.value_converter,
+            self.header_converter,
+        ):
+            if closeable is None:
+                continue
+            try:
+                closeable.close()
+            except Exception:
+                log.exception("Failed to close %s", type(closeable).__name__)
+
+
+@dataclass(frozen=True)
+class CommitSettings:
+    """The worker's ``offset.flush.interval.ms`` and ``offset.flush.timeout.ms``."""
+
+    interval_ms: int = 60_000
+    timeout_ms: int = 5_000
+
+    @classmethod
+    def from_worker_config(cls, config: WorkerConfig) -> CommitSettings:
+        return cls(config.offset_flush_interval_ms, config.offset_flush_timeout_ms)
 
 
 class WorkerTask(ABC):
     def __init__(
         self,
         task_id: ConnectorTaskId,
-        status_listener: StatusListener,
         initial_state: TargetState,
-        clock: Clock | None = None,
-        metrics: TaskMetricsBundle | None = None,
+        services: TaskServices,
+        plugins: TaskPlugins,
+        operator: RetryWithToleranceOperator,
     ) -> None:
         self.id = task_id
-        self.status_listener = status_listener
-        self.clock = clock or SystemClock()
+        self.status_listener = services.status_listener
+        self.clock = services.clock
+        self.plugins = plugins
+        self.operator = operator
+        self.topic_tracker = services.topic_tracker
+        self._on_close_cb = services.on_close
         # The task's metric groups (closed by the worker when the task is removed).
-        self.metrics = metrics or detached_task_metrics(task_id, self._is_sink, self.clock)
+        self.metrics = services.metrics or detached_task_metrics(
+            task_id, self._is_sink, self.clock
+        )
         self.log = context_logger(
             logging.getLogger(type(self).__module__),
             context_prefix(task_id.connector, task_id.task),
@@ -165,25 +231,14 @@ class WorkerTask(ABC):
                 self._state_lock.wait(1.0)
             return not self._stopping.is_set()
 
-    def _close_plugins(
-        self,
-        closeables: Iterable[Any],
-        operator: Any,
-        on_close: Callable[[], None] | None,
-    ) -> None:
+    def _close_plugins(self) -> None:
         """The end of a subclass's ``_close`` (task thread): close the transformation chain and
-        converters (a failure is logged and the rest still close), then the retry operator,
-        then run ``on_close`` (the worker's notice that the task released its resources)."""
-        for closeable in closeables:
-            if closeable is None:
-                continue
-            try:
-                closeable.close()
-            except Exception:
-                self.log.exception("Failed to close %s", type(closeable).__name__)
-        operator.close()
-        if on_close is not None:
-            on_close()
+        converters, then the retry operator (its reporters), then tell the worker the task
+        released its resources."""
+        self.plugins.close(self.log)
+        self.operator.close()
+        if self._on_close_cb is not None:
+            self._on_close_cb()
 
     # -- subclass hooks -------------------------------------------------------------------------
 

@@ -18,7 +18,8 @@ from kconnect.runtime.worker.errors.retry_operator import (
     ProcessingContext,
     RetryWithToleranceOperator,
 )
-from kconnect.runtime.worker.errors.stage import Stage, ToleranceType
+from kconnect.runtime.config.connector_config import ToleranceType
+from kconnect.runtime.worker.errors.stage import Stage
 
 
 class NullListener(StatusListener):

@@ -15,12 +15,16 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
     ToleranceExceededError,
 )
+from kconnect.runtime.config.connector_config import ConnectorConfig, ToleranceType
 from kconnect.runtime.worker.errors.stage import (
     Stage,
-    ToleranceType,
     exception_class_name,
     executing_class_name,
 )
+
+
+def connector_config(**settings: str) -> ConnectorConfig:
+    return ConnectorConfig({"name": "conn", "connector.class": "Sink", **settings})
 
 RAW = RawRecord("t", 2, 17, 1000, TimestampType.CREATE_TIME, b"k", b"v", None)
 
@@ -127,7 +131,10 @@ def test_class_names() -> None:
 
 def test_log_reporter_message(caplog) -> None:
     tid = ConnectorTaskId("conn", 0)
-    rep = LogReporter(tid, {"errors.log.enable": "true", "errors.log.include.messages": "true"})
+    rep = LogReporter(
+        tid,
+        connector_config(**{"errors.log.enable": "true", "errors.log.include.messages": "true"}),
+    )
     ctx = ProcessingContext(
         RAW, stage=Stage.VALUE_CONVERTER, executing_class="a.B", error=DataException("bad")
     )
@@ -145,17 +152,25 @@ def test_log_reporter_message(caplog) -> None:
         executing_class="x.Y",
     )
     assert ", where source record is = SourceRecord{" in rep.message(src)
-    quiet = LogReporter(tid, {"errors.log.enable": "true"})
+    quiet = LogReporter(tid, connector_config(**{"errors.log.enable": "true"}))
     assert quiet.message(ctx).endswith("with class 'a.B'.")
 
 
 def test_from_connector_config() -> None:
     op = RetryWithToleranceOperator.from_connector_config(
-        {"errors.retry.timeout": "-1", "errors.retry.delay.max.ms": "5", "errors.tolerance": "all"}
+        connector_config(
+            **{
+                "errors.retry.timeout": "-1",
+                "errors.retry.delay.max.ms": "5",
+                "errors.tolerance": "all",
+            }
+        )
     )
     assert (op.retry_timeout_ms, op.max_delay_ms, op.tolerance) == (-1, 5, ToleranceType.ALL)
     with pytest.raises(ConnectException, match=r"errors\.tolerance"):
-        RetryWithToleranceOperator.from_connector_config({"errors.tolerance": "some"})
+        RetryWithToleranceOperator.from_connector_config(
+            connector_config(**{"errors.tolerance": "some"})
+        )
 
 
 def test_stacktrace_of_an_exception_that_was_never_raised_shows_the_reporting_stack() -> None:

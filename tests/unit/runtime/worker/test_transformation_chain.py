@@ -161,7 +161,8 @@ def test_dropped_record_stops_the_chain() -> None:
         }
     )
     out = c.apply_batch([rec("a"), rec("b"), rec("a")])
-    assert [(r.value, r.topic) for r in out] == [("b", "tx")]
+    assert out[0] is None and out[2] is None  # aligned with the input: dropped records are None
+    assert [(r.value, r.topic) for r in out if r is not None] == [("b", "tx")]
     assert c.apply(rec("a")) is None
 
 
@@ -281,21 +282,46 @@ def test_errors_name_the_stage() -> None:
         c.apply(rec("bad"))
 
 
-def test_on_error_gets_original_record_and_batch_continues() -> None:
+def test_on_error_gets_the_stage_input_and_batch_continues() -> None:
     c = chain(
         {
-            "transforms": "s",
+            "transforms": "first,s,last",
+            "transforms.first.type": "Suffix",
+            "transforms.first.suffix": "-1",
             "transforms.s.type": "Suffix",
             "transforms.s.suffix": "!",
             "transforms.s.fail.on": "bad",
+            "transforms.last.type": "Suffix",
+            "transforms.last.suffix": "-3",
         }
     )
-    failures: list[tuple[Any, TransformationError]] = []
-    bad = rec("bad")
-    out = c.apply_batch([rec("a"), bad, rec("b")], on_error=lambda r, e: failures.append((r, e)))
-    assert [r.value for r in out] == ["a", "b"]
-    assert failures[0][0] is bad
-    assert failures[0][1].stage_alias == "s"
+    failures: list[tuple[int, str, Any, Exception]] = []
+
+    def on_error(i: int, stage: Any, record: Any, error: Exception) -> Any:
+        failures.append((i, stage.alias, record, error))
+        return None  # tolerated: the record is dropped
+
+    out = c.apply_batch([rec("a"), rec("bad"), rec("b")], on_error=on_error)
+    assert [r.topic if r is not None else None for r in out] == ["t-1!-3", None, "t-1!-3"]
+    (i, alias, record, error), *more = failures
+    assert not more
+    assert (i, alias, record.topic) == (1, "s", "t-1")  # as the failing stage received it
+    assert isinstance(error, DataException)
+
+
+def test_on_error_replacement_goes_through_the_remaining_stages() -> None:
+    c = chain(
+        {
+            "transforms": "s,last",
+            "transforms.s.type": "Suffix",
+            "transforms.s.suffix": "!",
+            "transforms.s.fail.on": "bad",
+            "transforms.last.type": "Suffix",
+            "transforms.last.suffix": "-3",
+        }
+    )
+    out = c.apply_batch([rec("bad")], on_error=lambda i, stage, r, e: rec("fixed"))
+    assert [(r.value, r.topic) for r in out] == [("fixed", "t-3")]
 
 
 def test_close_closes_every_stage() -> None:

@@ -12,8 +12,10 @@ from kconnect.converters.simple_header_converter import SimpleHeaderConverter
 from kconnect.converters.string_converter import StringConverter
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.config.connector_config import SinkConnectorConfig
 from kconnect.runtime.worker.errors.retry_operator import RetryWithToleranceOperator
 from kconnect.runtime.worker.worker_sink_task import MAX_POLL_S, WorkerSinkTask
+from kconnect.runtime.worker.worker_task import CommitSettings, TaskPlugins, TaskServices
 
 
 class ScriptedConsumer:
@@ -73,7 +75,7 @@ def messages(first: int, n: int) -> list[Any]:
 
 
 def worker_task(consumer: ScriptedConsumer, task: RecordingTask) -> WorkerSinkTask:
-    props = {"topics": "t"}
+    props = {"name": "c", "connector.class": "Sink", "topics": "t"}
     hc = SimpleHeaderConverter()
     hc.configure({})
     kc, vc = StringConverter(), StringConverter()
@@ -83,18 +85,14 @@ def worker_task(consumer: ScriptedConsumer, task: RecordingTask) -> WorkerSinkTa
         ConnectorTaskId("c", 0),
         task,
         props,
-        props,
-        Listener(),
+        SinkConnectorConfig(props),
         TargetState.STARTED,
-        key_converter=kc,
-        value_converter=vc,
-        header_converter=hc,
-        transformation_chain=None,
-        consumer=consumer,  # type: ignore[arg-type]
-        retry_operator=RetryWithToleranceOperator(),
+        TaskServices(Listener()),  # type: ignore[arg-type]
+        TaskPlugins(kc, vc, hc),
+        RetryWithToleranceOperator(),
+        consumer,  # type: ignore[arg-type]
+        commit=CommitSettings(interval_ms=60_000, timeout_ms=5_000),
         errant_reporter_enabled=False,
-        offset_flush_interval_ms=60_000,
-        offset_flush_timeout_ms=5_000,
         max_poll_records=10,
     )
     wt._initialize_and_start()

@@ -11,9 +11,11 @@ from collections.abc import Mapping
 from concurrent.futures import Future
 from typing import Any
 
+from kconnect.api.errors import ConnectException
 from kconnect.kafka.admin import Admin, NewTopicSpec
 from kconnect.kafka.producer import Producer, delivery_error
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.config.connector_config import ConnectorConfig, SinkConnectorConfig
 from kconnect.runtime.metrics.task_metrics import ErrorHandlingMetrics
 from kconnect.runtime.worker.errors.retry_operator import ErrorReporter, ProcessingContext
 from kconnect.runtime.worker.errors.stage import exception_class_name, stacktrace
@@ -36,10 +38,6 @@ H_EXC_MSG = HEADER_PREFIX + "exception.message"
 H_EXC_TRACE = HEADER_PREFIX + "exception.stacktrace"
 
 
-def _bool(props: Mapping[str, Any], key: str) -> bool:
-    return str(props.get(key, "false")).strip().lower() == "true"
-
-
 class LogReporter(ErrorReporter):
     """Logs each failure at ERROR when ``errors.log.enable=true``.
 
@@ -52,13 +50,13 @@ class LogReporter(ErrorReporter):
     def __init__(
         self,
         task_id: ConnectorTaskId,
-        connector_props: Mapping[str, Any],
+        config: ConnectorConfig,
         metrics: ErrorHandlingMetrics | None = None,
     ) -> None:
         self.task_id = task_id
         self.metrics = metrics
-        self.enabled = _bool(connector_props, "errors.log.enable")
-        self.include_messages = _bool(connector_props, "errors.log.include.messages")
+        self.enabled = config.errors_log_enable
+        self.include_messages = config.errors_log_include_messages
 
     def message(self, context: ProcessingContext) -> str:
         stage = context.stage.value if context.stage else "UNKNOWN"
@@ -113,15 +111,18 @@ class DeadLetterQueueReporter(ErrorReporter):
         admin: Admin,
         producer_props: Mapping[str, object],
         task_id: ConnectorTaskId,
-        connector_props: Mapping[str, str],
+        config: SinkConnectorConfig,
         metrics: ErrorHandlingMetrics | None = None,
     ) -> DeadLetterQueueReporter:
         """Create the DLQ topic if missing (1 partition, the configured replication factor),
-        and the DLQ producer (client id ``connector-dlq-producer-<connector>-<task>``)."""
-        topic = connector_props["errors.deadletterqueue.topic.name"].strip()
-        rf = int(
-            str(connector_props.get("errors.deadletterqueue.topic.replication.factor", "3")).strip()
-        )
+        and the DLQ producer (client id ``connector-dlq-producer-<connector>-<task>``).
+
+        Raises ConnectException when the connector has no ``errors.deadletterqueue.topic.name``.
+        """
+        topic = config.dlq_topic_name
+        if topic is None:
+            raise ConnectException(f"Connector {config.name} has no dead letter queue topic")
+        rf = config.dlq_topic_replication_factor
         if topic not in admin.topic_partition_counts([topic]):
             dlq_log.error("Topic %s doesn't exist. Will attempt to create topic.", topic)
             admin.create_topics([NewTopicSpec(topic, 1, rf)])
@@ -130,7 +131,7 @@ class DeadLetterQueueReporter(ErrorReporter):
             Producer(props),
             topic,
             task_id,
-            _bool(connector_props, "errors.deadletterqueue.context.headers.enable"),
+            config.dlq_context_headers_enable,
             metrics,
         )
 

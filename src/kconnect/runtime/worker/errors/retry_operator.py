@@ -36,13 +36,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.records import SourceRecord, TimestampType
 from kconnect.runtime.common.clock import Clock, SystemClock
+from kconnect.runtime.config.connector_config import ConnectorConfig, ToleranceType
 from kconnect.runtime.metrics.task_metrics import ErrorHandlingMetrics
-from kconnect.runtime.worker.errors.stage import Stage, ToleranceType, executing_class_name
+from kconnect.runtime.worker.errors.stage import Stage, executing_class_name
 
 __all__ = [
     "ErrorReporter",
@@ -158,34 +159,15 @@ class RetryWithToleranceOperator:
     @classmethod
     def from_connector_config(
         cls,
-        props: dict[str, str] | Any,
+        config: ConnectorConfig,
         clock: Clock | None = None,
         stop_event: threading.Event | None = None,
     ) -> RetryWithToleranceOperator:
-        """Build from the ``errors.retry.*``/``errors.tolerance`` connector settings."""
-
-        def num(key: str, default: int) -> int:
-            raw = props.get(key)
-            if raw is None or str(raw).strip() == "":
-                return default
-            try:
-                return int(str(raw).strip())
-            except ValueError:
-                raise ConnectException(
-                    f"Invalid value {raw} for configuration {key}: Not a number of type LONG"
-                ) from None
-
-        try:
-            tolerance = ToleranceType.parse(props.get("errors.tolerance"))
-        except ValueError:
-            raise ConnectException(
-                f"Invalid value {props.get('errors.tolerance')} for configuration "
-                "errors.tolerance: String must be one of: none, all"
-            ) from None
+        """Built from the connector's ``errors.retry.*`` / ``errors.tolerance`` settings."""
         return cls(
-            num("errors.retry.timeout", 0),
-            num("errors.retry.delay.max.ms", 60000),
-            tolerance,
+            config.errors_retry_timeout_ms,
+            config.errors_retry_max_delay_ms,
+            config.errors_tolerance,
             clock,
             (),
             stop_event,
@@ -203,8 +185,13 @@ class RetryWithToleranceOperator:
         operation: Callable[[], T],
         stage: Stage,
         executing: object,
+        first_error: Exception | None = None,
     ) -> T | None:
         """Run ``operation`` for the record in ``context``; None if it failed but is tolerated.
+
+        ``first_error`` is the error of a first attempt the caller already made (a batch fast
+        path that failed on this record): it counts as attempt 1, so the operation runs again
+        only if that error is retriable.
 
         Raises:
             ToleranceExceededError: the failure is tolerable but tolerance is ``none``.
@@ -215,7 +202,7 @@ class RetryWithToleranceOperator:
         if context.failed:
             return None
         try:
-            return self._exec_and_retry(context, operation)
+            return self._exec_and_retry(context, operation, first_error)
         except Exception as e:
             m = self.metrics
             if m is not None:
@@ -270,7 +257,12 @@ class RetryWithToleranceOperator:
             ) from error
         self.total_skipped += 1
 
-    def _exec_and_retry(self, context: ProcessingContext, operation: Callable[[], T]) -> T:
+    def _exec_and_retry(
+        self,
+        context: ProcessingContext,
+        operation: Callable[[], T],
+        first_error: Exception | None = None,
+    ) -> T:
         attempt = 0
         start = self.clock.monotonic_ms()
         infinite = self.retry_timeout_ms < 0
@@ -279,6 +271,9 @@ class RetryWithToleranceOperator:
             attempt += 1
             context.attempt = attempt
             try:
+                if first_error is not None:
+                    error, first_error = first_error, None
+                    raise error
                 return operation()
             except RetriableException:
                 if self.metrics is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import traceback
 
-__all__ = ["Stage", "ToleranceType", "exception_class_name", "executing_class_name", "stacktrace"]
+__all__ = ["Stage", "exception_class_name", "executing_class_name", "stacktrace"]
 
 
 class Stage(enum.Enum):
@@ -19,17 +19,6 @@ class Stage(enum.Enum):
     HEADER_CONVERTER = "HEADER_CONVERTER"
     KAFKA_PRODUCE = "KAFKA_PRODUCE"
     KAFKA_CONSUME = "KAFKA_CONSUME"
-
-
-class ToleranceType(enum.Enum):
-    """``errors.tolerance``."""
-
-    NONE = "none"
-    ALL = "all"
-
-    @classmethod
-    def parse(cls, text: str | None) -> ToleranceType:
-        return cls((text or "none").strip().lower())
 
 
 _API_ERRORS_MODULE = "kconnect.api.errors"

@@ -15,12 +15,12 @@ from kconnect.api.errors import ConfigException
 from kconnect.kafka.admin_ping import create_topic, delete_topics
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.storage.kafka_config_store import (
     ConfigUpdateListener,
     KafkaConfigBackingStore,
-    SessionKey,
 )
 from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
 from kconnect.runtime.storage.kafka_status_store import KafkaStatusBackingStore
@@ -134,7 +134,7 @@ def test_config_written_by_one_store_is_read_by_another(
             events.append(("target", connector))
 
         def on_session_key_update(self, key: SessionKey) -> None:
-            events.append(("session", key.creation_timestamp))
+            events.append(("session", key.creation_timestamp_ms))
 
         def on_restart_request(self, request: RestartRequest) -> None:
             events.append(("restart", request))

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                 log.info("Created connector %s", name)
             except ConnectException as e:
                 raise StartupError(f"connector config {path}: {e}") from None
-        herder.ready()
+        herder.mark_ready()
 
     return run_worker("standalone", args, _start, on_started=create_connectors)
 

@@ -302,7 +302,7 @@ def test_plugin_config_connector_keys_first(client):
 def test_health_starting_then_healthy(client):
     r = client.get("/health")
     assert r.status_code == 503 and r.json()["status"] == "starting"
-    client.herder.ready()
+    client.herder.mark_ready()
     assert client.get("/health").json() == {
         "status": "healthy",
         "message": "Worker has completed startup and is ready to handle requests.",

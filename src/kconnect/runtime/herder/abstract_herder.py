@@ -120,7 +120,13 @@ class AbstractHerder(HerderStatusListener, Herder):
     def _snapshot(self) -> ClusterConfigState:
         return self.config_store.snapshot()
 
-    def _resolved(self, raw: Mapping[str, str]) -> dict[str, str]:
+    def _close_config_transformer(self) -> None:
+        """Close the config providers (herder stop; once)."""
+        transformer, self._transformer = self._transformer, None
+        if transformer is not None:
+            transformer.close()
+
+    def resolved_config(self, raw: Mapping[str, str]) -> dict[str, str]:
         """``raw`` with config-provider variables resolved (for the worker, never stored)."""
         if self._transformer is None:
             return dict(raw)
@@ -133,6 +139,11 @@ class AbstractHerder(HerderStatusListener, Herder):
 
     def is_ready(self) -> bool:
         return self._ready
+
+    def mark_ready(self) -> None:
+        """The worker is ready (``/health`` healthy): standalone once the connectors given at
+        start-up are submitted, distributed once the first assignment is applied."""
+        self._ready = True
 
     def health_check(self) -> WorkerHealth:
         if not self._ready:
@@ -259,7 +270,7 @@ class AbstractHerder(HerderStatusListener, Herder):
         raw = self._snapshot().raw_connector_config(name)
         if raw is None:
             raise NotFoundException(f"Connector {name} not found")
-        return list(self.worker.connector_offsets(name, self._resolved(raw)))
+        return list(self.worker.connector_offsets(name, self.resolved_config(raw)))
 
     def alter_connector_offsets(self, name: str, offsets: list[dict[str, Any]]) -> str:
         if not offsets:
@@ -283,7 +294,7 @@ class AbstractHerder(HerderStatusListener, Herder):
             raise NotFoundException(f"Connector {name} not found")
         if state.target_state(name) is not TargetState.STOPPED or state.task_count(name):
             raise BadRequestException(STOPPED_REQUIRED.format(name=name))
-        return str(self.worker.modify_connector_offsets(name, self._resolved(raw), offsets))
+        return str(self.worker.modify_connector_offsets(name, self.resolved_config(raw), offsets))
 
     # -- plugins ---------------------------------------------------------------------------
 

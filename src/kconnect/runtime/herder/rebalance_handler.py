@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.restart import RestartPlan
 
 __all__ = ["AssignmentVerdict", "RebalanceHandler", "RunningWork", "assess_assignment", "task_ids"]
 
@@ -166,6 +167,26 @@ class RebalanceHandler:
         with self._lock:
             self.running = RunningWork(set(assigned_c), set(assigned_t))
         log.info("Finished starting connectors and tasks")
+
+    def restart(
+        self, plan: RestartPlan, on_restart: Callable[[str | ConnectorTaskId], None]
+    ) -> None:
+        """Carry out the part of a KIP-745 restart plan that runs here: stop the connector and
+        tasks it names that this worker owns, report them RESTARTING, start them again."""
+        name = plan.request.connector
+        tasks = [t for t in plan.task_ids_to_restart if self.owns_task(t)]
+        connector = plan.restart_connector and self.owns_connector(name)
+        if connector:
+            self._stop_connector(name)
+            on_restart(name)
+        if tasks:
+            self._stop_tasks(tasks)
+            for t in tasks:
+                on_restart(t)
+        if connector:
+            self._start_connector(name)
+        for t in tasks:
+            self._start_task(t)
 
     def owns_connector(self, name: str) -> bool:
         with self._lock:

@@ -21,15 +21,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from kconnect.runtime.common.rest_errors import BadRequestException, ConnectRestException
+from kconnect.runtime.common.session_key import SessionKey
+from kconnect.runtime.config.distributed_config import DistributedConfig
 
 __all__ = [
     "SIGNATURE_ALGORITHM_HEADER",
     "SIGNATURE_HEADER",
-    "KeyMaterial",
     "RequestSignature",
     "check_signature",
     "generate_key",
     "key_needs_rotation",
+    "rotated_session_key",
     "sign",
     "signature_headers",
 ]
@@ -48,15 +50,6 @@ _ALGORITHMS: dict[str, tuple[Callable[..., Any], int]] = {
 }
 
 
-@dataclass(frozen=True)
-class KeyMaterial:
-    """A session key: raw bytes, its Java algorithm name and creation time (epoch ms)."""
-
-    key: bytes
-    algorithm: str
-    creation_timestamp_ms: int
-
-
 def _digest(algorithm: str) -> Callable[..., Any]:
     try:
         return _ALGORITHMS[algorithm][0]
@@ -64,16 +57,16 @@ def _digest(algorithm: str) -> Callable[..., Any]:
         raise BadRequestException(f"Algorithm {algorithm} not available") from None
 
 
-def generate_key(algorithm: str, size_bits: int | None, now_ms: int) -> KeyMaterial:
+def generate_key(algorithm: str, size_bits: int | None, now_ms: int) -> SessionKey:
     """A fresh random key for ``inter.worker.key.generation.algorithm``/``.key.size``."""
     if algorithm not in _ALGORITHMS:
         raise ValueError(f"inter.worker.key.generation.algorithm {algorithm} is not supported")
     size = (size_bits + 7) // 8 if size_bits else _ALGORITHMS[algorithm][1]
-    return KeyMaterial(secrets.token_bytes(size), algorithm, now_ms)
+    return SessionKey(secrets.token_bytes(size), algorithm, now_ms)
 
 
 def key_needs_rotation(
-    current: KeyMaterial | None,
+    current: SessionKey | None,
     now_ms: int,
     ttl_ms: int,
     algorithm: str,
@@ -89,13 +82,26 @@ def key_needs_rotation(
     return current.algorithm != algorithm or len(current.key) != want
 
 
+def rotated_session_key(
+    current: SessionKey | None, config: DistributedConfig, now_ms: int
+) -> SessionKey | None:
+    """The leader's new key when ``current`` must be rotated (missing, older than
+    ``inter.worker.key.ttl.ms``, or made with another algorithm or size), else None."""
+    algorithm = config.key_generation_algorithm
+    size = config.get("inter.worker.key.size")
+    size_bits = size if isinstance(size, int) else None
+    if not key_needs_rotation(current, now_ms, config.key_ttl_ms, algorithm, size_bits):
+        return None
+    return generate_key(algorithm, size_bits, now_ms)
+
+
 def sign(key: bytes, body: bytes, algorithm: str) -> str:
     """``base64(HMAC(key, body))`` with the Java Mac ``algorithm``."""
     mac = hmac.new(key, body, _digest(algorithm)).digest()
     return base64.b64encode(mac).decode("ascii")
 
 
-def signature_headers(key: KeyMaterial, body: bytes, algorithm: str) -> dict[str, str]:
+def signature_headers(key: SessionKey, body: bytes, algorithm: str) -> dict[str, str]:
     """The two headers that sign an internal request."""
     return {SIGNATURE_HEADER: sign(key.key, body, algorithm), SIGNATURE_ALGORITHM_HEADER: algorithm}
 
@@ -130,7 +136,7 @@ class RequestSignature:
 
 def check_signature(
     signature: RequestSignature | None,
-    key: KeyMaterial | None,
+    key: SessionKey | None,
     verification_algorithms: Collection[str],
 ) -> None:
     """Raise Kafka's error for an internal request that is not properly signed.

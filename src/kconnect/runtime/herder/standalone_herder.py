@@ -73,10 +73,6 @@ class StandaloneHerder(AbstractHerder):
         self.worker.start()
         log.info("Herder started")
 
-    def ready(self) -> None:
-        """Called once the connectors given at start-up were submitted (``/health`` healthy)."""
-        self._ready = True
-
     def stop(self) -> None:
         with self._lock:
             if self._stopped:
@@ -93,8 +89,7 @@ class StandaloneHerder(AbstractHerder):
         self.worker.stop()
         self.config_store.stop()
         self.status_store.stop()
-        if self._transformer is not None:
-            self._transformer.close()
+        self._close_config_transformer()
         log.info("Herder stopped")
 
     def _busy_detail(self, timeout_s: float) -> str | None:
@@ -237,7 +232,7 @@ class StandaloneHerder(AbstractHerder):
         target = state.target_state(name) or TargetState.STARTED
         assert raw is not None
         self.worker.start_connector(
-            name, self._resolved(raw), self, target, self.request_task_reconfiguration
+            name, self.resolved_config(raw), self, target, self.request_task_reconfiguration
         )
 
     def _start_task(self, task_id: ConnectorTaskId) -> bool:
@@ -249,7 +244,7 @@ class StandaloneHerder(AbstractHerder):
         target = state.target_state(task_id.connector) or TargetState.STARTED
         return bool(
             self.worker.start_task(
-                task_id, self._resolved(raw), self._resolved(task_raw), self, target
+                task_id, self.resolved_config(raw), self.resolved_config(task_raw), self, target
             )
         )
 
@@ -279,7 +274,7 @@ class StandaloneHerder(AbstractHerder):
             log.info("Skipping update of tasks for connector %s since it is not running", name)
             return
         try:
-            new_configs = self.worker.connector_task_configs(name, self._resolved(raw))
+            new_configs = self.worker.connector_task_configs(name, self.resolved_config(raw))
         except Exception as e:
             log.error("Connector %s failed to generate task configs: %s", name, e)
             self.on_failure(name, e)

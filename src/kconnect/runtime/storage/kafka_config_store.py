@@ -43,6 +43,7 @@ from kconnect.api.errors import ConnectException
 from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.storage.config_store import ClusterConfigState, ConfigBackingStore
@@ -58,7 +59,6 @@ __all__ = [
     "ConfigUpdateListener",
     "KafkaClusterConfigState",
     "KafkaConfigBackingStore",
-    "SessionKey",
     "commit_key",
     "connector_key",
     "decode_target_state",
@@ -163,21 +163,12 @@ def encode_logger_level(level: str) -> bytes:
     return internal_json({"level": level})
 
 
-@dataclass(frozen=True)
-class SessionKey:
-    """The leader-distributed key internal REST requests are signed with (KIP-507)."""
-
-    key: bytes = field(repr=False)
-    algorithm: str
-    creation_timestamp: int
-
-
 def encode_session_key(key: SessionKey) -> bytes:
     return internal_json(
         {
             "key": base64.b64encode(key.key).decode("ascii"),
             "algorithm": key.algorithm,
-            "creation-timestamp": key.creation_timestamp,
+            "creation-timestamp": key.creation_timestamp_ms,
         }
     )
 

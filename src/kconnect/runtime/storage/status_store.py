@@ -37,6 +37,10 @@ class StatusBackingStore(ABC):
     def stop(self) -> None:
         """Stop; called once by the herder on shutdown."""
 
+    def flush(self, timeout_s: float = 30.0) -> None:
+        """Wait until the statuses put so far are durable (a no-op for stores that write
+        synchronously); the distributed herder calls it before it rejoins the group."""
+
     @abstractmethod
     def put(self, status: ConnectorStatus | TaskStatus) -> None:
         """Record a status unconditionally. A DESTROYED status removes the entry."""

@@ -183,7 +183,9 @@ class SinkConsumer:
         if not self._reasons:
             self.consumer.resume(parts)
 
-    def _assigned_only(self, partitions: Iterable[TopicPartition], verb: str) -> list[TopicPartition]:
+    def _assigned_only(
+        self, partitions: Iterable[TopicPartition], verb: str
+    ) -> list[TopicPartition]:
         parts = [TopicPartition(*tp) for tp in partitions]
         for tp in parts:
             if tp not in self.assigned:

@@ -49,7 +49,8 @@ from kconnect.runtime.worker.record_conversion import (
     convert_column,
     transform_batch,
 )
-from kconnect.runtime.worker.submitted_records import SubmittedRecord, SubmittedRecords
+from kconnect.runtime.worker.source_acks import PartitionAcks, WriteCounter
+from kconnect.runtime.worker.submitted_records import SubmittedRecords
 from kconnect.runtime.worker.topic_creation import TopicCreation
 from kconnect.runtime.worker.worker_task import (
     CommitSettings,
@@ -76,84 +77,6 @@ class WorkerSourceTaskContext(SourceTaskContext):
 
     def offset_storage_reader(self) -> OffsetStorageReaderImpl:
         return self._reader
-
-
-class _WriteCounter:
-    """Counts a polled batch's acknowledgements; when the last one arrives the batch is
-    recorded as written (``source-record-write-*``), minus the records skipped (Kafka's
-    ``SourceRecordWriteCounter``)."""
-
-    __slots__ = ("metrics", "remaining", "size", "skipped")
-
-    def __init__(self, metrics: SourceTaskMetrics, size: int) -> None:
-        self.metrics = metrics
-        self.size = size
-        self.remaining = size
-        self.skipped = 0
-
-    def skip(self, n: int = 1) -> None:
-        self.skipped += n
-        self.done(n)
-
-    def done(self, n: int = 1) -> None:
-        self.remaining -= n
-        if self.remaining == 0:
-            self.metrics.record_write(self.size, self.skipped)
-
-
-class _PartitionAcks:
-    """Acknowledgements of one source partition's records in one batch (one callback object)."""
-
-    __slots__ = ("counter", "failed", "owner", "remaining", "submitted")
-
-    def __init__(
-        self, owner: WorkerSourceTask, submitted: SubmittedRecord, counter: _WriteCounter
-    ) -> None:
-        self.owner = owner
-        self.submitted = submitted
-        self.counter = counter
-        self.remaining = 0
-        self.failed = False
-
-    def done_one(self, skipped: bool = False) -> None:
-        self.remaining -= 1
-        if skipped:
-            self.counter.skip()
-        else:
-            self.counter.done()
-        if self.remaining == 0 and not self.failed:
-            self.submitted.ack()
-
-    def __call__(self, err: Any, msg: Any) -> None:
-        """Delivery callback of every record (producer poll, task thread)."""
-        if err is not None:
-            if not self.owner._delivery_failed(err, msg, None):
-                self.failed = True
-                return
-            self.done_one(skipped=True)
-            return
-        # done_one() and _WriteCounter.done() inlined: this runs once per record.
-        self.remaining -= 1
-        counter = self.counter
-        counter.remaining -= 1
-        if counter.remaining == 0:
-            counter.metrics.record_write(counter.size, counter.skipped)
-        if self.remaining == 0 and not self.failed:
-            self.submitted.ack()
-
-    def with_record(self, record: SourceRecord, err: Any, msg: Any) -> None:
-        if err is not None:
-            if not self.owner._delivery_failed(err, msg, record):
-                self.failed = True
-                return
-            self.owner._commit_record(record, None)
-            self.done_one(skipped=True)
-            return
-        self.owner._commit_record(
-            record,
-            RecordMetadata(msg.topic(), msg.partition(), msg.offset(), msg.timestamp()[1]),
-        )
-        self.done_one()
 
 
 class WorkerSourceTask(WorkerTask):
@@ -388,10 +311,10 @@ class WorkerSourceTask(WorkerTask):
                 if self.topic_tracker is not None:
                     self.topic_tracker(self.id.connector, topic)
         # Offsets: one submitted entry per source partition of the batch, in poll order.
-        acks_by_partition: dict[Any, _PartitionAcks] = {}
-        counter = _WriteCounter(self._source_metrics, n)
+        acks_by_partition: dict[Any, PartitionAcks] = {}
+        counter = WriteCounter(self._source_metrics, n)
         out: list[Any] = [None] * n
-        last: tuple[Any, _PartitionAcks] | None = None
+        last: tuple[Any, PartitionAcks] | None = None
         per_record_commit = self._per_record_commit
         skip = SKIP
         for i in range(n):
@@ -403,7 +326,7 @@ class WorkerSourceTask(WorkerTask):
                 pkey = () if sp is None else tuple(sorted(sp.items()))
                 found = acks_by_partition.get(pkey)
                 if found is None:
-                    found = acks_by_partition[pkey] = _PartitionAcks(
+                    found = acks_by_partition[pkey] = PartitionAcks(
                         self, self.submitted.submit(sp, original.source_offset), counter
                     )
                 acks = found

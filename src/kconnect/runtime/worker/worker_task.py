@@ -112,9 +112,7 @@ class WorkerTask(ABC):
         self.topic_tracker = services.topic_tracker
         self._on_close_cb = services.on_close
         # The task's metric groups (closed by the worker when the task is removed).
-        self.metrics = services.metrics or detached_task_metrics(
-            task_id, self._is_sink, self.clock
-        )
+        self.metrics = services.metrics or detached_task_metrics(task_id, self._is_sink, self.clock)
         self.log = context_logger(
             logging.getLogger(type(self).__module__),
             context_prefix(task_id.connector, task_id.task),

@@ -9,8 +9,8 @@ import hmac
 import pytest
 
 from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.herder.session_keys import (
-    KeyMaterial,
     RequestSignature,
     check_signature,
     generate_key,
@@ -63,7 +63,7 @@ def test_missing_signature_unknown_algorithm_and_no_key_yet():
 
 
 def test_rotation_when_missing_expired_or_differently_configured():
-    key = KeyMaterial(b"k" * 32, "HmacSHA256", 1_000)
+    key = SessionKey(b"k" * 32, "HmacSHA256", 1_000)
     assert key_needs_rotation(None, 0, 3_600_000, "HmacSHA256", None)
     assert not key_needs_rotation(key, 1_000 + 3_599_999, 3_600_000, "HmacSHA256", None)
     assert key_needs_rotation(key, 1_000 + 3_600_000, 3_600_000, "HmacSHA256", None)

@@ -13,12 +13,12 @@ from kconnect.kafka.client_stats import parse_client_stats
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener
+from kconnect.runtime.config.connector_config import ToleranceType
 from kconnect.runtime.metrics import ConnectMetrics, MetricConfig
 from kconnect.runtime.worker.errors.retry_operator import (
     ProcessingContext,
     RetryWithToleranceOperator,
 )
-from kconnect.runtime.config.connector_config import ToleranceType
 from kconnect.runtime.worker.errors.stage import Stage
 
 

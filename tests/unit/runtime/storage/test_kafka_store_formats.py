@@ -10,13 +10,13 @@ import pytest
 
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.storage.internal_topics import internal_json
 from kconnect.runtime.storage.kafka_config_store import (
     ConfigUpdateListener,
     KafkaConfigBackingStore,
-    SessionKey,
     commit_key,
     connector_key,
     encode_commit,

@@ -7,6 +7,7 @@ from kconnect.api.errors import ConnectException, DataException, RetriableExcept
 from kconnect.api.records import SourceRecord, TimestampType
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.config.connector_config import ConnectorConfig, ToleranceType
 from kconnect.runtime.worker.errors.reporters import LogReporter
 from kconnect.runtime.worker.errors.retry_operator import (
     ErrorReporter,
@@ -15,7 +16,6 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
     ToleranceExceededError,
 )
-from kconnect.runtime.config.connector_config import ConnectorConfig, ToleranceType
 from kconnect.runtime.worker.errors.stage import (
     Stage,
     exception_class_name,

@@ -1,0 +1,81 @@
+"""Starting and stopping the connectors and tasks assigned to a distributed worker.
+
+:class:`AssignedWork` starts an item from the current config snapshot (configs resolved
+through the config providers, in its target state) and stops it again; a start that fails is
+reported FAILED through the herder, never raised into a rebalance. Called on the herder
+thread and from the rebalance handler's start/stop pool; every method may block.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.herder.abstract_herder import AbstractHerder
+from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
+from kconnect.runtime.worker.worker import Worker
+
+__all__ = ["AssignedWork"]
+
+log = logging.getLogger(__name__)
+
+
+class AssignedWork:
+    """``request_reconfiguration(name)`` is handed to every connector (its context asks for
+    new task configs through it)."""
+
+    def __init__(
+        self,
+        herder: AbstractHerder,
+        worker: Worker,
+        config_store: KafkaConfigBackingStore,
+        request_reconfiguration: Callable[[str], None],
+    ) -> None:
+        self.herder = herder
+        self.worker = worker
+        self.config_store = config_store
+        self._request_reconfiguration = request_reconfiguration
+
+    def start_connector(self, name: str) -> None:
+        state = self.config_store.snapshot()
+        raw = state.raw_connector_config(name)
+        if raw is None:
+            log.warning("Not starting connector %s: it has no config (deleted?)", name)
+            return
+        target = state.target_state(name) or TargetState.STARTED
+        log.info("Starting connector %s", name)
+        try:
+            props = self.herder.resolved_config(raw)
+        except Exception as e:
+            self.herder.on_failure(name, e)
+            return
+        self.worker.start_connector(name, props, self.herder, target, self._request_reconfiguration)
+
+    def start_task_safely(self, task_id: ConnectorTaskId) -> None:
+        try:
+            self.start_task(task_id)
+        except Exception as e:
+            log.error("Couldn't instantiate task %s because it has an invalid task "
+                      "configuration. This task will not execute until reconfigured.",
+                      task_id, exc_info=e)  # fmt: skip
+            self.herder.on_failure(task_id, e)
+
+    def start_task(self, task_id: ConnectorTaskId) -> bool:
+        state = self.config_store.snapshot()
+        raw = state.raw_connector_config(task_id.connector)
+        task_raw = state.raw_task_config(task_id)
+        if raw is None or task_raw is None:
+            log.warning("Not starting task %s: its config is gone", task_id)
+            return False
+        target = state.target_state(task_id.connector) or TargetState.STARTED
+        log.info("Starting task %s", task_id)
+        resolve = self.herder.resolved_config
+        return self.worker.start_task(task_id, resolve(raw), resolve(task_raw), self.herder, target)
+
+    def stop_connector(self, name: str) -> None:
+        self.worker.stop_and_await_connector(name)
+
+    def stop_tasks(self, ids: list[ConnectorTaskId]) -> None:
+        self.worker.stop_and_await_tasks(ids)

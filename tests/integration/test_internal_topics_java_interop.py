@@ -31,14 +31,14 @@ from kconnect.kafka.admin_ping import delete_topics
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.storage.kafka_config_store import (
-    KafkaConfigBackingStore,
+from kconnect.runtime.storage.config_records import (
     decode_target_state,
     encode_commit,
     encode_config,
     encode_session_key,
     encode_target_state,
 )
+from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
 from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
 from kconnect.runtime.storage.kafka_status_store import (
     KafkaStatusBackingStore,

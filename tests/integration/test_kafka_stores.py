@@ -18,10 +18,8 @@ from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.storage.kafka_config_store import (
-    ConfigUpdateListener,
-    KafkaConfigBackingStore,
-)
+from kconnect.runtime.storage.config_store import ConfigUpdateListener
+from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
 from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
 from kconnect.runtime.storage.kafka_status_store import KafkaStatusBackingStore
 from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset

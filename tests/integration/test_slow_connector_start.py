@@ -11,7 +11,8 @@ import pytest
 from kconnect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask
 from kconnect.runtime.config.worker_config import StandaloneConfig
 from kconnect.runtime.herder.standalone_herder import StandaloneHerder
-from kconnect.runtime.plugins.plugins import PluginEntry, Plugins
+from kconnect.runtime.plugins.descriptors import PluginEntry
+from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.worker import worker as worker_module
 from kconnect.runtime.worker.worker import Worker
 

@@ -9,7 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kconnect.rest.entities import config_map, json_body, parse_json
 from kconnect.runtime.common.rest_errors import BadRequestException
-from kconnect.runtime.config.connector_validation import java_map_str
+from kconnect.runtime.config.validation_results import java_map_str
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.plugins.versions import (
     LATEST,

@@ -12,7 +12,8 @@ from kconnect.api import ConfigDef, ConfigType, Importance, SourceConnector, Sou
 from kconnect.rest.app import create_app
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.herder.standalone_herder import StandaloneHerder
-from kconnect.runtime.plugins.plugins import PluginEntry, Plugins
+from kconnect.runtime.plugins.descriptors import PluginEntry
+from kconnect.runtime.plugins.plugins import Plugins
 
 STRING = "org.apache.kafka.connect.storage.StringConverter"
 JSON = "org.apache.kafka.connect.json.JsonConverter"

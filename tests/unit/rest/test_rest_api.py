@@ -22,7 +22,8 @@ from kconnect.config_providers.file import FileConfigProvider
 from kconnect.rest.app import create_app
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.herder.standalone_herder import StandaloneHerder
-from kconnect.runtime.plugins.plugins import PluginEntry, Plugins
+from kconnect.runtime.plugins.descriptors import PluginEntry
+from kconnect.runtime.plugins.plugins import Plugins
 
 
 class _Task(SourceTask):

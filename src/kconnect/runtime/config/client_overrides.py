@@ -18,6 +18,7 @@ __all__ = [
     "PRODUCER_OVERRIDE_PREFIX",
     "client_overrides",
     "disallowed_overrides",
+    "override_allowed",
     "policy_error_message",
 ]
 
@@ -28,7 +29,7 @@ ADMIN_OVERRIDE_PREFIX = "admin.override."
 _PRINCIPAL_ALLOWED = frozenset({"sasl.jaas.config", "sasl.mechanism", "security.protocol"})
 
 
-def _allowed(policy: str, key: str) -> bool:
+def override_allowed(policy: str, key: str) -> bool:
     if policy == "All":
         return True
     if policy == "Principal":
@@ -49,7 +50,9 @@ def disallowed_overrides(policy: str, connector_props: Mapping[str, str], prefix
     return [
         k
         for k in connector_props
-        if k.startswith(prefix) and len(k) > len(prefix) and not _allowed(policy, k[len(prefix) :])
+        if k.startswith(prefix)
+        and len(k) > len(prefix)
+        and not override_allowed(policy, k[len(prefix) :])
     ]
 
 

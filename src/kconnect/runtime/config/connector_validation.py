@@ -22,12 +22,8 @@ from typing import Any
 
 from kconnect.api.config_def import ConfigDef, ConfigValue
 from kconnect.api.config_infos import (
-    ConfigInfo,
     ConfigInfos,
-    ConfigValueInfo,
     config_infos,
-    convert_config_key,
-    convert_config_value,
 )
 from kconnect.api.connector import SinkConnector
 from kconnect.runtime.common.rest_errors import BadRequestException
@@ -36,14 +32,24 @@ from kconnect.runtime.config.client_overrides import (
     ADMIN_OVERRIDE_PREFIX,
     CONSUMER_OVERRIDE_PREFIX,
     PRODUCER_OVERRIDE_PREFIX,
+    override_allowed,
+    policy_error_message,
 )
-from kconnect.runtime.config.config_transformer import ConfigTransformer, keys_with_variables
+from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.transforms_config import enrich_connector_config_def
-from kconnect.runtime.plugins.plugins import VersionedPluginLoadingError
+from kconnect.runtime.config.validation_results import (
+    add_null_value_errors,
+    java_hash_map_order,
+    java_map_str,
+    merge_infos,
+    prefixed_infos,
+    show_raw_values,
+)
+from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
 from kconnect.runtime.plugins.versions import InvalidVersionSpecification, version_requirement
 from kconnect.runtime.plugins.view import PluginNotFound, PluginView
 
-__all__ = ["ConnectorValidator", "config_error_message", "java_map_str"]
+__all__ = ["ConnectorValidator"]
 
 log = logging.getLogger(__name__)
 
@@ -53,29 +59,6 @@ _CONVERTERS = (  # (class key, plugin kind, converter.type, what Kafka calls it)
     (cc.KEY_CONVERTER_CLASS_CONFIG, "converter", "key", "key converter"),
     (cc.VALUE_CONVERTER_CLASS_CONFIG, "converter", "value", "value converter"),
 )
-_PRINCIPAL_ALLOWED = {"sasl.jaas.config", "sasl.mechanism", "security.protocol"}
-
-
-def java_map_str(props: Mapping[str, object]) -> str:
-    """A map as Java's ``AbstractMap.toString`` prints it: ``{k=v, k2=v2}``."""
-    return "{" + ", ".join(f"{k}={'null' if v is None else v}" for k, v in props.items()) + "}"
-
-
-def config_error_message(infos: ConfigInfos) -> str | None:
-    """Kafka's 400 message for a config with errors, or None if there are none."""
-    if infos.error_count <= 0:
-        return None
-    lines = [
-        f"Connector configuration is invalid and contains the following {infos.error_count} error(s):"
-    ]
-    for info in infos.configs:
-        if info.value is not None:
-            lines.extend(info.value.errors)
-    lines.append(
-        "You can also find the above list of errors at the endpoint "
-        "`/connector-plugins/{connectorType}/config/validate`"
-    )
-    return "\n".join(lines)
 
 
 def _enrich(base: ConfigDef, props: Mapping[str, str | None], plugins: Any) -> ConfigDef:
@@ -154,7 +137,7 @@ class ConnectorValidator:
         try:
             desc = self.plugins.resolve_version("connector", conn_class, wanted)
         except VersionedPluginLoadingError as e:
-            return _show_raw(
+            return show_raw_values(
                 self._invalid_version(conn_class, desc_version_of(self, conn_class), props, e),
                 raw,
                 props,
@@ -191,7 +174,7 @@ class ConnectorValidator:
             ).add_error_message(enrich_error)
         if is_sink:
             cc.validate_sink_topics(props, validated)
-        _add_null_value_errors(props, validated)
+        add_null_value_errors(props, validated)
         self._check_converters(props, validated)
         self._show_class_names(validated)
         # converters are validated before the main result is built: their problems are
@@ -259,8 +242,8 @@ class ConnectorValidator:
             if used:
                 parts.append(self._override_infos(props, prefix))
         parts.extend(converter_parts)
-        merged = _merge(conn_class, parts)
-        return _show_raw(merged, raw, props)
+        merged = merge_infos(conn_class, parts)
+        return show_raw_values(merged, raw, props)
 
     def _show_class_names(self, validated: dict[str, ConfigValue]) -> None:
         """CLASS values as Kafka shows them: the loaded class's name whatever alias was
@@ -298,7 +281,7 @@ class ConnectorValidator:
         for key in (cc.CONNECTOR_CLASS_CONFIG, cc.CONNECTOR_VERSION_CONFIG):
             validated[key].add_error_message(str(error))
         validated[cc.CONNECTOR_VERSION_CONFIG].recommended_values = list(error.available_versions)
-        _add_null_value_errors(props, validated)
+        add_null_value_errors(props, validated)
         return config_infos(conn_class, base, validated)
 
     def _converter_defaults(
@@ -415,7 +398,7 @@ class ConnectorValidator:
             value.add_error_message(f"Failed to perform config validation for {what}: {e}")
             return None
         # Kafka's ConfigDef.validate returns its values from a HashMap: keep that order
-        return _prefixed_infos(config_def, _java_hash_map_order(values), prefix)
+        return prefixed_infos(config_def, java_hash_map_order(values), prefix)
 
     def _override_infos(self, props: Mapping[str, str | None], prefix: str) -> ConfigInfos:
         values = []
@@ -425,45 +408,10 @@ class ConnectorValidator:
             name = k[len(prefix) :]
             cv = ConfigValue(name, v)
             policy = self.override_policy
-            if policy == "None" or (policy == "Principal" and name not in _PRINCIPAL_ALLOWED):
-                cv.add_error_message(
-                    f"The '{policy}' policy does not allow '{name}' to be overridden in the "
-                    "connector configuration."
-                )
+            if policy in ("None", "Principal") and not override_allowed(policy, name):
+                cv.add_error_message(policy_error_message(policy, name))
             values.append(cv)
-        return _prefixed_infos(ConfigDef(), values, prefix)
-
-
-def _java_string_hash(text: str) -> int:
-    h = 0
-    for unit in text.encode("utf-16-be").hex(" ", 2).split():
-        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
-    return h
-
-
-def _java_hash_map_order(values: list[ConfigValue]) -> list[ConfigValue]:
-    """``values`` (inserted in this order) in the iteration order of a ``java.util.HashMap``
-    keyed by name: by bucket (spread String.hashCode masked by the table size), then by
-    insertion within a bucket. Kafka's REST answers list converter keys in that order."""
-    capacity = 16
-    while len(values) > capacity * 3 // 4:
-        capacity *= 2
-
-    def bucket(v: ConfigValue) -> int:
-        h = _java_string_hash(v.name)
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    return [v for _, v in sorted(enumerate(values), key=lambda iv: (bucket(iv[1]), iv[0]))]
-
-
-def _add_null_value_errors(
-    props: Mapping[str, str | None], validated: dict[str, ConfigValue]
-) -> None:
-    for key, value in props.items():
-        if value is None:
-            validated.setdefault(key, ConfigValue(key)).add_error_message(
-                "Null value can not be supplied as the configuration value."
-            )
+        return prefixed_infos(ConfigDef(), values, prefix)
 
 
 def _class_name(cls: Any) -> str:
@@ -477,76 +425,3 @@ def desc_version_of(validator: ConnectorValidator, conn_class: str) -> str | Non
         return str(validator.plugins.resolve("connector", conn_class).version)
     except Exception:
         return None
-
-
-def _prefixed_infos(config_def: ConfigDef, values: list[ConfigValue], prefix: str) -> ConfigInfos:
-    """Kafka's ``prefixedConfigInfos``: names prefixed, one error counted per erroneous key."""
-    keys = config_def.config_keys()
-    groups: list[str] = []
-    infos: list[ConfigInfo] = []
-    errors = 0
-    for v in values:
-        key = keys.get(v.name)
-        key_info = None
-        if key is not None:
-            if key.group is not None and key.group not in groups:
-                groups.append(key.group)
-            key_info = convert_config_key(key, prefix)
-        prefixed = ConfigValue(prefix + v.name, v.value, list(v.recommended_values), list(v.errors))
-        if prefixed.errors:
-            errors += 1
-        infos.append(
-            ConfigInfo(key_info, convert_config_value(prefixed, key.type if key else None))
-        )
-    return ConfigInfos("", errors, groups, infos)
-
-
-def _merge(name: str, parts: list[ConfigInfos]) -> ConfigInfos:
-    groups: list[str] = []
-    configs: list[ConfigInfo] = []
-    errors = 0
-    for part in parts:
-        errors += part.error_count
-        configs.extend(part.configs)
-        groups.extend(g for g in part.groups if g not in groups)
-    return ConfigInfos(name, errors, groups, configs)
-
-
-def _show_raw(
-    infos: ConfigInfos, raw: Mapping[str, str | None], resolved: Mapping[str, str | None]
-) -> ConfigInfos:
-    """Put back the raw value of every key whose raw value holds a config-provider variable,
-    and scrub resolved values of those keys out of every error message."""
-    variable_keys = keys_with_variables(raw)
-    if not variable_keys:
-        return infos
-    secrets = {
-        resolved[k]: raw[k]
-        for k in variable_keys
-        if resolved.get(k) and resolved.get(k) != raw.get(k)
-    }
-
-    def scrub(message: str) -> str:
-        for secret, shown in secrets.items():
-            message = message.replace(secret, str(shown))  # type: ignore[arg-type]
-        return message
-
-    configs = []
-    for info in infos.configs:
-        value = info.value
-        if value is not None and secrets:
-            value = ConfigValueInfo(
-                value.name,
-                value.value,
-                value.recommended_values,
-                [scrub(e) for e in value.errors],
-                value.visible,
-            )
-        if (
-            value is not None
-            and value.name in variable_keys
-            and not (info.definition is not None and info.definition.type == "PASSWORD")
-        ):
-            value = ConfigValueInfo(value.name, raw[value.name], [], value.errors, value.visible)
-        configs.append(ConfigInfo(info.definition, value))
-    return ConfigInfos(infos.name, infos.error_count, infos.groups, configs)

@@ -31,7 +31,8 @@ from kconnect.runtime.config.connector_config import (
     TRANSFORMS_CONFIG,
     TRANSFORMS_GROUP,
 )
-from kconnect.runtime.plugins.plugins import Plugins, VersionedPluginLoadingError
+from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
+from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.plugins.versions import InvalidVersionSpecification, version_requirement
 
 __all__ = [

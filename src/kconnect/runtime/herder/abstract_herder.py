@@ -30,7 +30,8 @@ from kconnect.runtime.common.restart import RestartPlan
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config import connector_config as cc
 from kconnect.runtime.config.config_transformer import ConfigTransformer
-from kconnect.runtime.config.connector_validation import ConnectorValidator, config_error_message
+from kconnect.runtime.config.connector_validation import ConnectorValidator
+from kconnect.runtime.config.validation_results import config_error_message
 from kconnect.runtime.herder.herder import (
     ConnectorInfo,
     ConnectorStateInfo,
@@ -42,7 +43,7 @@ from kconnect.runtime.herder.herder import (
 )
 from kconnect.runtime.herder.herder_status import HerderStatusListener
 from kconnect.runtime.loggers import LoggerLevel, Loggers
-from kconnect.runtime.plugins.plugins import VersionedPluginLoadingError
+from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
 from kconnect.runtime.plugins.versions import VersionRange
 from kconnect.runtime.plugins.view import (
     PLUGIN_TYPES_ORDER,

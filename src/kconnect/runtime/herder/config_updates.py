@@ -21,7 +21,7 @@ from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.herder.rebalance_handler import task_ids
 from kconnect.runtime.loggers import Loggers
-from kconnect.runtime.storage.kafka_config_store import ConfigUpdateListener
+from kconnect.runtime.storage.config_store import ConfigUpdateListener
 
 __all__ = ["ConfigUpdateInbox", "ConfigUpdates"]
 

@@ -182,9 +182,6 @@ class WorkerGroupMember:
         protocol = coord.current_protocol if coord is not None else self._compat
         return int(protocol.protocol_version)
 
-    def current_assignment(self) -> ExtendedAssignment | None:
-        return self._coordinator.assignment_snapshot if self._coordinator is not None else None
-
     def owner_url(self, item: str | ConnectorTaskId) -> str | None:
         """Leader only (else None): the REST URL of the worker running ``item``."""
         coord = self._coordinator

@@ -6,9 +6,10 @@ windowed stats; ``worker_metrics``, ``task_metrics`` and ``client_metrics`` the 
 Imports only ``common``, :mod:`kconnect.api` and :mod:`kconnect.kafka` (client statistics).
 """
 
+from kconnect.runtime.metrics.connect_metrics import ConnectMetrics
 from kconnect.runtime.metrics.registry import MetricGroup, MetricName, MetricsRegistry, Sensor
 from kconnect.runtime.metrics.stats import MetricConfig
-from kconnect.runtime.metrics.worker_metrics import ConnectMetrics, RebalanceMetrics
+from kconnect.runtime.metrics.worker_metrics import RebalanceMetrics
 
 __all__ = [
     "ConnectMetrics",

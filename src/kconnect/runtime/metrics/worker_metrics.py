@@ -1,10 +1,7 @@
 """Worker-level metric groups: ``connect-worker-metrics`` (with and without the connector
-tag), ``connector-metrics`` and ``connect-worker-rebalance-metrics``; and
-:class:`ConnectMetrics`, the per-worker entry point that owns the registry.
-
-Statuses are tracked by wrapping the herder's status listener (:meth:`ConnectMetrics.
-connector_listener` / :meth:`ConnectMetrics.task_listener`), as Kafka's
-``WorkerMetricsGroup`` does, so the counts reflect what runs on this worker.
+tag), ``connector-metrics`` and ``connect-worker-rebalance-metrics``, and the bundle of a
+task's groups (:class:`TaskMetricsBundle`). :class:`~kconnect.runtime.metrics.connect_metrics.
+ConnectMetrics` owns them all.
 """
 
 from __future__ import annotations
@@ -16,10 +13,9 @@ from functools import partial
 
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import StatusListener
 from kconnect.runtime.metrics.client_metrics import ClientMetrics
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
-from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max, MetricConfig
+from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max
 from kconnect.runtime.metrics.task_metrics import (
     ErrorHandlingMetrics,
     SinkTaskMetrics,
@@ -28,7 +24,6 @@ from kconnect.runtime.metrics.task_metrics import (
 )
 
 __all__ = [
-    "ConnectMetrics",
     "ConnectorMetrics",
     "RebalanceMetrics",
     "TaskMetricsBundle",
@@ -261,107 +256,6 @@ class RebalanceMetrics:
         self._started_at = None
 
 
-class _ConnectorListener(StatusListener):
-    """Feeds connector status and startup outcomes to the metrics, then delegates."""
-
-    def __init__(
-        self, inner: StatusListener, worker: WorkerMetrics, connector: ConnectorMetrics
-    ) -> None:
-        self.inner = inner
-        self.worker = worker
-        self.connector = connector
-        self._started = False
-
-    def on_startup(self, key: str | ConnectorTaskId) -> None:
-        self.connector.state = "running"
-        if not self._started:
-            self._started = True
-            self.worker.record_connector_startup(True)
-        self.inner.on_startup(key)
-
-    def on_pause(self, key: str | ConnectorTaskId) -> None:
-        self.connector.state = "paused"
-        self.inner.on_pause(key)
-
-    def on_resume(self, key: str | ConnectorTaskId) -> None:
-        self.connector.state = "running"
-        self.inner.on_resume(key)
-
-    def on_stop(self, key: str | ConnectorTaskId) -> None:
-        self.connector.state = "stopped"
-        self.inner.on_stop(key)
-
-    def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
-        self.connector.state = "failed"
-        if not self._started:
-            self._started = True
-            self.worker.record_connector_startup(False)
-        self.inner.on_failure(key, error)
-
-    def on_shutdown(self, key: str | ConnectorTaskId) -> None:
-        self.connector.state = "unassigned"
-        self.inner.on_shutdown(key)
-
-    def on_deletion(self, key: str | ConnectorTaskId) -> None:
-        self.inner.on_deletion(key)
-
-    def on_restart(self, key: str | ConnectorTaskId) -> None:
-        self.connector.state = "restarting"
-        self.inner.on_restart(key)
-
-
-class _TaskListener(StatusListener):
-    """Feeds task status (running/pause ratio, per-connector counts) and startup outcomes."""
-
-    def __init__(self, inner: StatusListener, worker: WorkerMetrics, task: TaskMetrics) -> None:
-        self.inner = inner
-        self.worker = worker
-        self.task = task
-        self._started = False
-
-    def _state(self, key: str | ConnectorTaskId, state: str) -> None:
-        self.task.record_state(state)
-        if isinstance(key, ConnectorTaskId):
-            self.worker.task_state(key, state)
-
-    def on_startup(self, key: str | ConnectorTaskId) -> None:
-        self._state(key, "running")
-        if not self._started:
-            self._started = True
-            self.worker.record_task_startup(True)
-        self.inner.on_startup(key)
-
-    def on_pause(self, key: str | ConnectorTaskId) -> None:
-        self._state(key, "paused")
-        self.inner.on_pause(key)
-
-    def on_resume(self, key: str | ConnectorTaskId) -> None:
-        self._state(key, "running")
-        self.inner.on_resume(key)
-
-    def on_stop(self, key: str | ConnectorTaskId) -> None:
-        self.inner.on_stop(key)
-
-    def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
-        self._state(key, "failed")
-        if not self._started:
-            self._started = True
-            self.worker.record_task_startup(False)
-        self.inner.on_failure(key, error)
-
-    def on_shutdown(self, key: str | ConnectorTaskId) -> None:
-        self._state(key, "unassigned")
-        self.inner.on_shutdown(key)
-
-    def on_deletion(self, key: str | ConnectorTaskId) -> None:
-        self._state(key, "destroyed")
-        self.inner.on_deletion(key)
-
-    def on_restart(self, key: str | ConnectorTaskId) -> None:
-        self._state(key, "restarting")
-        self.inner.on_restart(key)
-
-
 class TaskMetricsBundle:
     """Every metric group of one task; :meth:`close` removes them all (task stop)."""
 
@@ -430,127 +324,3 @@ def detached_task_metrics(
         None if sink else SourceTaskMetrics(registry, task_id),
         SinkTaskMetrics(registry, task_id) if sink else None,
     )
-
-
-class ConnectMetrics:
-    """The metrics of one worker process (Kafka's ``ConnectMetrics``).
-
-    Created by the :class:`~kconnect.runtime.worker.worker.Worker`; the REST layer reads
-    :attr:`registry`; the distributed herder calls :attr:`rebalance`'s hooks.
-    """
-
-    def __init__(
-        self,
-        worker_id: str,
-        config: MetricConfig | None = None,
-        clock: Clock | None = None,
-    ) -> None:
-        self.worker_id = worker_id
-        self.registry = MetricsRegistry(config, clock or SystemClock())
-        self.worker = WorkerMetrics(self.registry)
-        self.rebalance = RebalanceMetrics(self.registry, "standalone", worker_id)
-        # WorkerCoordinator's group: what the group assigned to this member is what it runs.
-        coordinator = MetricGroup(
-            self.registry, "connect-coordinator-metrics", {"client-id": worker_id}
-        )
-        coordinator.gauge(
-            "assigned-connectors",
-            "The number of connector instances currently assigned to this consumer",
-            lambda: float(len(self.worker.connectors)),
-        )
-        coordinator.gauge(
-            "assigned-tasks",
-            "The number of tasks currently assigned to this consumer",
-            lambda: float(len(self.worker.task_states)),
-        )
-        self._connectors: dict[str, ConnectorMetrics] = {}
-        self._tasks: dict[ConnectorTaskId, TaskMetricsBundle] = {}
-        self._lock = threading.Lock()
-
-    @classmethod
-    def from_worker_config(
-        cls, worker_id: str, config: object, clock: Clock | None = None
-    ) -> ConnectMetrics:
-        """Use ``metrics.num.samples`` and ``metrics.sample.window.ms`` of a WorkerConfig."""
-
-        def setting(key: str, default: int) -> int:
-            try:
-                value = config.get(key)  # type: ignore[attr-defined]
-            except Exception:
-                return default
-            return default if value is None else int(value)
-
-        return cls(
-            worker_id,
-            MetricConfig(
-                setting("metrics.num.samples", 2), setting("metrics.sample.window.ms", 30000)
-            ),
-            clock,
-        )
-
-    # -- connectors ----------------------------------------------------------------------------
-
-    def connector_listener(
-        self, name: str, inner: StatusListener, info: Mapping[str, str]
-    ) -> StatusListener:
-        """Register ``connector-metrics`` for ``name`` (one startup attempt) and return the
-        listener to hand to the WorkerConnector."""
-        with self._lock:
-            old = self._connectors.pop(name, None)
-            if old is not None:
-                old.close()
-            cm = self._connectors[name] = ConnectorMetrics(self.registry, name, info)
-        self.worker.connector_added(name)
-        self.worker.record_connector_startup_attempt()
-        return _ConnectorListener(inner, self.worker, cm)
-
-    def connector_startup_failed(self) -> None:
-        """The connector could not even be instantiated (its listener was never built)."""
-        self.worker.record_connector_startup_attempt()
-        self.worker.record_connector_startup(False)
-
-    def connector_removed(self, name: str) -> None:
-        with self._lock:
-            cm = self._connectors.pop(name, None)
-        if cm is not None:
-            cm.close()
-        self.worker.connector_removed(name)
-
-    # -- tasks ---------------------------------------------------------------------------------
-
-    def task_started(
-        self, task_id: ConnectorTaskId, inner: StatusListener, info: Mapping[str, str], sink: bool
-    ) -> tuple[StatusListener, TaskMetricsBundle]:
-        """Register a task's groups (one startup attempt); the wrapped listener and bundle."""
-        self.worker.record_task_startup_attempt()
-        tm = TaskMetrics(self.registry, task_id, info)
-        bundle = TaskMetricsBundle(
-            self.registry,
-            tm,
-            ErrorHandlingMetrics(self.registry, task_id),
-            None if sink else SourceTaskMetrics(self.registry, task_id),
-            SinkTaskMetrics(self.registry, task_id) if sink else None,
-        )
-        with self._lock:
-            old = self._tasks.pop(task_id, None)
-            self._tasks[task_id] = bundle
-        if old is not None:
-            old.close()
-        self.worker.task_added(task_id)
-        return _TaskListener(inner, self.worker, tm), bundle
-
-    def task_startup_failed(self, task_id: ConnectorTaskId) -> None:
-        """The task could not be built; its groups are dropped and the start counts failed."""
-        self.worker.record_task_startup(False)
-        self.task_removed(task_id)
-
-    def task_removed(self, task_id: ConnectorTaskId) -> None:
-        with self._lock:
-            bundle = self._tasks.pop(task_id, None)
-        if bundle is not None:
-            bundle.close()
-        self.worker.task_removed(task_id)
-
-    def task_bundle(self, task_id: ConnectorTaskId) -> TaskMetricsBundle | None:
-        with self._lock:
-            return self._tasks.get(task_id)

@@ -18,9 +18,16 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.restart import RestartRequest
+from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import TargetState
 
-__all__ = ["ClusterConfigState", "ConfigBackingStore", "MemoryConfigBackingStore"]
+__all__ = [
+    "ClusterConfigState",
+    "ConfigBackingStore",
+    "ConfigUpdateListener",
+    "MemoryConfigBackingStore",
+]
 
 
 @dataclass(frozen=True)
@@ -147,3 +154,34 @@ class MemoryConfigBackingStore(ConfigBackingStore):
     def put_target_state(self, connector: str, state: TargetState) -> None:
         with self._lock:
             self._targets[connector] = state
+
+
+class ConfigUpdateListener:
+    """Told about config-topic changes written by any worker (``ConfigBackingStore.UpdateListener``).
+
+    Called on the config log's thread after the Kafka store's ``start`` returned
+    (records read during start are not announced); implementations must be quick (record the
+    change, wake the herder) and must not call back into the store's blocking methods.
+    """
+
+    def on_connector_config_update(self, connector: str) -> None:
+        """A connector config was created or changed."""
+
+    def on_connector_config_remove(self, connector: str) -> None:
+        """A connector was deleted (defaults to :meth:`on_connector_config_update`)."""
+        self.on_connector_config_update(connector)
+
+    def on_task_config_update(self, task_ids: list[ConnectorTaskId]) -> None:
+        """A commit record applied new task configs (the list may be empty)."""
+
+    def on_connector_target_state_change(self, connector: str) -> None:
+        """An existing connector's target state changed."""
+
+    def on_session_key_update(self, key: SessionKey) -> None:
+        """A new session key was distributed."""
+
+    def on_restart_request(self, request: RestartRequest) -> None:
+        """A restart was requested (KIP-745)."""
+
+    def on_logger_level(self, namespace: str, level: str) -> None:
+        """A cluster-wide logger level was set (KIP-976)."""

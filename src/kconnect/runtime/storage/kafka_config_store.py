@@ -46,145 +46,49 @@ from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.storage.config_store import ClusterConfigState, ConfigBackingStore
+from kconnect.runtime.storage.config_records import (
+    COMMIT_TASKS_PREFIX,
+    CONNECTOR_PREFIX,
+    LOGGER_CLUSTER_PREFIX,
+    RESTART_PREFIX,
+    SESSION_KEY_KEY,
+    TARGET_STATE_PREFIX,
+    TASK_COUNT_RECORD_PREFIX,
+    TASK_PREFIX,
+    commit_key,
+    connector_key,
+    decode_target_state,
+    encode_commit,
+    encode_config,
+    encode_logger_level,
+    encode_restart_request,
+    encode_session_key,
+    encode_target_state,
+    encode_task_count,
+    logger_key,
+    parse_task_key,
+    restart_key,
+    target_state_key,
+    task_count_key,
+    task_key,
+)
+from kconnect.runtime.storage.config_store import (
+    ClusterConfigState,
+    ConfigBackingStore,
+    ConfigUpdateListener,
+)
 from kconnect.runtime.storage.internal_topics import (
     AdminFactory,
     build_internal_log,
     client_id_base,
-    internal_json,
     verify_single_partition,
 )
 
-__all__ = [
-    "ConfigUpdateListener",
-    "KafkaClusterConfigState",
-    "KafkaConfigBackingStore",
-    "commit_key",
-    "connector_key",
-    "decode_target_state",
-    "encode_commit",
-    "encode_config",
-    "encode_logger_level",
-    "encode_restart_request",
-    "encode_session_key",
-    "encode_target_state",
-    "encode_task_count",
-    "logger_key",
-    "parse_task_key",
-    "restart_key",
-    "target_state_key",
-    "task_count_key",
-    "task_key",
-]
+__all__ = ["KafkaClusterConfigState", "KafkaConfigBackingStore"]
 
 log = logging.getLogger(__name__)
 
 READ_WRITE_TOTAL_TIMEOUT_S = 30.0
-
-TARGET_STATE_PREFIX = "target-state-"
-CONNECTOR_PREFIX = "connector-"
-TASK_PREFIX = "task-"
-COMMIT_TASKS_PREFIX = "commit-"
-TASK_COUNT_RECORD_PREFIX = "tasks-fencing-"
-SESSION_KEY_KEY = "session-key"
-RESTART_PREFIX = "restart-connector-"
-LOGGER_CLUSTER_PREFIX = "logger-cluster-"
-
-
-# -- keys and values (pure; unit-tested byte for byte) ------------------------------------------
-
-
-def connector_key(connector: str) -> str:
-    return CONNECTOR_PREFIX + connector
-
-
-def task_key(task: ConnectorTaskId) -> str:
-    return f"{TASK_PREFIX}{task.connector}-{task.task}"
-
-
-def commit_key(connector: str) -> str:
-    return COMMIT_TASKS_PREFIX + connector
-
-
-def target_state_key(connector: str) -> str:
-    return TARGET_STATE_PREFIX + connector
-
-
-def task_count_key(connector: str) -> str:
-    return TASK_COUNT_RECORD_PREFIX + connector
-
-
-def restart_key(connector: str) -> str:
-    return RESTART_PREFIX + connector
-
-
-def logger_key(namespace: str) -> str:
-    return LOGGER_CLUSTER_PREFIX + namespace
-
-
-def parse_task_key(key: str) -> ConnectorTaskId | None:
-    """``task-<connector>-<n>`` (connector names may contain '-'); None if malformed."""
-    parts = key.split("-")
-    if len(parts) < 3:
-        return None
-    try:
-        number = int(parts[-1])
-    except ValueError:
-        return None
-    return ConnectorTaskId("-".join(parts[1:-1]), number)
-
-
-def encode_config(properties: Mapping[str, str | None]) -> bytes:
-    """``{"properties":{...}}`` of a connector or task config, keys in the mapping's order."""
-    return internal_json({"properties": dict(properties)})
-
-
-def encode_commit(task_count: int) -> bytes:
-    return internal_json({"tasks": task_count})
-
-
-def encode_target_state(state: TargetState) -> bytes:
-    """Workers older than 3.5 know no STOPPED: they read ``state`` and see PAUSED."""
-    old = TargetState.PAUSED if state is TargetState.STOPPED else state
-    return internal_json({"state": old.value, "state.v2": state.value})
-
-
-def encode_task_count(task_count: int) -> bytes:
-    return internal_json({"task-count": task_count})
-
-
-def encode_restart_request(request: RestartRequest) -> bytes:
-    return internal_json(
-        {"include-tasks": request.include_tasks, "only-failed": request.only_failed}
-    )
-
-
-def encode_logger_level(level: str) -> bytes:
-    return internal_json({"level": level})
-
-
-def encode_session_key(key: SessionKey) -> bytes:
-    return internal_json(
-        {
-            "key": base64.b64encode(key.key).decode("ascii"),
-            "algorithm": key.algorithm,
-            "creation-timestamp": key.creation_timestamp_ms,
-        }
-    )
-
-
-def decode_target_state(value: Mapping[str, Any]) -> TargetState | None:
-    """``state.v2`` if it is a string, else the older ``state``; None if neither is valid."""
-    raw = value.get("state.v2")
-    if not isinstance(raw, str):
-        raw = value.get("state")
-    if not isinstance(raw, str):
-        return None
-    try:
-        return TargetState(raw)
-    except ValueError:
-        return None
-
 
 # -- snapshot and listener ------------------------------------------------------------------------
 
@@ -203,40 +107,6 @@ class KafkaClusterConfigState(ClusterConfigState):
     task_count_records: Mapping[str, int] = field(default_factory=dict)
     task_config_generations: Mapping[str, int] = field(default_factory=dict)
     pending_fencing: frozenset[str] = frozenset()
-
-    def inconsistent_connectors(self) -> set[str]:
-        return set(self.inconsistent)
-
-
-class ConfigUpdateListener:
-    """Told about config-topic changes written by any worker (``ConfigBackingStore.UpdateListener``).
-
-    Called on the config log's thread after :meth:`KafkaConfigBackingStore.start` returned
-    (records read during start are not announced); implementations must be quick (record the
-    change, wake the herder) and must not call back into the store's blocking methods.
-    """
-
-    def on_connector_config_update(self, connector: str) -> None:
-        """A connector config was created or changed."""
-
-    def on_connector_config_remove(self, connector: str) -> None:
-        """A connector was deleted (defaults to :meth:`on_connector_config_update`)."""
-        self.on_connector_config_update(connector)
-
-    def on_task_config_update(self, task_ids: list[ConnectorTaskId]) -> None:
-        """A commit record applied new task configs (the list may be empty)."""
-
-    def on_connector_target_state_change(self, connector: str) -> None:
-        """An existing connector's target state changed."""
-
-    def on_session_key_update(self, key: SessionKey) -> None:
-        """A new session key was distributed."""
-
-    def on_restart_request(self, request: RestartRequest) -> None:
-        """A restart was requested (KIP-745)."""
-
-    def on_logger_level(self, namespace: str, level: str) -> None:
-        """A cluster-wide logger level was set (KIP-976)."""
 
 
 # -- the store ------------------------------------------------------------------------------------

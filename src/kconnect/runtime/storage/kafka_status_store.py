@@ -310,10 +310,6 @@ class KafkaStatusBackingStore(StatusBackingStore):
         with self._lock:
             return set(self._connectors)
 
-    def get_topic(self, connector: str, topic: str) -> TopicStatus | None:
-        with self._lock:
-            return self._topics.get(connector, {}).get(topic)
-
     def get_all_topics(self, connector: str) -> list[TopicStatus]:
         with self._lock:
             return list(self._topics.get(connector, {}).values())

@@ -72,10 +72,6 @@ class OffsetStorageWriter:
             self._to_flush, self._data = self._data, {}
             return True
 
-    def will_flush(self) -> bool:
-        with self._lock:
-            return bool(self._data)
-
     def do_flush(self) -> Future[None]:
         """Write the snapshot. Serialization errors fail the future (and keep nothing)."""
         with self._lock:

@@ -21,14 +21,14 @@ from kconnect.api import (
 )
 from kconnect.converters.simple_header_converter import SimpleHeaderConverter
 from kconnect.converters.string_converter import StringConverter
-from kconnect.runtime.plugins.plugins import (
+from kconnect.runtime.plugins.descriptors import (
     PluginEntry,
     PluginNotFoundError,
-    Plugins,
     plugin_version,
     pruned_name,
     simple_name,
 )
+from kconnect.runtime.plugins.plugins import Plugins
 
 
 class _Transform(Transformation[Any]):

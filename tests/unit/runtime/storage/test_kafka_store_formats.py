@@ -13,10 +13,7 @@ from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.storage.internal_topics import internal_json
-from kconnect.runtime.storage.kafka_config_store import (
-    ConfigUpdateListener,
-    KafkaConfigBackingStore,
+from kconnect.runtime.storage.config_records import (
     commit_key,
     connector_key,
     encode_commit,
@@ -32,6 +29,9 @@ from kconnect.runtime.storage.kafka_config_store import (
     target_state_key,
     task_key,
 )
+from kconnect.runtime.storage.config_store import ConfigUpdateListener
+from kconnect.runtime.storage.internal_topics import internal_json
+from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
 from kconnect.runtime.storage.kafka_status_store import (
     KafkaStatusBackingStore,
     connector_status_key,

@@ -26,6 +26,7 @@ from kconnect.runtime.worker.errors.stage import (
 def connector_config(**settings: str) -> ConnectorConfig:
     return ConnectorConfig({"name": "conn", "connector.class": "Sink", **settings})
 
+
 RAW = RawRecord("t", 2, 17, 1000, TimestampType.CREATE_TIME, b"k", b"v", None)
 
 

@@ -18,12 +18,12 @@ from kconnect.api import (
     Transformation,
 )
 from kconnect.runtime.config.transforms_config import enrich_connector_config_def
-from kconnect.runtime.plugins.plugins import (
+from kconnect.runtime.plugins.descriptors import (
     PluginEntry,
     PluginNotFoundError,
-    Plugins,
     VersionedPluginLoadingError,
 )
+from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationError
 
 EVENTS: list[str] = []

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from kconnect.api.data.schema import Field, Schema, Type, validate_value
+from kconnect.api.data.schema import Field, Schema, Type, _StructValue, validate_value
 from kconnect.api.errors import DataException
 
 __all__ = ["Struct"]
 
 
-class Struct:
+class Struct(_StructValue):
     """A record-like value whose fields are described by a STRUCT :class:`Schema`.
 
     ``put`` validates the value against the field's schema and raises :class:`DataException`

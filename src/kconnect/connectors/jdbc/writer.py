@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kconnect.api import ConnectException, SinkRecord
-from kconnect.connectors.jdbc.buffered_records import BufferedRecords
+from kconnect.connectors.jdbc.buffered_records import BufferedRecords, RowPlan
 from kconnect.connectors.jdbc.common.connection import ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
 from kconnect.connectors.jdbc.common.url import connection_spec
@@ -406,13 +406,13 @@ class JdbcDbWriter:
             text += "\n(" + ", ".join(where) + ")"
         return SqlWriteError(text, e, table, _is_transient(e), column, record)
 
-    # -- called by BufferedRecords --------------------------------------------------------------
+    # -- BufferedRecords' RowWriter ------------------------------------------------------------
 
     def write_rows(
         self,
         conn: Any,
         table: TableId,
-        plan: Any,
+        plan: RowPlan,
         rows: list[Any],
         use_copy: bool,
         records: Sequence[SinkRecord],
@@ -452,7 +452,7 @@ class JdbcDbWriter:
         return None
 
     def delete_rows(
-        self, conn: Any, table: TableId, plan: Any, key_rows: list[Any], use_copy: bool
+        self, conn: Any, table: TableId, plan: RowPlan, key_rows: list[Any], use_copy: bool
     ) -> None:
         keys = plan.sql_cols[: plan.n_keys]
         if use_copy and self._copy is not None:

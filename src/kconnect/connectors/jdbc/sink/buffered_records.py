@@ -28,10 +28,10 @@ from kconnect.api.data.schema import (
     TIMESTAMP_LOGICAL_NAME,
 )
 from kconnect.connectors.jdbc.common.identifiers import TableId
-from kconnect.connectors.jdbc.fields_metadata import Column, FieldsMetadata, fields_metadata
-from kconnect.connectors.jdbc.postgres_copy import PendingCopy
-from kconnect.connectors.jdbc.sink_config import JdbcSinkConfig, PrimaryKeyMode
-from kconnect.connectors.jdbc.sink_dialect import ColumnInfo, SinkDialect, TableInfo
+from kconnect.connectors.jdbc.sink.fields_metadata import Column, FieldsMetadata, fields_metadata
+from kconnect.connectors.jdbc.sink.postgres_copy import PendingCopy
+from kconnect.connectors.jdbc.sink.sink_config import JdbcSinkConfig, PrimaryKeyMode
+from kconnect.connectors.jdbc.sink.sink_dialect import ColumnInfo, SinkDialect, TableInfo
 
 __all__ = ["BufferedRecords", "RowPlan", "RowWriter"]
 
@@ -88,7 +88,7 @@ class RowWriter(Protocol):
     """What :class:`BufferedRecords` needs of the writer that owns it: the config and dialect,
     the table (created or amended as allowed) and the statements that write its rows.
 
-    :class:`~kconnect.connectors.jdbc.writer.JdbcDbWriter` is the implementation; it imports
+    :class:`~kconnect.connectors.jdbc.sink.writer.JdbcDbWriter` is the implementation; it imports
     this module, which therefore names only this protocol.
     """
 
@@ -215,7 +215,7 @@ class BufferedRecords:
         """Write everything buffered: upserts/inserts/updates first, then deletes.
 
         ``defer``: when the last statement is a COPY insert, leave its result to read later
-        and return it (see :class:`~kconnect.connectors.jdbc.postgres_copy.PendingCopy`).
+        and return it (see :class:`~kconnect.connectors.jdbc.sink.postgres_copy.PendingCopy`).
         """
         plan = self._plan
         if plan is None or (not self._records and not self._deletes):

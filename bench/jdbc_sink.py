@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 
 from kconnect.api import Schema, SchemaBuilder, SinkRecord, Struct
-from kconnect.connectors.jdbc.sink_task import JdbcSinkTask
+from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
 
 VALUE = (
     SchemaBuilder.struct()

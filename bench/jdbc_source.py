@@ -21,7 +21,7 @@ from urllib.parse import urlparse
 import psycopg
 
 from kconnect.api import OffsetStorageReader, SourceTaskContext
-from kconnect.connectors.jdbc.source_task import JdbcSourceTask
+from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
 
 
 class _NoOffsets(OffsetStorageReader):

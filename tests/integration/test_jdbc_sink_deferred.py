@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from kconnect.api import ConnectException, RetriableException, SinkRecord, TopicPartition
-from kconnect.connectors.jdbc.sink_task import DEFER_MIN_RECORDS, JdbcSinkTask
+from kconnect.connectors.jdbc.sink.sink_task import DEFER_MIN_RECORDS, JdbcSinkTask
 from tests.integration.test_jdbc_sink_postgres import Context, Reporter, jdbc_url, row, start
 
 pytestmark = pytest.mark.postgres

@@ -23,8 +23,8 @@ from kconnect.api import (
     Timestamp,
     TopicPartition,
 )
-from kconnect.connectors.jdbc.sink_connector import JdbcSinkConnector
-from kconnect.connectors.jdbc.sink_task import JdbcSinkTask
+from kconnect.connectors.jdbc.sink.sink_connector import JdbcSinkConnector
+from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
 
 pytestmark = pytest.mark.postgres
 

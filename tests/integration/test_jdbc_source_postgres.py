@@ -12,9 +12,9 @@ import psycopg
 import pytest
 
 from kconnect.api import Type
-from kconnect.connectors.jdbc.source_connector import JdbcSourceConnector
-from kconnect.connectors.jdbc.source_task import JdbcSourceTask
-from tests.unit.connectors.jdbc.source_helpers import (
+from kconnect.connectors.jdbc.source.source_connector import JdbcSourceConnector
+from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
+from tests.unit.connectors.jdbc.source.source_helpers import (
     ConnectorContext,
     DictOffsetReader,
     TaskContext,

@@ -19,13 +19,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
+from kconnect.api._config_def import ConfigDef
 from kconnect.api.config_types import Password, java_str
 from kconnect.api.errors import ConfigException
-
-if TYPE_CHECKING:
-    from kconnect.api.config_def import ConfigDef
 
 __all__ = ["AbstractConfig"]
 

@@ -13,13 +13,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
+from kconnect.api._config_def import ConfigDef, ConfigKey
 from kconnect.api.config_types import Type, convert_to_string
 from kconnect.api.config_value import ConfigValue
-
-if TYPE_CHECKING:
-    from kconnect.api.config_def import ConfigDef, ConfigKey
 
 __all__ = [
     "ConfigInfo",

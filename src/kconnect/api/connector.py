@@ -22,13 +22,11 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kconnect.api.config_def import Config, ConfigDef
-
-if TYPE_CHECKING:
-    from kconnect.api.records import TopicPartition
-    from kconnect.api.task import OffsetStorageReader, Task
+from kconnect.api.records import TopicPartition
+from kconnect.api.task import OffsetStorageReader, Task
 
 __all__ = [
     "ConnectorContext",

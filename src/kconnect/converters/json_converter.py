@@ -30,7 +30,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from decimal import Decimal as _PyDecimal
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 import orjson
 
@@ -183,6 +183,12 @@ class _Codec:
         self.decoder = decoder
 
 
+def _all_enveloped(values: Sequence[bytes | None], head: bytes) -> TypeGuard[Sequence[bytes]]:
+    """True when every value is not null, starts with ``head`` and ends with ``}``."""
+    ends = _ENVELOPE_END
+    return all([d is not None and d.startswith(head) and d[-1] == ends for d in values])
+
+
 def _shorten(data: bytes | bytearray | memoryview) -> str:
     raw = bytes(data[:100])
     more = "..." if len(data) > 100 else ""
@@ -219,7 +225,9 @@ class JsonConverter(DataHeaderConverter):
         parsed = json_converter_config_def().parse(conf)
         self._is_key = parsed[TYPE_CONFIG] == "key"
         self._schemas_enabled = bool(parsed[SCHEMAS_ENABLE_CONFIG])
-        self._cache_size = int(parsed[SCHEMAS_CACHE_SIZE_CONFIG])  # type: ignore[call-overload]
+        cache_size = parsed[SCHEMAS_CACHE_SIZE_CONFIG]
+        assert isinstance(cache_size, int)  # an INT key parses to an int
+        self._cache_size = cache_size
         self._opts = EncodeOptions(
             decimal_numeric=str(parsed[DECIMAL_FORMAT_CONFIG]).upper() == "NUMERIC",
             replace_null_with_default=bool(parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG]),
@@ -420,13 +428,11 @@ class JsonConverter(DataHeaderConverter):
         if not values:
             return None
         try:
-            # A None (tombstone) raises here and takes the loop.
-            ends = _ENVELOPE_END
-            if not all([d.startswith(head) and d[-1] == ends for d in values]):  # type: ignore[union-attr,index]
+            if not _all_enveloped(values, head):  # a None (tombstone) too takes the loop
                 return None
             cut = len(head)
             loads = _loads
-            payloads = [loads(d[cut:-1]) for d in values]  # type: ignore[index]
+            payloads = [loads(d[cut:-1]) for d in values]
             schema, decoder, new_sv = codec.schema, codec.decoder, _tuple_new
             return [new_sv(SchemaAndValue, (schema, decoder(p))) for p in payloads]
         except Exception:  # a null record, a parse or decode error: the loop handles it

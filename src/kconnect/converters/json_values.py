@@ -271,6 +271,13 @@ _INLINE_CHECK = {
 }
 
 
+def _generated(source: str, ns: dict[str, Any], name: str) -> Callable[[Any], Any]:
+    """Run ``source`` in ``ns``; the one-argument function ``name`` it defines."""
+    exec(source, ns)
+    fn: Callable[[Any], Any] = ns[name]
+    return fn
+
+
 def _with_nulls(
     base: Callable[[Any], Any],
     schema: Schema,
@@ -305,8 +312,9 @@ def _with_nulls(
     if check is None:
         return wrapped
     ns: dict[str, Any] = {"slow": wrapped}
-    exec(f"def checked(v):\n    return v if {check.format(x='v')} else slow(v)", ns)
-    return ns["checked"]  # type: ignore[no-any-return]
+    return _generated(
+        f"def checked(v):\n    return v if {check.format(x='v')} else slow(v)", ns, "checked"
+    )
 
 
 def _inline_check(schema: Schema) -> str | None:
@@ -369,8 +377,7 @@ def _struct_encoder(
         return str(_type_error(path, "STRUCT (Struct)", v))
 
     ns["bad_struct"] = bad_struct
-    exec("\n".join(lines), ns)
-    return ns["enc_struct"]  # type: ignore[no-any-return]
+    return _generated("\n".join(lines), ns, "enc_struct")
 
 
 # --------------------------------------------------------------------------- decoding
@@ -642,8 +649,7 @@ def _struct_decoder(
         )
 
     ns["not_dict"] = not_dict
-    exec("\n".join(lines), ns)
-    return ns["dec_struct"]  # type: ignore[no-any-return]
+    return _generated("\n".join(lines), ns, "dec_struct")
 
 
 def decode_schemaless(v: Any) -> Any:

@@ -34,7 +34,7 @@ from kconnect.api.config_def import LambdaValidator
 from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string, to_float32
 from kconnect.api.data.values import date_string, java_long, narrow
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct, type_name
 from kconnect.transforms._util.schema_util import copy_schema_basics
 
@@ -95,7 +95,8 @@ def _parse_spec(mappings: list[str]) -> dict[str | None, Type]:
 def _check_spec(name: str, value: object) -> None:
     if not value:
         raise ConfigException("Must specify at least one field to cast.")
-    _parse_spec(list(value))  # type: ignore[call-overload]
+    assert isinstance(value, list)  # validators see parsed values: a LIST parses to a list
+    _parse_spec(value)
 
 
 def _to_int(bits: int) -> Callable[[Any], int]:
@@ -194,7 +195,7 @@ def _encode_logical(schema: Schema, value: Any) -> Any:
     return value
 
 
-class _Cast(SmtBase):
+class _Cast(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
         .define(
@@ -221,22 +222,22 @@ class _Cast(SmtBase):
         self._cache: dict[Schema, Schema] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        value = self.operating_value(record)
         if value is None:
             return record
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
         if schema is None:
             if self._whole is not None:
-                return self.new_record(record, None, self._cast(None, value, self._whole, None))  # type: ignore[attr-defined, no-any-return]
+                return self.new_record(record, None, self._cast(None, value, self._whole, None))
             m = require_map(value, _PURPOSE, self._who)
             updated = dict(m)
             for field, target in self._casts.items():
                 assert field is not None
                 updated[field] = self._cast(None, m.get(field), target, field)
-            return self.new_record(record, None, updated)  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, updated)
         updated_schema = self._updated_schema(schema)
         if self._whole is not None:
-            return self.new_record(  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(
                 record, updated_schema, self._cast(schema, value, self._whole, None)
             )
         struct = require_struct(value, _PURPOSE, self._who)
@@ -250,7 +251,7 @@ class _Cast(SmtBase):
         out = Struct(updated_schema)
         for name, v in values.items():
             out.put(name, v)  # validated: a null cast into a required field is refused here
-        return self.new_record(record, updated_schema, out)  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, updated_schema, out)
 
     def _updated_schema(self, schema: Schema) -> Schema:
         hit = self._cache.get(schema)

@@ -13,7 +13,7 @@ from typing import Any
 from kconnect.api import ConfigDef, DataException, Field, Importance, Schema, Struct
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.field_path import (
     SingleFieldPath,
     append_field_syntax_version,
@@ -26,7 +26,7 @@ __all__ = ["ExtractFieldKey", "ExtractFieldValue"]
 _PURPOSE = "field extraction"
 
 
-class _ExtractField(SmtBase):
+class _ExtractField(SidedSmt):
     CONFIG_DEF = append_field_syntax_version(
         ConfigDef()
         .define(
@@ -54,11 +54,11 @@ class _ExtractField(SmtBase):
         return field
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
+        value = self.operating_value(record)
         if schema is None:
             m = require_map_or_null(value, _PURPOSE, self._who)
-            return self.new_record(  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(
                 record, None, None if m is None else self._path.value_from_map(m, self._who)
             )
         if value is not None and value.__class__ is not Struct:
@@ -75,9 +75,7 @@ class _ExtractField(SmtBase):
                 extracted = field.schema.default_value
         else:
             extracted = self._path.value_from_struct(value, self._rnwd, self._who)
-        return self.new_record(  # type: ignore[attr-defined, no-any-return]
-            record, field.schema, extracted
-        )
+        return self.new_record(record, field.schema, extracted)
 
 
 class ExtractFieldKey(KeySide, _ExtractField):

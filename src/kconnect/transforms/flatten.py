@@ -14,7 +14,7 @@ from typing import Any
 from kconnect.api import ConfigDef, DataException, Importance, Schema, SchemaBuilder, Struct, Type
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct_or_null, type_name
 from kconnect.transforms._util.schema_util import copy_schema_basics
 
@@ -25,7 +25,7 @@ _LEAF_TYPES = frozenset(t for t in Type if t not in (Type.MAP, Type.STRUCT))
 _SCHEMALESS_LEAVES = (bool, int, float, str, bytes, bytearray, list)
 
 
-class _Flatten(SmtBase):
+class _Flatten(SidedSmt):
     CONFIG_DEF = ConfigDef().define(
         "delimiter",
         CT.STRING,
@@ -44,14 +44,14 @@ class _Flatten(SmtBase):
         return name if not prefix else prefix + self._delimiter + name
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        value = self.operating_value(record)
         if value is None:
             return record
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
         if schema is None:
             out: dict[str, Any] = {}
             self._flatten_map(require_map(value, _PURPOSE, self._who), "", out)
-            return self.new_record(record, None, out)  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, out)
         struct = require_struct_or_null(value, _PURPOSE, self._who)
         updated = self._cache.get(schema)
         if updated is None:
@@ -61,7 +61,7 @@ class _Flatten(SmtBase):
             self._cache[schema] = updated
         values: dict[str, Any] = {}
         self._flatten_struct(struct, "", values)
-        return self.new_record(record, updated, Struct.trusted(updated, values))  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, updated, Struct.trusted(updated, values))
 
     def _flatten_map(self, m: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
         for key, v in m.items():

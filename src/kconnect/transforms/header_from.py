@@ -21,7 +21,7 @@ from kconnect.api import (
 )
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct
 from kconnect.transforms._util.schema_util import copy_schema_basics
 from kconnect.transforms._util.validators import NonEmptyListValidator
@@ -29,7 +29,7 @@ from kconnect.transforms._util.validators import NonEmptyListValidator
 __all__ = ["HeaderFromKey", "HeaderFromValue"]
 
 
-class _HeaderFrom(SmtBase):
+class _HeaderFrom(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
         .define(
@@ -78,8 +78,8 @@ class _HeaderFrom(SmtBase):
         self._cache: dict[Schema, Schema] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
+        value = self.operating_value(record)
         headers = record.headers.duplicate()
         if schema is None:
             m = require_map(value, self._purpose, self._who)
@@ -88,7 +88,7 @@ class _HeaderFrom(SmtBase):
                 if self._move:
                     updated_map.pop(field, None)
                 headers.add(header, m.get(field), None)
-            return self.new_record(record, None, updated_map, headers)  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, updated_map, headers)
         struct = require_struct(value, self._purpose, self._who)
         get = struct.get if self._rnwd else struct.get_without_default
         if self._move:
@@ -101,13 +101,13 @@ class _HeaderFrom(SmtBase):
         for field, header in self._pairs:
             f = schema.field(field)
             if f is None:
-                side = "key" if self.IS_KEY else "value"  # type: ignore[attr-defined]  # KeySide/ValueSide
+                side = "key" if self.IS_KEY else "value"
                 raise DataException(
                     f"{self._who}: field '{field}' (for header '{header}') is not in the "
                     f"{side} schema {schema!r}"
                 )
             headers.add(header, get(f), f.schema)
-        return self.new_record(record, updated_schema, updated, headers)  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, updated_schema, updated, headers)
 
     def _moved_schema(self, schema: Schema) -> Schema:
         hit = self._cache.get(schema)

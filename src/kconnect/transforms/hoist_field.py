@@ -8,12 +8,12 @@ from typing import Any
 from kconnect.api import ConfigDef, Importance, Schema, SchemaBuilder, Struct
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import KeySide, SidedSmt, ValueSide
 
 __all__ = ["HoistFieldKey", "HoistFieldValue"]
 
 
-class _HoistField(SmtBase):
+class _HoistField(SidedSmt):
     CONFIG_DEF = ConfigDef().define(
         "field",
         CT.STRING,
@@ -27,17 +27,15 @@ class _HoistField(SmtBase):
         self._cache: dict[Schema, Schema] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
+        value = self.operating_value(record)
         if schema is None:
-            return self.new_record(record, None, {self._field: value})  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, {self._field: value})
         updated = self._cache.get(schema)
         if updated is None:
             updated = SchemaBuilder.struct().field(self._field, schema).build()
             self._cache[schema] = updated
-        return self.new_record(  # type: ignore[attr-defined, no-any-return]
-            record, updated, Struct(updated).put(self._field, value)
-        )
+        return self.new_record(record, updated, Struct(updated).put(self._field, value))
 
 
 class HoistFieldKey(KeySide, _HoistField):

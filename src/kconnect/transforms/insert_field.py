@@ -22,7 +22,7 @@ from kconnect.api import (
 )
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import (
     require_map,
     require_sink_record,
@@ -52,7 +52,7 @@ def _spec(text: str | None) -> tuple[str, bool] | None:
     return text, True
 
 
-class _InsertField(SmtBase):
+class _InsertField(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
         .define(
@@ -124,14 +124,14 @@ class _InsertField(SmtBase):
         self._cache: dict[Schema, Schema] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        value = self.operating_value(record)
         if value is None:
             return record
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
         if schema is None:
             updated = dict(require_map(value, _PURPOSE, self._who))
             self._insert(record, updated, schemaless=True)
-            return self.new_record(record, None, updated)  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
         updated_schema = self._cache.get(struct.schema)
         if updated_schema is None:
@@ -141,7 +141,7 @@ class _InsertField(SmtBase):
         values = {f.name: get(f) for f in struct.schema.fields}
         self._insert(record, values, schemaless=False)
         out = Struct.trusted(updated_schema, values)
-        return self.new_record(record, updated_schema, out)  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, updated_schema, out)
 
     def _insert(self, record: ConnectRecord, out: dict[str, Any], schemaless: bool) -> None:
         if self._topic is not None:

@@ -27,7 +27,7 @@ from kconnect.api.data.schema import (
 )
 from kconnect.api.data.values import java_long, narrow
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct, type_name
 from kconnect.transforms._util.validators import NonEmptyListValidator
 
@@ -81,7 +81,7 @@ _REPLACE_BY_TYPE: dict[Type, Callable[[str], Any]] = {
 _REPLACE_DECIMAL = _number(_decimal.Decimal)
 
 
-class _MaskField(SmtBase):
+class _MaskField(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
         .define(
@@ -113,14 +113,14 @@ class _MaskField(SmtBase):
         self._cache: dict[Field, Any] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        value = self.operating_value(record)  # type: ignore[attr-defined]
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        value = self.operating_value(record)
+        schema = self.operating_schema(record)
         if schema is None:
             m = require_map(value, _PURPOSE, self._who)
             updated = dict(m)
             for name in self._fields:
                 updated[name] = self._mask_schemaless(name, m.get(name))
-            return self.new_record(record, None, updated)  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
         get = struct.get if self._rnwd else struct.get_without_default
         values: dict[str, Any] = {}
@@ -129,7 +129,7 @@ class _MaskField(SmtBase):
             values[f.name] = (
                 self._mask_field(f, v) if f.name in self._fields and v is not None else v
             )
-        return self.new_record(record, schema, Struct.trusted(struct.schema, values))  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, schema, Struct.trusted(struct.schema, values))
 
     def _fail(self, field: str, what: str) -> DataException:
         return DataException(

@@ -15,7 +15,7 @@ from kconnect.api import ConfigDef, ConfigException, Importance, Schema, SchemaB
 from kconnect.api import ConfigType as CT
 from kconnect.api.config_def import LambdaValidator
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct
 from kconnect.transforms._util.schema_util import copy_schema_basics
 
@@ -42,7 +42,7 @@ def _check_renames(name: str, value: object) -> None:
     _parse_renames(list(value) if isinstance(value, list | tuple) else [])
 
 
-class _ReplaceField(SmtBase):
+class _ReplaceField(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
         .define(
@@ -106,15 +106,15 @@ class _ReplaceField(SmtBase):
         return name not in self._exclude and (not self._include or name in self._include)
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        value = self.operating_value(record)
         if value is None:
             return record
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
         renames = self._renames
         if schema is None:
             m = require_map(value, _PURPOSE, self._who)
             updated = {renames.get(k, k): v for k, v in m.items() if self._keep(k)}
-            return self.new_record(record, None, updated)  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
         hit = self._cache.get(struct.schema)
         if hit is None:
@@ -130,7 +130,7 @@ class _ReplaceField(SmtBase):
         updated_schema, pairs_t = hit
         get = struct.get if self._rnwd else struct.get_without_default
         out = Struct.trusted(updated_schema, {new: get(old) for new, old in pairs_t})
-        return self.new_record(record, updated_schema, out)  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, updated_schema, out)
 
 
 class ReplaceFieldKey(KeySide, _ReplaceField):

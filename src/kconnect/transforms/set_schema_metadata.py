@@ -12,13 +12,13 @@ from typing import Any
 from kconnect.api import ConfigDef, ConfigException, Importance, Schema, Struct, Type
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_schema
 
 __all__ = ["SetSchemaMetadataKey", "SetSchemaMetadataValue"]
 
 
-class _SetSchemaMetadata(SmtBase):
+class _SetSchemaMetadata(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
         .define("schema.name", CT.STRING, None, None, Importance.HIGH, "Schema name to set.")
@@ -36,8 +36,8 @@ class _SetSchemaMetadata(SmtBase):
         self._cache: dict[Schema, Schema] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        value = self.operating_value(record)  # type: ignore[attr-defined]
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
+        value = self.operating_value(record)
+        schema = self.operating_schema(record)
         if value is None and schema is None:
             return record
         schema = require_schema(schema, "updating schema metadata", self._who)
@@ -60,7 +60,7 @@ class _SetSchemaMetadata(SmtBase):
         if isinstance(value, Struct):
             get = value.get if self._rnwd else value.get_without_default
             value = Struct.trusted(updated, {f.name: get(f) for f in updated.fields})
-        return self.new_record(record, updated, value)  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, updated, value)
 
 
 class SetSchemaMetadataKey(KeySide, _SetSchemaMetadata):

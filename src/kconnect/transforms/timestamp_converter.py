@@ -30,7 +30,7 @@ from kconnect.api import (
 )
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
-from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SmtBase, ValueSide
+from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.java_date_format import JavaDateFormat
 from kconnect.transforms._util.requirements import require_map, require_struct_or_null, type_name
 from kconnect.transforms._util.schema_util import copy_schema_basics
@@ -72,7 +72,7 @@ def _datetime_ms(v: _dt.datetime) -> int:
     return (v - _EPOCH) // _dt.timedelta(milliseconds=1)
 
 
-class _TimestampConverter(SmtBase):
+class _TimestampConverter(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
         .define(
@@ -246,17 +246,17 @@ class _TimestampConverter(SmtBase):
 
     # -- records -----------------------------------------------------------------------------
     def apply(self, record: ConnectRecord) -> ConnectRecord:
-        schema = self.operating_schema(record)  # type: ignore[attr-defined]
-        value = self.operating_value(record)  # type: ignore[attr-defined]
+        schema = self.operating_schema(record)
+        value = self.operating_value(record)
         if schema is None:
             if value is None or not self._field:
-                return self.new_record(record, None, self._convert(value, None))  # type: ignore[attr-defined, no-any-return]
+                return self.new_record(record, None, self._convert(value, None))
             updated = dict(require_map(value, _PURPOSE, self._who))
             updated[self._field] = self._convert(updated.get(self._field), None)
-            return self.new_record(record, None, updated)  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(record, None, updated)
         if not self._field:
             target_schema = _SCHEMAS[self._target][1 if schema.optional else 0]
-            return self.new_record(  # type: ignore[attr-defined, no-any-return]
+            return self.new_record(
                 record, target_schema, self._convert(value, _form_from_schema(schema))
             )
         struct = require_struct_or_null(value, _PURPOSE, self._who)
@@ -264,7 +264,7 @@ class _TimestampConverter(SmtBase):
         if updated_schema is None:
             updated_schema = self._updated_schema(schema)
             self._cache[schema] = updated_schema
-        return self.new_record(record, updated_schema, self._convert_struct(struct, updated_schema))  # type: ignore[attr-defined, no-any-return]
+        return self.new_record(record, updated_schema, self._convert_struct(struct, updated_schema))
 
     def _updated_schema(self, schema: Schema) -> Schema:
         builder = copy_schema_basics(schema, SchemaBuilder.struct())

@@ -337,6 +337,26 @@ _LOGICAL_PY_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
+class _StructValue:
+    """The base of :class:`~kconnect.api.data.struct.Struct` (its only subclass): what
+    :func:`validate_value` needs of a STRUCT value.
+
+    ``struct.py`` builds on this module, so this module names the base instead of importing
+    ``Struct`` back; ``isinstance(v, _StructValue)`` is ``isinstance(v, Struct)``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def schema(self) -> Schema:
+        """The STRUCT schema the value was built for."""
+        raise NotImplementedError
+
+    def validate(self) -> None:
+        """Raise DataException unless every field's value is valid."""
+        raise NotImplementedError
+
+
 def _type_error(schema: Schema, value: Any, field: str | None) -> DataException:
     where = f' for field: "{field}"' if field is not None else ""
     name = f'"{schema.name}" ' if schema.name else ""
@@ -367,9 +387,7 @@ def validate_value(schema: Schema, value: Any, field: str | None = None) -> None
             raise _type_error(schema, value, field)
         return
     if t is Type.STRUCT:
-        from kconnect.api.data.struct import Struct
-
-        if not isinstance(value, Struct):
+        if not isinstance(value, _StructValue):
             raise _type_error(schema, value, field)
         if value.schema != schema:
             raise DataException("Struct schemas do not match.")

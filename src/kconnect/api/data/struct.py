@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from kconnect.api.data.schema import Field, Schema, Type, validate_value
+from kconnect.api.data.schema import Field, Schema, Type, _StructValue, validate_value
 from kconnect.api.errors import DataException
 
 __all__ = ["Struct"]
 
+_T = TypeVar("_T")
 
-class Struct:
+
+class Struct(_StructValue):
     """A record-like value whose fields are described by a STRUCT :class:`Schema`.
 
     ``put`` validates the value against the field's schema and raises :class:`DataException`
@@ -95,49 +97,53 @@ class Struct:
         return {f.name: self._values.get(f.name) for f in self._schema.fields}
 
     # Typed getters, as Kafka's Struct has them: they check the schema type.
-    def _typed(self, name: str, t: Type) -> Any:
+    def _typed(self, name: str, t: Type, _as: type[_T]) -> _T | None:
+        """The value of field ``name``, whose schema type must be ``t``, typed as the getter
+        declares it (``_as``: the data model's Python type for ``t``). Like Kafka's casts it is
+        neither converted nor checked again: ``put`` validated it against the field schema."""
         f = self._lookup(name)
         if f.schema.type is not t:
             raise DataException(
                 f"Field '{name}' is not of type {t.name}, it is {f.schema.type.name}"
             )
-        return self.get(f)
+        value: _T | None = self.get(f)
+        return value
 
     def get_int8(self, name: str) -> int | None:
-        return self._typed(name, Type.INT8)  # type: ignore[no-any-return]
+        return self._typed(name, Type.INT8, int)
 
     def get_int16(self, name: str) -> int | None:
-        return self._typed(name, Type.INT16)  # type: ignore[no-any-return]
+        return self._typed(name, Type.INT16, int)
 
     def get_int32(self, name: str) -> int | None:
-        return self._typed(name, Type.INT32)  # type: ignore[no-any-return]
+        return self._typed(name, Type.INT32, int)
 
     def get_int64(self, name: str) -> int | None:
-        return self._typed(name, Type.INT64)  # type: ignore[no-any-return]
+        return self._typed(name, Type.INT64, int)
 
     def get_float32(self, name: str) -> float | None:
-        return self._typed(name, Type.FLOAT32)  # type: ignore[no-any-return]
+        return self._typed(name, Type.FLOAT32, float)
 
     def get_float64(self, name: str) -> float | None:
-        return self._typed(name, Type.FLOAT64)  # type: ignore[no-any-return]
+        return self._typed(name, Type.FLOAT64, float)
 
     def get_boolean(self, name: str) -> bool | None:
-        return self._typed(name, Type.BOOLEAN)  # type: ignore[no-any-return]
+        return self._typed(name, Type.BOOLEAN, bool)
 
     def get_string(self, name: str) -> str | None:
-        return self._typed(name, Type.STRING)  # type: ignore[no-any-return]
+        return self._typed(name, Type.STRING, str)
 
     def get_bytes(self, name: str) -> bytes | None:
-        return self._typed(name, Type.BYTES)  # type: ignore[no-any-return]
+        return self._typed(name, Type.BYTES, bytes)
 
     def get_array(self, name: str) -> list[Any] | None:
-        return self._typed(name, Type.ARRAY)  # type: ignore[no-any-return]
+        return self._typed(name, Type.ARRAY, list)
 
     def get_map(self, name: str) -> dict[Any, Any] | None:
-        return self._typed(name, Type.MAP)  # type: ignore[no-any-return]
+        return self._typed(name, Type.MAP, dict)
 
     def get_struct(self, name: str) -> Struct | None:
-        return self._typed(name, Type.STRUCT)  # type: ignore[no-any-return]
+        return self._typed(name, Type.STRUCT, Struct)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Struct):

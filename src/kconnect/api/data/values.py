@@ -110,11 +110,12 @@ def convert_to_string(schema: Schema | None, value: Any) -> str | None:
     return "".join(parts)
 
 
-def _sub_schema(schema: Schema | None, t: Type, which: str) -> Schema | None:
+def _sub_schema(schema: Schema | None, t: Type, key: bool = False) -> Schema | None:
+    """The key schema (``key``) or value schema of an ARRAY/MAP ``schema`` of type ``t``."""
     if schema is None or schema.type is not t:
         return None
     try:
-        return getattr(schema, which)  # type: ignore[no-any-return]
+        return schema.key_schema if key else schema.value_schema
     except DataException:
         return None
 
@@ -144,7 +145,7 @@ def _append(out: list[str], value: Any, embedded: bool, schema: Schema | None) -
         encoded = base64.b64encode(bytes(value)).decode("ascii")
         out.append(f'"{encoded}"' if embedded else encoded)
     elif isinstance(value, (list, tuple)):
-        item_schema = _sub_schema(schema, Type.ARRAY, "value_schema")
+        item_schema = _sub_schema(schema, Type.ARRAY)
         out.append("[")
         for i, item in enumerate(value):
             if i:
@@ -152,8 +153,8 @@ def _append(out: list[str], value: Any, embedded: bool, schema: Schema | None) -
             _append(out, item, True, item_schema)
         out.append("]")
     elif isinstance(value, Mapping):
-        key_schema = _sub_schema(schema, Type.MAP, "key_schema")
-        value_schema = _sub_schema(schema, Type.MAP, "value_schema")
+        key_schema = _sub_schema(schema, Type.MAP, key=True)
+        value_schema = _sub_schema(schema, Type.MAP)
         out.append("{")
         for i, (k, v) in enumerate(value.items()):
             if i:
@@ -398,7 +399,7 @@ def convert_to_date(schema: Schema | None, value: Any) -> _dt.date:
         value = parse_string(value).value
     if isinstance(value, (_dt.date, _dt.time)):
         if schema is None or schema.name == Date.LOGICAL_NAME:
-            return _temporal_as(Date.SCHEMA, value)  # type: ignore[no-any-return]
+            return _as_date(value)
         if schema.name == Timestamp.LOGICAL_NAME:
             # Java truncates the millisecond count towards zero here.
             days = int(_epoch_millis(value) / MILLIS_PER_DAY)
@@ -413,7 +414,7 @@ def convert_to_time(schema: Schema | None, value: Any) -> _dt.time:
         value = parse_string(value).value
     if isinstance(value, (_dt.date, _dt.time)):
         if schema is None or schema.name == Time.LOGICAL_NAME:
-            return _temporal_as(Time.SCHEMA, value)  # type: ignore[no-any-return]
+            return _as_time(value)
         if schema.name == Timestamp.LOGICAL_NAME:
             return Time.to_logical(Time.SCHEMA, _epoch_millis(value) % MILLIS_PER_DAY)
     return Time.to_logical(Time.SCHEMA, narrow(_as_long(value, schema), 32))
@@ -428,23 +429,29 @@ def convert_to_timestamp(schema: Schema | None, value: Any) -> _dt.datetime:
     if isinstance(value, (_dt.date, _dt.time)) and (
         schema is None or schema.name in temporal_names
     ):
-        return _temporal_as(Timestamp.SCHEMA, value)  # type: ignore[no-any-return]
+        return _as_timestamp(value)
     return Timestamp.to_logical(Timestamp.SCHEMA, _as_long(value, schema))
 
 
-def _temporal_as(target: Schema, value: _dt.date | _dt.time) -> Any:
-    """Re-express a date/time/timestamp as the Python type of ``target``, keeping its instant.
+# Java keeps one ``java.util.Date`` whatever the logical type; Python has three types, so a
+# date/time/timestamp converted to another logical type keeps its epoch milliseconds and
+# changes type.
 
-    Java keeps one ``java.util.Date`` whatever the logical type; Python has three types, so a
-    value keeps its epoch milliseconds and changes type.
-    """
+
+def _as_timestamp(value: _dt.date | _dt.time) -> _dt.datetime:
     millis = _epoch_millis(value)
-    if target.name == Timestamp.LOGICAL_NAME:
-        return value if isinstance(value, _dt.datetime) else _millis_to_datetime(millis)
-    if target.name == Date.LOGICAL_NAME:
-        if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
-            return value
-        return _millis_to_datetime(millis).date()
+    return value if isinstance(value, _dt.datetime) else _millis_to_datetime(millis)
+
+
+def _as_date(value: _dt.date | _dt.time) -> _dt.date:
+    millis = _epoch_millis(value)
+    if isinstance(value, _dt.date) and not isinstance(value, _dt.datetime):
+        return value
+    return _millis_to_datetime(millis).date()
+
+
+def _as_time(value: _dt.date | _dt.time) -> _dt.time:
+    millis = _epoch_millis(value)
     if isinstance(value, _dt.time):
         return value
     return _millis_to_datetime(millis).time()

@@ -1,37 +1,21 @@
 """``FileStreamSinkConnector``: writes the values of records from ``topics`` to a file.
 
-Configs as Kafka's: ``file`` (empty/absent = standard output) plus the sink ``topics`` /
-``topics.regex``. ``tasks.max`` task configs, each a copy of the connector config.
+Configs as Kafka's (declared in :mod:`~kconnect.connectors.file.sink_config`): ``file``
+(empty/absent = standard output) plus the sink ``topics`` / ``topics.regex``. ``tasks.max``
+task configs, each a copy of the connector config.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kconnect.api import (
-    AbstractConfig,
-    ConfigDef,
-    ConfigType,
-    Importance,
-    SinkConnector,
-    Task,
-    TopicPartition,
-)
+from kconnect.api import ConfigDef, SinkConnector, Task, TopicPartition
 from kconnect.connectors.file._version import VERSION
+from kconnect.connectors.file.sink_config import CONFIG_DEF, FILE_CONFIG, FileStreamSinkConfig
 from kconnect.connectors.file.sink_task import FileStreamSinkTask
 
-__all__ = ["CONFIG_DEF", "FileStreamSinkConnector"]
-
-FILE_CONFIG = "file"
-
-CONFIG_DEF = ConfigDef().define(
-    FILE_CONFIG,
-    ConfigType.STRING,
-    None,
-    None,
-    Importance.HIGH,
-    "Destination filename. If not specified, the standard output will be used",
-)
+# CONFIG_DEF and FILE_CONFIG are importable from here too, as Kafka has them on the connector.
+__all__ = ["CONFIG_DEF", "FILE_CONFIG", "FileStreamSinkConnector"]
 
 
 class FileStreamSinkConnector(SinkConnector):
@@ -44,7 +28,7 @@ class FileStreamSinkConnector(SinkConnector):
         return VERSION
 
     def start(self, props: Mapping[str, str]) -> None:
-        AbstractConfig(CONFIG_DEF, props)
+        FileStreamSinkConfig(props)  # fail fast on a bad config
         self._props = dict(props)
 
     def task_class(self) -> type[Task]:

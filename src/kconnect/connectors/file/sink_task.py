@@ -12,9 +12,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from kconnect.api import AbstractConfig, ConnectException, SinkRecord, SinkTask, TopicPartition
+from kconnect.api import ConnectException, SinkRecord, SinkTask, TopicPartition
 from kconnect.api.config_types import java_str
 from kconnect.connectors.file._version import VERSION
+from kconnect.connectors.file.sink_config import FileStreamSinkConfig
 
 __all__ = ["FileStreamSinkTask"]
 
@@ -32,9 +33,7 @@ class FileStreamSinkTask(SinkTask):
         return VERSION
 
     def start(self, props: Mapping[str, str]) -> None:
-        from kconnect.connectors.file.sink_connector import CONFIG_DEF
-
-        self._filename = AbstractConfig(CONFIG_DEF, props).get_string("file") or None
+        self._filename = FileStreamSinkConfig(props).filename
         if self._filename is None:
             self._out = sys.stdout
             return

@@ -1,7 +1,8 @@
 """``FileStreamSourceConnector``: streams lines of one file (or stdin) into a topic.
 
-Configs as Kafka's: ``file`` (empty/absent = standard input), ``topic`` (required),
-``batch.size`` (2000, records per poll). One task: the task config is the connector config.
+Configs as Kafka's (declared in :mod:`~kconnect.connectors.file.source_config`): ``file``
+(empty/absent = standard input), ``topic`` (required), ``batch.size`` (2000, records per
+poll). One task: the task config is the connector config.
 """
 
 from __future__ import annotations
@@ -9,59 +10,31 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.api import (
-    AbstractConfig,
-    ConfigDef,
-    ConfigType,
-    ConnectException,
-    ExactlyOnceSupport,
-    Importance,
-    NonEmptyString,
-    SourceConnector,
-    Task,
-)
+from kconnect.api import ConfigDef, ConnectException, ExactlyOnceSupport, SourceConnector, Task
 from kconnect.connectors.file._version import VERSION
+from kconnect.connectors.file.source_config import (
+    CONFIG_DEF,
+    DEFAULT_TASK_BATCH_SIZE,
+    FILE_CONFIG,
+    TASK_BATCH_SIZE_CONFIG,
+    TOPIC_CONFIG,
+    FileStreamSourceConfig,
+)
 from kconnect.connectors.file.source_task import (
     FILENAME_FIELD,
     POSITION_FIELD,
     FileStreamSourceTask,
 )
 
-__all__ = ["CONFIG_DEF", "FileStreamSourceConnector"]
-
-TOPIC_CONFIG = "topic"
-FILE_CONFIG = "file"
-TASK_BATCH_SIZE_CONFIG = "batch.size"
-DEFAULT_TASK_BATCH_SIZE = 2000
-
-CONFIG_DEF = (
-    ConfigDef()
-    .define(
-        FILE_CONFIG,
-        ConfigType.STRING,
-        None,
-        None,
-        Importance.HIGH,
-        "Source filename. If not specified, the standard input will be used",
-    )
-    .define(
-        TOPIC_CONFIG,
-        ConfigType.STRING,
-        ConfigDef.NO_DEFAULT_VALUE,
-        NonEmptyString(),
-        Importance.HIGH,
-        "The topic to publish data to",
-    )
-    .define(
-        TASK_BATCH_SIZE_CONFIG,
-        ConfigType.INT,
-        DEFAULT_TASK_BATCH_SIZE,
-        None,
-        Importance.LOW,
-        "The maximum number of records the source task can read from the file each time "
-        "it is polled",
-    )
-)
+# The config names are importable from here too, as Kafka has them on the connector.
+__all__ = [
+    "CONFIG_DEF",
+    "DEFAULT_TASK_BATCH_SIZE",
+    "FILE_CONFIG",
+    "TASK_BATCH_SIZE_CONFIG",
+    "TOPIC_CONFIG",
+    "FileStreamSourceConnector",
+]
 
 
 class FileStreamSourceConnector(SourceConnector):
@@ -76,7 +49,7 @@ class FileStreamSourceConnector(SourceConnector):
         return VERSION
 
     def start(self, props: Mapping[str, str]) -> None:
-        AbstractConfig(CONFIG_DEF, props)  # fail fast on a bad config
+        FileStreamSourceConfig(props)  # fail fast on a bad config
         self._props = dict(props)
 
     def task_class(self) -> type[Task]:
@@ -94,7 +67,7 @@ class FileStreamSourceConnector(SourceConnector):
 
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
         # Exactly once is possible for a real file that is only appended to; not for stdin.
-        filename = AbstractConfig(CONFIG_DEF, connector_config).get_string(FILE_CONFIG)
+        filename = FileStreamSourceConfig(connector_config).filename
         return ExactlyOnceSupport.SUPPORTED if filename else ExactlyOnceSupport.UNSUPPORTED
 
     def alter_offsets(

@@ -21,14 +21,9 @@ import time
 from collections.abc import Mapping
 from typing import Any, BinaryIO
 
-from kconnect.api import (
-    AbstractConfig,
-    ConnectException,
-    Schema,
-    SourceRecord,
-    SourceTask,
-)
+from kconnect.api import ConnectException, Schema, SourceRecord, SourceTask
 from kconnect.connectors.file._version import VERSION
+from kconnect.connectors.file.source_config import DEFAULT_TASK_BATCH_SIZE, FileStreamSourceConfig
 
 __all__ = ["FILENAME_FIELD", "POSITION_FIELD", "FileStreamSourceTask"]
 
@@ -46,7 +41,7 @@ class FileStreamSourceTask(SourceTask):
     def __init__(self) -> None:
         self._filename: str | None = None
         self._topic = ""
-        self._batch_size = 2000
+        self._batch_size = DEFAULT_TASK_BATCH_SIZE
         self._stream: BinaryIO | None = None
         self._stdin_fd: int | None = None
         self._position: int | None = None
@@ -59,12 +54,10 @@ class FileStreamSourceTask(SourceTask):
         return VERSION
 
     def start(self, props: Mapping[str, str]) -> None:
-        from kconnect.connectors.file.source_connector import CONFIG_DEF
-
-        config = AbstractConfig(CONFIG_DEF, props)
-        self._filename = config.get_string("file") or None
-        self._topic = str(config.get_string("topic"))
-        self._batch_size = config.get_int("batch.size")
+        config = FileStreamSourceConfig(props)
+        self._filename = config.filename
+        self._topic = config.topic
+        self._batch_size = config.batch_size
         if self._filename is None:
             self._stdin_fd = sys.stdin.fileno()
 

@@ -2,19 +2,25 @@
 
 Kafka writes each SMT as an abstract class with nested ``Key`` and ``Value`` subclasses that
 say which half of the record it works on. Here the logic class derives from
-:class:`SmtBase` and each concrete class mixes in :class:`KeySide` or :class:`ValueSide`::
+:class:`SidedSmt`, which declares ``IS_KEY``, ``operating_schema``, ``operating_value`` and
+``new_record``; each concrete class also derives from :class:`KeySide` or :class:`ValueSide`,
+which set ``IS_KEY`` and implement the two accessors. SMTs without the split derive from
+:class:`SmtBase`::
+
+    class _ExtractField(SidedSmt): ...
 
     class ExtractFieldKey(KeySide, _ExtractField):
         __kconnect_class_name__ = "org.apache.kafka.connect.transforms.ExtractField$Key"
 
 Lifecycle (as :class:`kconnect.api.Transformation`): the runtime calls ``configure`` once,
 then ``apply`` from the task thread only, then ``close``. ``apply`` never mutates the record
-it is given; it returns a new one built through :meth:`KeySide.new_record` /
-:meth:`ValueSide.new_record`, which keep every other part of the record (headers are copied).
+it is given; it returns a new one built through :meth:`SidedSmt.new_record`, which keeps
+every other part of the record (headers are copied).
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -22,7 +28,7 @@ from kconnect.api import ConfigDef, Schema, Transformation
 from kconnect.api.headers import Headers
 from kconnect.api.records import ConnectRecord
 
-__all__ = ["RNWD_CONFIG", "RNWD_DOC", "KeySide", "SmtBase", "ValueSide"]
+__all__ = ["RNWD_CONFIG", "RNWD_DOC", "KeySide", "SidedSmt", "SmtBase", "ValueSide"]
 
 RNWD_CONFIG = "replace.null.with.default"
 RNWD_DOC = (
@@ -62,13 +68,25 @@ class SmtBase(Transformation[ConnectRecord]):
         return f"{type(self).__name__}<{self._who}>"
 
 
-class _Side:
-    """Which half of the record a transformation works on; mixed in before the transformation.
+class SidedSmt(SmtBase):
+    """Base of the SMTs that come as a ``$Key`` and a ``$Value`` class (``Cast``, ``Flatten``...).
 
-    ``new_record`` replaces that half's schema and value and keeps the rest of the record.
+    Their logic class derives from this one and works through the members declared here;
+    each concrete class also derives from :class:`KeySide` or :class:`ValueSide`, which
+    implement them for one half of the record (Kafka's nested ``Key`` / ``Value`` classes).
     """
 
     IS_KEY: ClassVar[bool]
+
+    @staticmethod
+    @abstractmethod
+    def operating_schema(record: ConnectRecord) -> Schema | None:
+        """The schema of the half this class works on (key or value)."""
+
+    @staticmethod
+    @abstractmethod
+    def operating_value(record: ConnectRecord) -> Any:
+        """The half this class works on: the record's key or its value."""
 
     @classmethod
     def new_record(
@@ -78,6 +96,7 @@ class _Side:
         value: Any,
         headers: Headers | None = None,
     ) -> ConnectRecord:
+        """``record`` with this half's schema and value replaced and the rest kept."""
         if cls.IS_KEY:
             key_schema, key, value_schema, val = schema, value, record.value_schema, record.value
         else:
@@ -94,7 +113,7 @@ class _Side:
         )
 
 
-class KeySide(_Side):
+class KeySide(SidedSmt):
     """Operate on the record key."""
 
     IS_KEY: ClassVar[bool] = True
@@ -108,7 +127,7 @@ class KeySide(_Side):
         return record.key
 
 
-class ValueSide(_Side):
+class ValueSide(SidedSmt):
     """Operate on the record value."""
 
     IS_KEY: ClassVar[bool] = False

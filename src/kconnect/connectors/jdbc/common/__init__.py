@@ -1,7 +1,9 @@
-"""Plumbing shared by the JDBC source and sink connectors: JDBC URL parsing, connection
-provider with retries, identifier quoting and database-type to Connect-schema mapping.
-
-Everything here imports only the standard library and ``kconnect.api`` at import time; the
-database drivers (SQLAlchemy, psycopg) are imported lazily through :func:`require_sqlalchemy`
-so that ``kconnect`` works without the ``jdbc`` extra until a JDBC connector is started.
+"""What the JDBC source and sink both use, none of it tied to one side: JDBC URL parsing
+(:mod:`.url`), the connection provider with retries (:mod:`.connection`), identifier parsing
+and quoting (:mod:`.identifiers`), table and column metadata (:mod:`.metadata`), the mapping of
+database types to Connect schemas (:mod:`.types`) and the version the plugins report
+(:mod:`.version`). It imports the standard library and ``kconnect.api`` only, never
+``jdbc.source`` or ``jdbc.sink``; the drivers (SQLAlchemy, psycopg) are imported lazily through
+:func:`~.url.require_sqlalchemy`, so ``kconnect`` works without the ``jdbc`` extra until a JDBC
+connector is started.
 """

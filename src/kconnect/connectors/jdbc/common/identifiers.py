@@ -73,9 +73,9 @@ class IdentifierRules:
         parts = split_identifier(text, self.quote_char)
         if not 1 <= len(parts) <= 3 or any(p == "" for p in parts):
             raise ConfigException(f"Invalid table identifier '{text}'")
-        while len(parts) < 3:
-            parts.insert(0, None)  # type: ignore[arg-type]
-        return TableId(parts[0], parts[1], parts[2])
+        schema = parts[-2] if len(parts) >= 2 else None
+        catalog = parts[-3] if len(parts) == 3 else None
+        return TableId(catalog, schema, parts[-1])
 
 
 def split_identifier(text: str, quote_char: str = '"') -> list[str]:

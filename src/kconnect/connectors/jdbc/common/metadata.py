@@ -184,5 +184,5 @@ def db_now(conn: Any, dialect: str) -> dt.datetime:
     if dialect == "sqlite":
         text = conn.exec_driver_sql("SELECT strftime('%Y-%m-%d %H:%M:%f','now')").scalar()
         return dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC)
-    value = conn.exec_driver_sql("SELECT CURRENT_TIMESTAMP").scalar()
-    return value.astimezone(dt.UTC)  # type: ignore[no-any-return]
+    value: dt.datetime = conn.exec_driver_sql("SELECT CURRENT_TIMESTAMP").scalar()
+    return value.astimezone(dt.UTC)

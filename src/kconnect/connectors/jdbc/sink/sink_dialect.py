@@ -4,7 +4,7 @@
 It describes an existing table (columns, their types, table kind) and builds the
 parameterised INSERT / UPSERT / UPDATE / DELETE statements used by SQLite and by the
 one-record-at-a-time path on PostgreSQL (PostgreSQL batches go through
-:mod:`~kconnect.connectors.jdbc.postgres_copy`). All methods run on the task thread with the
+:mod:`~kconnect.connectors.jdbc.sink.postgres_copy`). All methods run on the task thread with the
 task's DBAPI connection; they may block on the database.
 
 Identifiers are always spliced through :class:`IdentifierRules.quote`, so a table or column

@@ -1,6 +1,6 @@
 """Writing batches of sink records to the database: Confluent's ``JdbcDbWriter`` + ``DbStructure``.
 
-:class:`JdbcDbWriter` belongs to one :class:`~kconnect.connectors.jdbc.sink_task.JdbcSinkTask`
+:class:`JdbcDbWriter` belongs to one :class:`~kconnect.connectors.jdbc.sink.sink_task.JdbcSinkTask`
 and is only used from its thread. :meth:`JdbcDbWriter.write` groups a ``put``'s records by
 destination table, buffers and flushes them (:class:`BufferedRecords`) and commits once: one
 database transaction per ``put``, rolled back entirely on any error. :meth:`write_each` is the
@@ -19,26 +19,26 @@ import re
 import sqlite3
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from kconnect.api import ConnectException, SinkRecord
-from kconnect.connectors.jdbc.buffered_records import BufferedRecords
 from kconnect.connectors.jdbc.common.connection import ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
 from kconnect.connectors.jdbc.common.url import connection_spec
-from kconnect.connectors.jdbc.ddl import (
+from kconnect.connectors.jdbc.sink.buffered_records import BufferedRecords, RowPlan
+from kconnect.connectors.jdbc.sink.ddl import (
     TableAlterOrCreateException,
     alter_table_statements,
     create_table_statement,
 )
-from kconnect.connectors.jdbc.fields_metadata import FieldsMetadata, record_where
-from kconnect.connectors.jdbc.postgres_copy import PendingCopy, PostgresCopyWriter
-from kconnect.connectors.jdbc.sink_config import (
+from kconnect.connectors.jdbc.sink.fields_metadata import FieldsMetadata, record_where
+from kconnect.connectors.jdbc.sink.postgres_copy import PendingCopy, PostgresCopyWriter
+from kconnect.connectors.jdbc.sink.sink_config import (
     CONFIG_DEF,
     InsertMode,
     JdbcSinkConfig,
 )
-from kconnect.connectors.jdbc.sink_dialect import (
+from kconnect.connectors.jdbc.sink.sink_dialect import (
     PostgresSinkDialect,
     SinkDialect,
     TableInfo,
@@ -58,6 +58,11 @@ _COPY_CONTEXT = re.compile(r"COPY [^,]+, line (\d+)(?:, column ([^:]+))?")
 
 class SqlWriteError(ConnectException):
     """The database refused a write. ``transient``: retrying the same batch may succeed."""
+
+    #: The ``__connect.errors.exception.class.name`` of dead letter queue records, through the
+    #: runtime's ``java_class_name`` hook. It is this class's path from before the sink moved
+    #: into ``jdbc.sink``, kept so that alerts and DLQ consumers matching it keep working.
+    java_class_name: ClassVar[str] = "kconnect.connectors.jdbc.writer.SqlWriteError"
 
     def __init__(
         self,
@@ -406,13 +411,13 @@ class JdbcDbWriter:
             text += "\n(" + ", ".join(where) + ")"
         return SqlWriteError(text, e, table, _is_transient(e), column, record)
 
-    # -- called by BufferedRecords --------------------------------------------------------------
+    # -- BufferedRecords' RowWriter ------------------------------------------------------------
 
     def write_rows(
         self,
         conn: Any,
         table: TableId,
-        plan: Any,
+        plan: RowPlan,
         rows: list[Any],
         use_copy: bool,
         records: Sequence[SinkRecord],
@@ -452,7 +457,7 @@ class JdbcDbWriter:
         return None
 
     def delete_rows(
-        self, conn: Any, table: TableId, plan: Any, key_rows: list[Any], use_copy: bool
+        self, conn: Any, table: TableId, plan: RowPlan, key_rows: list[Any], use_copy: bool
     ) -> None:
         keys = plan.sql_cols[: plan.n_keys]
         if use_copy and self._copy is not None:

@@ -27,7 +27,7 @@ from kconnect.connectors.jdbc.common.types import (
     TypeOptions,
     column_schema,
 )
-from kconnect.connectors.jdbc.criteria import PARAM
+from kconnect.connectors.jdbc.source.criteria import PARAM
 
 __all__ = ["QuerierEnv", "TableQuerier"]
 

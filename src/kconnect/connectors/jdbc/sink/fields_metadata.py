@@ -1,6 +1,6 @@
 """Which columns a record writes, and how to read their values: Confluent's ``FieldsMetadata``.
 
-:func:`fields_metadata` is called by :class:`~kconnect.connectors.jdbc.buffered_records.BufferedRecords`
+:func:`fields_metadata` is called by :class:`~kconnect.connectors.jdbc.sink.buffered_records.BufferedRecords`
 on the task thread each time a table's key or value schema changes (so once per schema, not
 per record). It decides the key (primary key) columns from ``pk.mode``/``pk.fields`` and the
 other columns from the value schema filtered by ``fields.whitelist``, exactly as Confluent
@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from kconnect.api import ConnectException, Schema, SinkRecord, Type
-from kconnect.connectors.jdbc.sink_config import JdbcSinkConfig, PrimaryKeyMode
+from kconnect.connectors.jdbc.sink.sink_config import JdbcSinkConfig, PrimaryKeyMode
 
 __all__ = ["Column", "FieldsMetadata", "fields_metadata"]
 

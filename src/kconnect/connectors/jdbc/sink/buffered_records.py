@@ -16,7 +16,7 @@ import datetime as _dt
 import decimal
 from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -27,16 +27,13 @@ from kconnect.api.data.schema import (
     TIME_LOGICAL_NAME,
     TIMESTAMP_LOGICAL_NAME,
 )
-from kconnect.connectors.jdbc.fields_metadata import Column, FieldsMetadata, fields_metadata
-from kconnect.connectors.jdbc.sink_config import PrimaryKeyMode
+from kconnect.connectors.jdbc.common.identifiers import TableId
+from kconnect.connectors.jdbc.sink.fields_metadata import Column, FieldsMetadata, fields_metadata
+from kconnect.connectors.jdbc.sink.postgres_copy import PendingCopy
+from kconnect.connectors.jdbc.sink.sink_config import JdbcSinkConfig, PrimaryKeyMode
+from kconnect.connectors.jdbc.sink.sink_dialect import ColumnInfo, SinkDialect, TableInfo
 
-if TYPE_CHECKING:
-    from kconnect.connectors.jdbc.common.identifiers import TableId
-    from kconnect.connectors.jdbc.postgres_copy import PendingCopy
-    from kconnect.connectors.jdbc.sink_dialect import ColumnInfo
-    from kconnect.connectors.jdbc.writer import JdbcDbWriter
-
-__all__ = ["BufferedRecords"]
+__all__ = ["BufferedRecords", "RowPlan", "RowWriter"]
 
 _Row = Sequence[Any]
 _Conv = Callable[[Any], Any]
@@ -62,8 +59,12 @@ _BINARY_OK: dict[object, frozenset[str]] = {
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 
 
-class _Plan:
-    """How to turn a record into a row for one (schemas, table) combination."""
+class RowPlan:
+    """How to turn a record into a row for one (schemas, table) combination.
+
+    ``sql_cols`` are the table's column names, keys first (``n_keys`` of them); ``oids`` /
+    ``key_oids`` the column type OIDs when the rows may go by binary COPY, else None.
+    """
 
     def __init__(
         self,
@@ -83,10 +84,41 @@ class _Plan:
         self.key_oids = key_oids
 
 
+class RowWriter(Protocol):
+    """What :class:`BufferedRecords` needs of the writer that owns it: the config and dialect,
+    the table (created or amended as allowed) and the statements that write its rows.
+
+    :class:`~kconnect.connectors.jdbc.sink.writer.JdbcDbWriter` is the implementation; it imports
+    this module, which therefore names only this protocol.
+    """
+
+    config: JdbcSinkConfig
+    dialect: SinkDialect
+
+    def ensure_table(
+        self, conn: Any, table: TableId, meta: FieldsMetadata, record: SinkRecord
+    ) -> TableInfo: ...
+
+    def write_rows(
+        self,
+        conn: Any,
+        table: TableId,
+        plan: RowPlan,
+        rows: list[Any],
+        use_copy: bool,
+        records: Sequence[SinkRecord],
+        defer: bool = False,
+    ) -> PendingCopy | None: ...
+
+    def delete_rows(
+        self, conn: Any, table: TableId, plan: RowPlan, key_rows: list[Any], use_copy: bool
+    ) -> None: ...
+
+
 class BufferedRecords:
     """Records buffered for one table; see the module docstring for the contract."""
 
-    def __init__(self, writer: JdbcDbWriter, table: TableId, conn: Any, use_copy: bool) -> None:
+    def __init__(self, writer: RowWriter, table: TableId, conn: Any, use_copy: bool) -> None:
         self._writer = writer
         self._config = writer.config
         self._table = table
@@ -96,7 +128,7 @@ class BufferedRecords:
         self._deletes: list[SinkRecord] = []
         self._key_schema: object = None
         self._value_shape: object = None
-        self._plan: _Plan | None = None
+        self._plan: RowPlan | None = None
 
     @property
     def table(self) -> TableId:
@@ -183,7 +215,7 @@ class BufferedRecords:
         """Write everything buffered: upserts/inserts/updates first, then deletes.
 
         ``defer``: when the last statement is a COPY insert, leave its result to read later
-        and return it (see :class:`~kconnect.connectors.jdbc.postgres_copy.PendingCopy`).
+        and return it (see :class:`~kconnect.connectors.jdbc.sink.postgres_copy.PendingCopy`).
         """
         plan = self._plan
         if plan is None or (not self._records and not self._deletes):
@@ -203,7 +235,7 @@ class BufferedRecords:
 
     # -- planning (once per schema) -------------------------------------------------------------
 
-    def _make_plan(self, record: SinkRecord) -> _Plan:
+    def _make_plan(self, record: SinkRecord) -> RowPlan:
         config = self._config
         if record.value is None:
             # A tombstone first: only the key columns are known.
@@ -224,7 +256,7 @@ class BufferedRecords:
         key_of = self._key_function(meta, convs[:n_keys])
         oids = self._binary_oids(meta.columns, infos)
         key_oids = self._binary_oids(meta.key_columns, infos[:n_keys])
-        return _Plan(meta, sql_cols, row_of, key_of, oids, key_oids)
+        return RowPlan(meta, sql_cols, row_of, key_of, oids, key_oids)
 
     def _binary_oids(self, cols: Sequence[Column], infos: Sequence[ColumnInfo]) -> list[int] | None:
         if self._writer.dialect.name != "postgresql":

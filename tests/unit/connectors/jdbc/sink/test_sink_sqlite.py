@@ -20,9 +20,9 @@ from kconnect.api import (
     Struct,
     TopicPartition,
 )
-from kconnect.connectors.jdbc.sink_config import CONFIG_DEF, JdbcSinkConfig
-from kconnect.connectors.jdbc.sink_connector import JdbcSinkConnector
-from kconnect.connectors.jdbc.sink_task import JdbcSinkTask
+from kconnect.connectors.jdbc.sink.sink_config import CONFIG_DEF, JdbcSinkConfig
+from kconnect.connectors.jdbc.sink.sink_connector import JdbcSinkConnector
+from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
 
 VALUE = (
     SchemaBuilder.struct()

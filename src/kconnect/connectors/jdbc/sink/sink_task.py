@@ -44,16 +44,15 @@ from kconnect.api import (
     SinkTask,
     TopicPartition,
 )
-from kconnect.connectors.jdbc.ddl import TableAlterOrCreateException
-from kconnect.connectors.jdbc.fields_metadata import record_where
-from kconnect.connectors.jdbc.sink_config import JdbcSinkConfig
-from kconnect.connectors.jdbc.writer import JdbcDbWriter, PendingWrite, SqlWriteError
+from kconnect.connectors.jdbc.common.version import VERSION
+from kconnect.connectors.jdbc.sink.ddl import TableAlterOrCreateException
+from kconnect.connectors.jdbc.sink.fields_metadata import record_where
+from kconnect.connectors.jdbc.sink.sink_config import JdbcSinkConfig
+from kconnect.connectors.jdbc.sink.writer import JdbcDbWriter, PendingWrite, SqlWriteError
 
 __all__ = ["JdbcSinkTask"]
 
 log = logging.getLogger(__name__)
-
-VERSION = "10.8.9-kconnect"
 
 #: A put of at least this many records to PostgreSQL in insert mode returns once its COPY is
 #: sent; the result is read and the transaction committed at the next put (or pre_commit), so
@@ -64,7 +63,7 @@ DEFER_MIN_RECORDS = 100
 
 
 class JdbcSinkTask(SinkTask):
-    """Sink task of :class:`~kconnect.connectors.jdbc.sink_connector.JdbcSinkConnector`."""
+    """Sink task of :class:`~kconnect.connectors.jdbc.sink.sink_connector.JdbcSinkConnector`."""
 
     __kconnect_class_name__ = "io.confluent.connect.jdbc.sink.JdbcSinkTask"
 

@@ -21,17 +21,18 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.api import ConfigException, ConnectException, SourceRecord, SourceTask
-from kconnect.connectors.jdbc.bulk_querier import BulkTableQuerier
 from kconnect.connectors.jdbc.common.connection import ConnectionProvider, describe_error
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
-from kconnect.connectors.jdbc.querier import QuerierEnv, TableQuerier
-from kconnect.connectors.jdbc.source_config import (
+from kconnect.connectors.jdbc.common.version import VERSION
+from kconnect.connectors.jdbc.source.bulk_querier import BulkTableQuerier
+from kconnect.connectors.jdbc.source.querier import QuerierEnv, TableQuerier
+from kconnect.connectors.jdbc.source.source_config import (
     MODE_BULK,
     MODE_INCREMENTING,
     MODE_TIMESTAMP,
     JdbcSourceTaskConfig,
 )
-from kconnect.connectors.jdbc.timestamp_incrementing_querier import (
+from kconnect.connectors.jdbc.source.timestamp_incrementing_querier import (
     TimestampIncrementingTableQuerier,
 )
 
@@ -79,7 +80,7 @@ class JdbcSourceTask(SourceTask):
         self._failures = 0
 
     def version(self) -> str:
-        return "10.8.9-kconnect"
+        return VERSION
 
     def start(self, props: Mapping[str, str]) -> None:
         config = JdbcSourceTaskConfig(props)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kconnect.api import SourceRecord
-from kconnect.connectors.jdbc.querier import TableQuerier
+from kconnect.connectors.jdbc.source.querier import TableQuerier
 
 __all__ = ["BulkTableQuerier"]
 

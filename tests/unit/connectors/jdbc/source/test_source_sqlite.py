@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kconnect.api import ConfigException, Type
-from kconnect.connectors.jdbc.source_connector import JdbcSourceConnector, group_partitions
-from kconnect.connectors.jdbc.source_task import JdbcSourceTask
+from kconnect.connectors.jdbc.source.source_connector import JdbcSourceConnector, group_partitions
+from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
 
 from .source_helpers import ConnectorContext, DictOffsetReader, TaskContext, commit
 

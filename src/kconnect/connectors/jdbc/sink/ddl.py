@@ -26,7 +26,7 @@ from kconnect.api.data.schema import (
     TIMESTAMP_LOGICAL_NAME,
 )
 from kconnect.connectors.jdbc.common.identifiers import IdentifierRules, TableId
-from kconnect.connectors.jdbc.fields_metadata import Column
+from kconnect.connectors.jdbc.sink.fields_metadata import Column
 
 __all__ = [
     "TableAlterOrCreateException",

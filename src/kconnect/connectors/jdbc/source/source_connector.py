@@ -17,9 +17,10 @@ from typing import Any, TypeVar
 from kconnect.api import Config, ConfigDef, SourceConnector, Task
 from kconnect.connectors.jdbc.common.connection import ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import IdentifierRules, rules_for
-from kconnect.connectors.jdbc.source_config import CONFIG_DEF, JdbcSourceConfig
-from kconnect.connectors.jdbc.source_task import JdbcSourceTask
-from kconnect.connectors.jdbc.table_monitor import TableFilter, TableMonitorThread
+from kconnect.connectors.jdbc.common.version import VERSION
+from kconnect.connectors.jdbc.source.source_config import CONFIG_DEF, JdbcSourceConfig
+from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
+from kconnect.connectors.jdbc.source.table_monitor import TableFilter, TableMonitorThread
 
 __all__ = ["JdbcSourceConnector", "group_partitions"]
 
@@ -55,7 +56,7 @@ class JdbcSourceConnector(SourceConnector):
         self._rules: IdentifierRules | None = None
 
     def version(self) -> str:
-        return "10.8.9-kconnect"
+        return VERSION
 
     def config(self) -> ConfigDef:
         return CONFIG_DEF

@@ -21,8 +21,13 @@ from typing import Any
 from kconnect.api import ConnectException, DataException, SourceRecord
 from kconnect.connectors.jdbc.common.identifiers import TableId
 from kconnect.connectors.jdbc.common.metadata import db_now
-from kconnect.connectors.jdbc.criteria import Criteria, Offset, offset_from_map, timestamp_offset
-from kconnect.connectors.jdbc.querier import QuerierEnv, TableQuerier
+from kconnect.connectors.jdbc.source.criteria import (
+    Criteria,
+    Offset,
+    offset_from_map,
+    timestamp_offset,
+)
+from kconnect.connectors.jdbc.source.querier import QuerierEnv, TableQuerier
 
 __all__ = ["TimestampIncrementingTableQuerier"]
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kconnect.connectors.jdbc.common.identifiers import TableId
-from kconnect.connectors.jdbc.sink_dialect import PostgresSinkDialect
+from kconnect.connectors.jdbc.sink.sink_dialect import PostgresSinkDialect
 
 __all__ = ["PendingCopy", "PostgresCopyWriter"]
 

@@ -11,8 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kconnect.api import Config, ConfigDef, SinkConnector, Task
-from kconnect.connectors.jdbc.sink_config import CONFIG_DEF, JdbcSinkConfig, validate_sink_config
-from kconnect.connectors.jdbc.sink_task import VERSION, JdbcSinkTask
+from kconnect.connectors.jdbc.common.version import VERSION
+from kconnect.connectors.jdbc.sink.sink_config import (
+    CONFIG_DEF,
+    JdbcSinkConfig,
+    validate_sink_config,
+)
+from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
 
 __all__ = ["JdbcSinkConnector"]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kconnect.api import Date, Decimal, Schema, SchemaBuilder, Time, Timestamp
-from kconnect.connectors.jdbc.ddl import column_type
+from kconnect.connectors.jdbc.sink.ddl import column_type
 
 
 def _named_string(name: str) -> Schema:

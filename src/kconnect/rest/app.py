@@ -96,11 +96,9 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
         result = herder.health_check()
         return JsonResponse(result.to_json(), status_code=result.http_status)
 
-    worker = getattr(herder, "worker", None)
-    app.include_router(metrics_router(herder, getattr(worker, "metrics", None)))
+    app.include_router(metrics_router(herder, herder.metrics))
     app.include_router(connectors_router(herder))
-    if hasattr(herder, "put_task_configs"):  # worker-to-worker endpoints (distributed)
-        app.include_router(internal_router(herder))
+    app.include_router(internal_router(herder))  # worker-to-worker (standalone refuses: 405)
     app.include_router(plugins_router(herder))
     admin = _setting(worker_config, "admin.listeners")
     if admin is None or admin != []:

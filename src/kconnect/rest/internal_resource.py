@@ -4,8 +4,7 @@
 generated to the leader, which writes them to the config topic (204). Under the
 ``sessioned`` protocol the request must carry ``X-Connect-Authorization`` /
 ``X-Connect-Request-Signature-Algorithm`` (HMAC of the body with the session key); the
-herder answers 400/403/503 otherwise. Served only by herders that implement
-``put_task_configs`` (the distributed herder).
+herder answers 400/403/503 otherwise. A standalone worker answers 405, as it has no leader.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kconnect.rest.entities import json_body, parse_json
 from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.herder.session_keys import RequestSignature
 
 __all__ = ["internal_router"]
@@ -30,7 +30,7 @@ def _task_configs(data: Any) -> list[dict[str, str]]:
     return [{str(k): str(v) for k, v in c.items() if v is not None} for c in data]
 
 
-def internal_router(herder: Any) -> APIRouter:
+def internal_router(herder: Herder) -> APIRouter:
     """Routes of the internal endpoints bound to ``herder``."""
     r = APIRouter(prefix="/connectors", tags=["internal"])
 

@@ -341,3 +341,13 @@ def test_openapi_served(client):
     spec = client.get("/openapi.json").json()
     assert "/connectors/{connector}/offsets" in spec["paths"]
     assert "/connector-plugins/{plugin_name}/config/validate" in spec["paths"]
+
+
+def test_standalone_refuses_the_internal_task_configs_endpoint(client):
+    r = client.post("/connectors/c/tasks", json=[{"task.class": "X"}])
+    assert r.status_code == 405
+    assert r.json() == {
+        "error_code": 405,
+        "message": "Kafka Connect in standalone mode does not support externally setting "
+        "task configurations.",
+    }

@@ -13,7 +13,13 @@ import logging
 from collections.abc import MutableMapping
 from typing import Any
 
-__all__ = ["CONNECTOR_CONTEXT", "ConnectorContextFilter", "context_logger", "context_prefix"]
+__all__ = [
+    "CONNECTOR_CONTEXT",
+    "ConnectorContextFilter",
+    "ContextLogger",
+    "context_logger",
+    "context_prefix",
+]
 
 CONNECTOR_CONTEXT: contextvars.ContextVar[str] = contextvars.ContextVar(
     "kconnect_connector_context", default=""
@@ -34,13 +40,21 @@ class ConnectorContextFilter(logging.Filter):
         return True
 
 
-class _Prefixed(logging.LoggerAdapter):  # type: ignore[type-arg]
+class _Prefixed(logging.LoggerAdapter[logging.Logger]):
+    def __init__(self, logger: logging.Logger, prefix: str) -> None:
+        super().__init__(logger, {"prefix": prefix})
+        self.prefix = prefix
+
     def process(
         self, msg: Any, kwargs: MutableMapping[str, Any]
     ) -> tuple[Any, MutableMapping[str, Any]]:
-        return f"{self.extra['prefix']}{msg}", kwargs  # type: ignore[index]
+        return f"{self.prefix}{msg}", kwargs
 
 
-def context_logger(logger: logging.Logger, prefix: str) -> logging.LoggerAdapter:  # type: ignore[type-arg]
+ContextLogger = logging.LoggerAdapter[logging.Logger]
+"""A logger whose messages carry a ``[connector|task-n]`` prefix."""
+
+
+def context_logger(logger: logging.Logger, prefix: str) -> ContextLogger:
     """``logger`` with every message prefixed by ``prefix`` (see :func:`context_prefix`)."""
-    return _Prefixed(logger, {"prefix": prefix})
+    return _Prefixed(logger, prefix)

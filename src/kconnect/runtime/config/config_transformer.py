@@ -139,8 +139,9 @@ def reverse_transform(
     for config in configs:
         new = dict(config)
         for key in variable_keys:
-            if key in new:
-                new[key] = raw_connector_config[key]  # type: ignore[assignment]
+            raw_value = raw_connector_config[key]
+            if key in new and raw_value is not None:
+                new[key] = raw_value
         result.append(new)
     return result
 
@@ -149,12 +150,18 @@ def _load_class(class_name: str) -> type:
     for ep in entry_points(group=CONFIG_PROVIDER_GROUP):
         simple = ep.name.rsplit(".", 1)[-1]
         if class_name in (ep.name, simple, ep.value.replace(":", ".")):
-            return ep.load()  # type: ignore[no-any-return]
+            return _a_class(ep.load(), class_name)
     module_name, sep, attr = class_name.replace(":", ".").rpartition(".")
     if not sep:
         raise ImportError(f"no config provider named {class_name}")
     module = importlib.import_module(module_name)
-    return getattr(module, attr)  # type: ignore[no-any-return]
+    return _a_class(getattr(module, attr), class_name)
+
+
+def _a_class(obj: object, class_name: str) -> type:
+    if not isinstance(obj, type):
+        raise ImportError(f"{class_name} is not a class")
+    return obj
 
 
 def load_config_providers(

@@ -111,7 +111,7 @@ class ToleranceType(enum.Enum):
 
 def _unique_aliases(kind: str) -> CompositeValidator:
     def check(name: str, value: object) -> None:
-        aliases = list(value)  # type: ignore[call-overload]
+        aliases = list(value) if isinstance(value, (list, tuple)) else []
         if len(aliases) > len(set(aliases)):
             raise ConfigException(name, java_str(value), "Duplicate alias provided.")
 

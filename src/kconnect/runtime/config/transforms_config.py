@@ -109,7 +109,9 @@ class _VersionRecommender(Recommender):
         if found is None:
             return []
         try:
-            desc = self._plugins.resolve(self._kind, found)  # type: ignore[arg-type]
+            desc = self._plugins.resolve(
+                self._kind, found if isinstance(found, type) else str(found)
+            )
         except Exception:
             return []
         return list(dict.fromkeys(self._plugins.versions_of(desc.class_name, (self._kind,))))
@@ -290,4 +292,8 @@ def _config_def_of(plugins: Plugins, kind: str, key: str, value: object) -> Conf
         raise ConnectException(
             f"{desc.class_name}.config() must return a ConfigDef that is not null."
         )
-    return config_def  # type: ignore[no-any-return]
+    if not isinstance(config_def, ConfigDef):
+        raise ConnectException(
+            f"{desc.class_name}.config() must return a ConfigDef, not {type(config_def).__name__}."
+        )
+    return config_def

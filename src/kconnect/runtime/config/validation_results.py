@@ -127,15 +127,15 @@ def show_raw_values(
     variable_keys = keys_with_variables(raw)
     if not variable_keys:
         return infos
-    secrets = {
-        resolved[k]: raw[k]
-        for k in variable_keys
-        if resolved.get(k) and resolved.get(k) != raw.get(k)
-    }
+    secrets: dict[str, str] = {}
+    for k in variable_keys:
+        secret = resolved.get(k)
+        if secret and secret != raw.get(k):
+            secrets[secret] = str(raw[k])
 
     def scrub(message: str) -> str:
         for secret, shown in secrets.items():
-            message = message.replace(secret, str(shown))  # type: ignore[arg-type]
+            message = message.replace(secret, shown)
         return message
 
     configs = []

@@ -43,6 +43,7 @@ from kconnect.runtime.herder.herder import (
 )
 from kconnect.runtime.herder.herder_status import HerderStatusListener
 from kconnect.runtime.loggers import LoggerLevel, Loggers
+from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
 from kconnect.runtime.plugins.versions import VersionRange
 from kconnect.runtime.plugins.view import (
@@ -164,6 +165,10 @@ class AbstractHerder(HerderStatusListener, Herder):
 
         Called on a REST thread; may block up to ``timeout_s``.
         """
+
+    @property
+    def metrics(self) -> ConnectMetrics | None:
+        return None if self.worker is None else self.worker.metrics
 
     def kafka_cluster_id(self) -> str | None:
         if self._cluster_id is None:

@@ -23,7 +23,9 @@ from kconnect.api.config_infos import ConfigInfos, ConfigKeyInfo
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.herder.session_keys import RequestSignature
 from kconnect.runtime.loggers import LoggerLevel
+from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.plugins.versions import VersionRange
 
 __all__ = [
@@ -169,6 +171,18 @@ class Herder(ABC):
 
     @abstractmethod
     def kafka_cluster_id(self) -> str | None: ...
+
+    @property
+    @abstractmethod
+    def metrics(self) -> ConnectMetrics | None:
+        """The worker's metrics (``/metrics``); None when the herder runs no worker."""
+
+    @abstractmethod
+    def put_task_configs(
+        self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None
+    ) -> None:
+        """The internal endpoint ``POST /connectors/{c}/tasks``: a worker sends the leader the
+        task configs its connector generated. Standalone refuses it (405)."""
 
     # -- connectors ------------------------------------------------------------------------
 

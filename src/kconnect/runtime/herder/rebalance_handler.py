@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -108,7 +109,7 @@ class RebalanceHandler:
         """Stop revoked connectors and tasks and forget them (blocks until stopped)."""
         conns = list(connectors)
         ids = sorted(task_ids(tasks))
-        calls: list[Callable[[], None]] = [lambda n=n: self._stop_connector(n) for n in conns]  # type: ignore[misc]
+        calls: list[Callable[[], None]] = [partial(self._stop_connector, n) for n in conns]
         if ids:
             calls.append(lambda: self._stop_tasks(ids))
         self._run_all(calls)
@@ -161,8 +162,8 @@ class RebalanceHandler:
         log.info(
             "Starting %d connector(s) and %d task(s) after a rebalance", len(conns), len(tasks)
         )
-        calls: list[Callable[[], None]] = [lambda n=n: self._start_connector(n) for n in conns]  # type: ignore[misc]
-        calls += [lambda t=t: self._start_task(t) for t in tasks]  # type: ignore[misc]
+        calls: list[Callable[[], None]] = [partial(self._start_connector, n) for n in conns]
+        calls += [partial(self._start_task, t) for t in tasks]
         self._run_all(calls)
         with self._lock:
             self.running = RunningWork(set(assigned_c), set(assigned_t))

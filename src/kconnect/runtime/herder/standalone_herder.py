@@ -20,11 +20,13 @@ from typing import Any
 
 from kconnect.api.errors import AlreadyExistsException, ConnectException, NotFoundException
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.rest_errors import ConnectRestException
 from kconnect.runtime.common.restart import RestartPlan, RestartRequest
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.config_transformer import ConfigTransformer, reverse_transform
 from kconnect.runtime.herder.abstract_herder import AbstractHerder
 from kconnect.runtime.herder.herder import ConnectorInfo, ConnectorStateInfo, Created
+from kconnect.runtime.herder.session_keys import RequestSignature
 from kconnect.runtime.storage.config_store import MemoryConfigBackingStore
 from kconnect.runtime.storage.status_store import MemoryStatusBackingStore, StatusBackingStore
 
@@ -63,6 +65,15 @@ class StandaloneHerder(AbstractHerder):
         self._lock = threading.RLock()
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="herder")
         self._stopped = False
+
+    def put_task_configs(
+        self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None
+    ) -> None:
+        raise ConnectRestException(
+            405,
+            "Kafka Connect in standalone mode does not support externally setting task "
+            "configurations.",
+        )
 
     # -- lifecycle -------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kconnect.kafka.client_stats import ClientStats
-from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry
+from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, Sensor
 from kconnect.runtime.metrics.stats import CumulativeSum, Rate
 
 __all__ = ["ClientMetrics"]
@@ -35,7 +35,7 @@ class ClientMetrics:
         g.gauge("connection-count", "The current number of active connections.",
                 lambda: float(self.connections))  # fmt: skip
 
-        def pair(what: str, unit: str) -> object:
+        def pair(what: str, unit: str) -> Sensor:
             return g.sensor(
                 what,
                 (f"{what}-rate", f"The number of {unit} per second.", Rate()),
@@ -59,7 +59,7 @@ class ClientMetrics:
             (self.requests, stats.requests_sent, last.requests_sent if last else 0),
             (self.responses, stats.responses_received, last.responses_received if last else 0),
         ):
-            sensor.record(max(0, now - before))  # type: ignore[attr-defined]
+            sensor.record(max(0, now - before))
         if self._on_lag is not None:
             lag = stats.max_consumer_lag
             if lag is not None:

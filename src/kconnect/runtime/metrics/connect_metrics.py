@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from typing import Protocol
 
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -31,7 +32,13 @@ from kconnect.runtime.metrics.worker_metrics import (
     WorkerMetrics,
 )
 
-__all__ = ["ConnectMetrics"]
+__all__ = ["ConnectMetrics", "Settings"]
+
+
+class Settings(Protocol):
+    """What the metrics read of the worker config (``metrics.*`` keys)."""
+
+    def get(self, key: str) -> object: ...
 
 
 class ConnectMetrics:
@@ -71,16 +78,16 @@ class ConnectMetrics:
 
     @classmethod
     def from_worker_config(
-        cls, worker_id: str, config: object, clock: Clock | None = None
+        cls, worker_id: str, config: Settings, clock: Clock | None = None
     ) -> ConnectMetrics:
         """Use ``metrics.num.samples`` and ``metrics.sample.window.ms`` of a WorkerConfig."""
 
         def setting(key: str, default: int) -> int:
             try:
-                value = config.get(key)  # type: ignore[attr-defined]
+                value = config.get(key)
             except Exception:
                 return default
-            return default if value is None else int(value)
+            return default if value is None else int(str(value))
 
         return cls(
             worker_id,

@@ -14,7 +14,7 @@ from functools import partial
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.metrics.client_metrics import ClientMetrics
-from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
+from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, Sensor, constant
 from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max
 from kconnect.runtime.metrics.task_metrics import (
     ErrorHandlingMetrics,
@@ -34,7 +34,7 @@ __all__ = [
 TASK_STATES = ("running", "paused", "failed", "unassigned", "destroyed", "restarting")
 
 
-def _startup(g: MetricGroup, kind: str) -> tuple[object, object, object, object]:
+def _startup(g: MetricGroup, kind: str) -> tuple[Sensor, Sensor, Sensor, Sensor]:
     attempts = g.sensor(
         f"{kind}-startup-attempts",
         (f"{kind}-startup-attempts-total", f"The total number of {kind} startups that this "
@@ -92,19 +92,19 @@ class WorkerMetrics:
         self._task_startup = _startup(g, "task")
 
     @staticmethod
-    def _record(sensors: tuple[object, object, object, object], ok: bool) -> None:
+    def _record(sensors: tuple[Sensor, Sensor, Sensor, Sensor], ok: bool) -> None:
         _attempts, successes, failures, results = sensors
-        (successes if ok else failures).record()  # type: ignore[attr-defined]
-        results.record(1.0 if ok else 0.0)  # type: ignore[attr-defined]
+        (successes if ok else failures).record()
+        results.record(1.0 if ok else 0.0)
 
     def record_connector_startup_attempt(self) -> None:
-        self._connector_startup[0].record()  # type: ignore[attr-defined]
+        self._connector_startup[0].record()
 
     def record_connector_startup(self, ok: bool) -> None:
         self._record(self._connector_startup, ok)
 
     def record_task_startup_attempt(self) -> None:
-        self._task_startup[0].record()  # type: ignore[attr-defined]
+        self._task_startup[0].record()
 
     def record_task_startup(self, ok: bool) -> None:
         self._record(self._task_startup, ok)
@@ -274,6 +274,18 @@ class TaskMetricsBundle:
         self.sink = sink
         self.clients: list[ClientMetrics] = []
         self.plugin_groups: list[MetricGroup] = []
+
+    def source_metrics(self) -> SourceTaskMetrics:
+        """``source-task-metrics`` (a source task's bundle always has them)."""
+        if self.source is None:
+            raise ValueError("not the metrics of a source task")
+        return self.source
+
+    def sink_metrics(self) -> SinkTaskMetrics:
+        """``sink-task-metrics`` (a sink task's bundle always has them)."""
+        if self.sink is None:
+            raise ValueError("not the metrics of a sink task")
+        return self.sink
 
     def add_stage_info(
         self, task_id: ConnectorTaskId, kind: str, alias: str, cls: str, version: str

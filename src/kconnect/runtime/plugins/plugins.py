@@ -40,6 +40,7 @@ from typing import Any
 
 from kconnect.api import (
     ConnectException,
+    Connector,
     Converter,
     HeaderConverter,
 )
@@ -196,7 +197,7 @@ class Plugins:
             if inspect.isabstract(plugin_cls):
                 raise TypeError(f"{plugin_cls.__qualname__} is abstract")
             if "__kconnect_class_name__" not in plugin_cls.__dict__:
-                plugin_cls.__kconnect_class_name__ = class_name  # type: ignore[attr-defined]
+                setattr(plugin_cls, "__kconnect_class_name__", class_name)  # noqa: B010
             version = plugin_version(plugin_cls, entry.dist_version)
         except Exception as e:
             reason = f"{type(e).__name__}: {e}"
@@ -373,19 +374,30 @@ class Plugins:
                 f"{type(e).__name__}: {e}"
             ) from e
 
+    def new_connector(self, name: str) -> Connector:
+        """A new, unstarted connector. Raises PluginNotFoundError or ConnectException."""
+        connector = self.new_instance("connector", name)
+        if not isinstance(connector, Connector):
+            raise ConnectException(f"{name} is not a Connector")
+        return connector
+
     def new_converter(self, name: str, configs: Mapping[str, Any], is_key: bool) -> Converter:
         """A key (``is_key``) or value converter configured with ``configs`` (prefix stripped)."""
         converter = self.new_instance("converter", name)
+        if not isinstance(converter, Converter):
+            raise ConnectException(f"{name} is not a Converter")
         converter.configure(dict(configs), is_key)
-        return converter  # type: ignore[no-any-return]
+        return converter
 
     def new_header_converter(self, name: str, configs: Mapping[str, Any]) -> HeaderConverter:
         """A header converter configured with ``configs`` plus ``converter.type=header``."""
         converter = self.new_instance("header_converter", name)
+        if not isinstance(converter, HeaderConverter):
+            raise ConnectException(f"{name} is not a HeaderConverter")
         settings = dict(configs)
         settings["converter.type"] = "header"
         converter.configure(settings)
-        return converter  # type: ignore[no-any-return]
+        return converter
 
     # -- listing --------------------------------------------------------------------------------
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import base64
 import logging
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -41,6 +40,7 @@ import orjson
 
 from kconnect.api.errors import ConnectException
 from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
+from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
@@ -125,8 +125,10 @@ class KafkaConfigBackingStore(ConfigBackingStore):
         config: DistributedConfig,
         admin_factory: AdminFactory | None = None,
         log_factory: Any = None,
+        clock: Clock | None = None,
     ) -> None:
         self.topic = config.config_topic
+        self._clock = clock or SystemClock()
         self._lock = threading.Lock()
         self._started = False
         self._listener: ConfigUpdateListener = ConfigUpdateListener()
@@ -214,18 +216,21 @@ class KafkaConfigBackingStore(ConfigBackingStore):
 
     # -- writes -------------------------------------------------------------------------------
 
+    def _now_s(self) -> float:
+        return self._clock.monotonic_ms() / 1000.0
+
     def _send_all(self, records: list[tuple[str, bytes | None]], deadline: float) -> None:
         futures: list[Future[RecordPosition]] = [
             self._log.send(k.encode("utf-8"), v) for k, v in records
         ]
         for f in futures:
-            f.result(max(0.0, deadline - time.monotonic()))
+            f.result(max(0.0, deadline - self._now_s()))
 
     def _read_to_end(self, deadline: float) -> None:
-        self._log.read_to_end(max(0.0, deadline - time.monotonic()))
+        self._log.read_to_end(max(0.0, deadline - self._now_s()))
 
     def _write(self, what: str, records: list[tuple[str, bytes | None]], read_back: bool) -> None:
-        deadline = time.monotonic() + READ_WRITE_TOTAL_TIMEOUT_S
+        deadline = self._now_s() + READ_WRITE_TOTAL_TIMEOUT_S
         try:
             self._send_all(records, deadline)
             if read_back:
@@ -258,7 +263,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
 
     def put_task_configs(self, connector: str, configs: Sequence[Mapping[str, str]]) -> None:
         """Write ``task-<c>-<n>`` for every config, then ``commit-<c>``, reading each back."""
-        deadline = time.monotonic() + READ_WRITE_TOTAL_TIMEOUT_S
+        deadline = self._now_s() + READ_WRITE_TOTAL_TIMEOUT_S
         what = f"task configurations for {connector}"
         try:
             # Be at the end of the log first: nothing lagging may interleave with our batch.

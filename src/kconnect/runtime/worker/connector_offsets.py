@@ -34,10 +34,10 @@ KAFKA_PARTITION = "kafka_partition"
 KAFKA_OFFSET = "kafka_offset"
 
 
-class _PartitionMap(dict):  # type: ignore[type-arg]
+class _PartitionMap(dict[str, object]):
     """A source partition map usable as a dict key (for ``alter_offsets``)."""
 
-    def __hash__(self) -> int:  # type: ignore[override]
+    def __hash__(self) -> int:  # type: ignore[override]  # dict declares __hash__ = None
         return hash(tuple(sorted((k, repr(v)) for k, v in self.items())))
 
 

@@ -21,7 +21,6 @@ Task thread only (like the consumer it wraps).
 from __future__ import annotations
 
 import enum
-import logging
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
@@ -29,6 +28,7 @@ from kconnect.api.errors import IllegalWorkerStateException
 from kconnect.api.records import TopicPartition
 from kconnect.kafka.consumer import Consumer
 from kconnect.kafka.errors import consume_error_is_transient, from_kafka_error
+from kconnect.runtime.common.log_context import ContextLogger
 
 __all__ = ["PauseReason", "SinkConsumer"]
 
@@ -45,7 +45,7 @@ class SinkConsumer:
         self,
         consumer: Consumer,
         max_poll_records: int,
-        log: logging.LoggerAdapter[logging.Logger],
+        log: ContextLogger,
     ) -> None:
         self.consumer = consumer
         self.max_poll_records = max_poll_records

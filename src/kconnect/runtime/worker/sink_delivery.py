@@ -19,7 +19,6 @@ and commit what is assigned, not ahead of what was consumed and changed since th
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Collection
 from concurrent.futures import Future
 from functools import partial
@@ -32,7 +31,7 @@ from kconnect.api.records import SinkRecord, TimestampType, TopicPartition
 from kconnect.api.task import ErrantRecordReporter, SinkTask
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.metrics.task_metrics import SinkTaskMetrics
+from kconnect.runtime.common.log_context import ContextLogger
 from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.worker.errors.retry_operator import (
     ProcessingContext,
@@ -86,7 +85,7 @@ class SinkDelivery:
         consumer: SinkConsumer,
         metrics: TaskMetricsBundle,
         clock: Clock,
-        log: logging.LoggerAdapter[logging.Logger],
+        log: ContextLogger,
         *,
         errant_reporter_enabled: bool,
         flush_timeout_ms: int,
@@ -98,7 +97,7 @@ class SinkDelivery:
         self.operator = operator
         self.consumer = consumer
         self.metrics = metrics
-        self._sink_metrics: SinkTaskMetrics = metrics.sink  # type: ignore[assignment]
+        self._sink_metrics = metrics.sink_metrics()
         self.clock = clock
         self.log = log
         self.flush_timeout_ms = flush_timeout_ms

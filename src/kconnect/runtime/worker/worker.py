@@ -28,6 +28,7 @@ from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.connector_config import (
+    CONNECTOR_CLASS_CONFIG,
     TOPICS_CONFIG,
     TOPICS_REGEX_CONFIG,
     ConnectorConfig,
@@ -141,18 +142,11 @@ class Worker:
     # -- connectors -----------------------------------------------------------------------------
 
     def _new_connector(self, props: Mapping[str, str]) -> Connector:
-        cls = (props.get("connector.class") or "").strip()
+        # The class comes first: which ConnectorConfig applies (sink or source) depends on it.
+        cls = (props.get(CONNECTOR_CLASS_CONFIG) or "").strip()
         if not cls:
-            raise ConnectException("Connector config is missing 'connector.class'")
-        return self.plugins.new_instance("connector", cls)  # type: ignore[no-any-return]
-
-    def connector_type(self, props: Mapping[str, str]) -> str:
-        """``source``, ``sink`` or ``unknown`` (class missing or not loadable)."""
-        try:
-            desc = self.plugins.resolve("connector", (props.get("connector.class") or "").strip())
-        except Exception:
-            return "unknown"
-        return desc.type if desc.type in ("source", "sink") else "unknown"
+            raise ConnectException(f"Connector config is missing '{CONNECTOR_CLASS_CONFIG}'")
+        return self.plugins.new_connector(cls)
 
     def start_connector(
         self,
@@ -196,7 +190,10 @@ class Worker:
             )
             self._connectors[name] = wc
         log.info(
-            "[%s|worker] Creating connector %s of type %s", name, name, props.get("connector.class")
+            "[%s|worker] Creating connector %s of type %s",
+            name,
+            name,
+            class_name(type(connector)),
         )
         wc.start()
         # Like Kafka's herders, which ask for task configs only from the start callback: wait

@@ -35,7 +35,6 @@ from kconnect.kafka.producer import Producer, delivery_error
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.connector_config import SourceConnectorConfig, ToleranceType
-from kconnect.runtime.metrics.task_metrics import SourceTaskMetrics
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
 from kconnect.runtime.worker.errors.retry_operator import (
@@ -98,7 +97,7 @@ class WorkerSourceTask(WorkerTask):
         commit: CommitSettings,
     ) -> None:
         super().__init__(task_id, initial_state, services, plugins, operator)
-        self._source_metrics: SourceTaskMetrics = self.metrics.source  # type: ignore[assignment]
+        self._source_metrics = self.metrics.source_metrics()
         self.task = task
         self.task_props = dict(task_props)
         self.config = config
@@ -226,7 +225,7 @@ class WorkerSourceTask(WorkerTask):
         while i < n:
             entry = prepared[i]
             if entry is not None:
-                topic, partition, key, value, ts, headers, callback = entry
+                topic, partition, key, value, ts, headers, callback, acks = entry
                 try:
                     produce(topic, value, key, partition, ts, headers, callback)
                 except BufferError:
@@ -237,11 +236,6 @@ class WorkerSourceTask(WorkerTask):
                         self._send_index = i
                         return False
                     self._tolerate_produce_failure(records[i], e)
-                    acks = (
-                        callback.func.__self__  # type: ignore[attr-defined]
-                        if isinstance(callback, partial)
-                        else callback
-                    )
                     acks.done_one(skipped=True)
             i += 1
         self._to_send = None
@@ -348,6 +342,7 @@ class WorkerSourceTask(WorkerTask):
                 t.timestamp,
                 headers[i],
                 callback,
+                acks,
             )
         for acks in acks_by_partition.values():
             if acks.remaining == 0:

@@ -32,7 +32,12 @@ from dataclasses import dataclass, field
 from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.log_context import CONNECTOR_CONTEXT, context_logger, context_prefix
+from kconnect.runtime.common.log_context import (
+    CONNECTOR_CONTEXT,
+    ContextLogger,
+    context_logger,
+    context_prefix,
+)
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle, detached_task_metrics
@@ -67,7 +72,7 @@ class TaskPlugins:
     header_converter: HeaderConverter
     chain: TransformationChain | None = None
 
-    def close(self, log: logging.LoggerAdapter) -> None:  # type: ignore[type-arg]
+    def close(self, log: ContextLogger) -> None:
         """Close the chain and the converters; a failure is logged and the rest still close."""
         for closeable in (
             self.chain,

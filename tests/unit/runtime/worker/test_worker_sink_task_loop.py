@@ -14,6 +14,7 @@ from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.worker.errors.retry_operator import RetryWithToleranceOperator
 from kconnect.runtime.worker.worker_sink_task import MAX_POLL_S, WorkerSinkTask
+from kconnect.testing.fakes import RecordingStatusListener
 
 
 class ScriptedConsumer:
@@ -60,11 +61,6 @@ class RecordingTask(SinkTask):
         pass
 
 
-class Listener:
-    def __getattr__(self, name: str) -> Any:
-        return lambda *args, **kwargs: None
-
-
 def messages(first: int, n: int) -> list[Any]:
     return [
         Message(topic="t", partition=0, offset=o, key=None, value=b"v", timestamp=(1, 1))
@@ -84,7 +80,7 @@ def worker_task(consumer: ScriptedConsumer, task: RecordingTask) -> WorkerSinkTa
         task,
         props,
         props,
-        Listener(),
+        RecordingStatusListener(),
         TargetState.STARTED,
         key_converter=kc,
         value_converter=vc,

@@ -7,6 +7,9 @@ Import the ones a suite uses into its ``conftest.py`` (fixtures are found by nam
 - ``kafka_bootstrap`` (session) -- ``"host:port"`` of a real Apache Kafka broker.
 - ``pg_dsn`` (session) -- a libpq URL such as ``postgresql://kcuser:kcpw@127.0.0.1:5432/kcdb``.
 - ``topic_factory`` / ``unique_topic`` -- create uniquely named topics (deleted afterwards).
+- ``embedded_cluster_factory`` -- ``(workers=1, **kwargs) -> started EmbeddedConnectCluster``
+  (:mod:`kconnect.testing.embedded_cluster`); every cluster it started is stopped afterwards.
+- ``embedded_cluster`` -- one started single-worker cluster.
 
 The services come from :mod:`kconnect.testing.services` (``KCONNECT_BOOTSTRAP_SERVERS`` /
 ``KCONNECT_PG_DSN``, or the local stack started on first use). Tests using these fixtures are
@@ -16,10 +19,12 @@ postgres"`` needs nothing running.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import pytest
 
+from kconnect.testing.embedded_cluster import EmbeddedConnectCluster
 from kconnect.testing.services import (
     TopicFactory,
     create_unique_topic,
@@ -27,7 +32,12 @@ from kconnect.testing.services import (
     ensure_postgres,
 )
 
+ClusterFactory = Callable[..., EmbeddedConnectCluster]
+
 __all__ = [
+    "ClusterFactory",
+    "embedded_cluster",
+    "embedded_cluster_factory",
     "kafka_bootstrap",
     "mark_service_tests",
     "pg_dsn",
@@ -75,6 +85,29 @@ def topic_factory(kafka_bootstrap: str, request: pytest.FixtureRequest) -> Itera
 def unique_topic(topic_factory: TopicFactory) -> str:
     """A fresh one-partition topic named after the test."""
     return topic_factory()
+
+
+@pytest.fixture
+def embedded_cluster_factory(kafka_bootstrap: str) -> Iterator[ClusterFactory]:
+    """Callable ``(workers=1, *, group_id=None, worker_props=None) -> EmbeddedConnectCluster``,
+    started (every worker healthy). Each cluster it started is stopped and its internal topics
+    deleted when the test ends."""
+    clusters: list[EmbeddedConnectCluster] = []
+
+    def make(workers: int = 1, **kwargs: Any) -> EmbeddedConnectCluster:
+        cluster = EmbeddedConnectCluster(kafka_bootstrap, workers, **kwargs)
+        clusters.append(cluster)
+        return cluster.start()
+
+    yield make
+    for cluster in reversed(clusters):
+        cluster.stop()
+
+
+@pytest.fixture
+def embedded_cluster(embedded_cluster_factory: ClusterFactory) -> EmbeddedConnectCluster:
+    """A started one-worker embedded cluster (stopped when the test ends)."""
+    return embedded_cluster_factory()
 
 
 _SERVICE_FIXTURES = {"kafka_bootstrap": "kafka", "topic_factory": "kafka", "pg_dsn": "postgres"}

@@ -14,6 +14,7 @@ WITHOUT_PYTEST = (
     "kconnect.testing",
     "kconnect.testing.services",
     "kconnect.testing.fakes",
+    "kconnect.testing.embedded_cluster",
 )
 
 

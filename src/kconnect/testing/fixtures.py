@@ -24,8 +24,11 @@ from typing import Any
 
 import pytest
 
-from kconnect.testing.embedded_cluster import EmbeddedConnectCluster
-from kconnect.testing.services import (
+# The conformance suites' asserts get pytest's detailed messages (before anything imports them).
+pytest.register_assert_rewrite("kconnect.testing.conformance")
+
+from kconnect.testing.embedded_cluster import EmbeddedConnectCluster  # noqa: E402
+from kconnect.testing.services import (  # noqa: E402
     TopicFactory,
     create_unique_topic,
     ensure_kafka,

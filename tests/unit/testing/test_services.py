@@ -15,6 +15,8 @@ WITHOUT_PYTEST = (
     "kconnect.testing.services",
     "kconnect.testing.fakes",
     "kconnect.testing.embedded_cluster",
+    "kconnect.testing.conformance",
+    "kconnect.testing.conformance.stores",
 )
 
 

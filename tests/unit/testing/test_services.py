@@ -17,6 +17,7 @@ WITHOUT_PYTEST = (
     "kconnect.testing.embedded_cluster",
     "kconnect.testing.conformance",
     "kconnect.testing.conformance.stores",
+    "kconnect.testing.conformance.connectors",
 )
 
 

@@ -1,15 +1,19 @@
 """Shared fixtures: real Kafka and PostgreSQL from kconnect's public test kit.
 
-See kconnect.testing.services: ``kafka_bootstrap``, ``pg_dsn``, ``topic_factory`` and
+See kconnect.testing.fixtures: ``kafka_bootstrap``, ``pg_dsn``, ``topic_factory`` and
 ``unique_topic`` start the local stack on first use (or use KCONNECT_BOOTSTRAP_SERVERS /
-KCONNECT_PG_DSN); unit tests that use none of them need nothing running.
+KCONNECT_PG_DSN); ``embedded_cluster`` / ``embedded_cluster_factory`` run distributed workers
+in the test process against that broker. Unit tests that use none of them need nothing
+running.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from kconnect.testing.services import (  # noqa: F401  (fixtures are found by name)
+from kconnect.testing.fixtures import (  # noqa: F401  (fixtures are found by name)
+    embedded_cluster,
+    embedded_cluster_factory,
     kafka_bootstrap,
     mark_service_tests,
     pg_dsn,

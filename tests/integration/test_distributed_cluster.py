@@ -1,12 +1,13 @@
-"""A kconnect cluster of ``kconnect distributed`` processes with the FileStream connectors:
-writes through any worker (forwarded to the leader), a joining worker takes over work, a
-``kill -9``-ed worker's work runs elsewhere within delay + session timeout, SIGTERM leaves
-cleanly, pause/resume/stop/restart/offsets/delete through followers, and no record is lost."""
+"""A kconnect cluster with the FileStream connectors: writes through any worker (forwarded to
+the leader), a joining worker takes over work, a worker that stops cleanly hands its work over,
+pause/resume/stop/restart/offsets/delete through followers -- on in-process workers
+(``embedded_cluster_factory``) -- and, on ``kconnect distributed`` processes, a ``kill -9``-ed
+worker's work runs elsewhere within delay + session timeout, SIGTERM exits 0 having left the
+group, and no record is lost."""
 
 from __future__ import annotations
 
 import signal
-import time
 import uuid
 
 import pytest
@@ -66,17 +67,9 @@ def _completed_rebalances(worker) -> float:
     )
 
 
-def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
-    topic = f"dist-{uuid.uuid4().hex[:8]}"
-    # a unique sink name gives a fresh consumer group connect-<name>: killed workers of
-    # earlier runs may still hold members of an old one until their sessions expire
-    sink = f"sink-{uuid.uuid4().hex[:6]}"
-    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
-    expected = _append(src, 0, 2000)
-    w1 = cluster.add_worker()
-    w2 = cluster.add_worker()
-
-    # one create per worker: whichever is the follower forwards to the leader
+def _create_file_connectors(w1, w2, src, out, topic: str, sink: str) -> None:
+    """A FileStreamSource (1 task) created through ``w2`` and a FileStreamSink (3 tasks)
+    through ``w1``: whichever is the follower forwards its create to the leader."""
     r = w2.request("POST", "/connectors", json={"name": "src", "config": {
         "connector.class": "FileStreamSource", "file": str(src), "topic": topic,
         "tasks.max": "1"}})  # fmt: skip
@@ -90,6 +83,19 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
         "consumer.override.session.timeout.ms": "6000",
         "consumer.override.heartbeat.interval.ms": "1000"}})  # fmt: skip
     assert r.status_code == 201, r.text
+
+
+def test_writes_through_any_worker_and_work_moves_on_join_and_leave(
+    embedded_cluster_factory, tmp_path
+):
+    # in-process workers (kconnect.testing.embedded_cluster): what needs no process
+    cluster = embedded_cluster_factory(workers=2)
+    topic = f"dist-{uuid.uuid4().hex[:8]}"
+    sink = f"sink-{uuid.uuid4().hex[:6]}"
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    expected = _append(src, 0, 2000)
+    w1, w2 = cluster.workers
+    _create_file_connectors(w1, w2, src, out, topic, sink)
     assert w2.request("POST", "/connectors", json={"name": "src", "config": {
         "connector.class": "FileStreamSource", "file": str(src), "topic": topic}}).json() == {
         "error_code": 409, "message": "Connector src already exists"}  # fmt: skip
@@ -104,37 +110,60 @@ def test_cluster_shares_moves_and_survives_work(cluster, tmp_path):
     rebalances_before = _completed_rebalances(w2)
     w3 = cluster.add_worker()
     wait_for(lambda: w3.worker_id in _workers_of(w1, names), what="work assigned to the new worker")
-    wait_for(lambda: all_running(w1, "src", 1) and all_running(w1, sink, 3), what="RUNNING")
+    cluster.wait_for_connector_and_tasks_running("src", 1)
+    cluster.wait_for_connector_and_tasks_running(sink, 3)
     expected |= _append(src, 2000, 3000)
     wait_for(lambda: _lines(out) >= expected, what="records written across the move")
     # the join shows in connect-worker-rebalance-metrics of the workers already there
     wait_for(lambda: _completed_rebalances(w2) > rebalances_before, what="rebalance metrics")
     assert _metric(w2, "kafka_connect_connect_worker_rebalance_metrics_epoch") >= 2
 
-    # kill -9: the dead worker's work runs elsewhere within delay + session timeout
+    # a worker that stops cleanly leaves the group: its work runs on the others at once
+    cluster.stop_worker(w1)
+    survivors = {w2.worker_id, w3.worker_id}
+    cluster.wait_for_connector_and_tasks_running("src", 1, on=survivors)
+    cluster.wait_for_connector_and_tasks_running(sink, 3, on=survivors)
+    expected |= _append(src, 3000, 4000)
+    wait_for(lambda: _lines(out) >= expected, what="no record lost across the moves")
+
+
+def test_killed_worker_work_moves_and_sigterm_leaves_cleanly(cluster, tmp_path):
+    # worker processes (distributed_support): kill -9 and exit statuses need real processes
+    topic = f"dist-{uuid.uuid4().hex[:8]}"
+    # a unique sink name gives a fresh consumer group connect-<name>: killed workers of
+    # earlier runs may still hold members of an old one until their sessions expire
+    sink = f"sink-{uuid.uuid4().hex[:6]}"
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    expected = _append(src, 0, 2000)
+    w1, w2, w3 = cluster.add_worker(), cluster.add_worker(), cluster.add_worker()
+    _create_file_connectors(w1, w2, src, out, topic, sink)
+    wait_for(lambda: all_running(w1, "src", 1) and all_running(w1, sink, 3),
+             what="connectors RUNNING")  # fmt: skip
+    wait_for(lambda: _lines(out) >= expected, what="first 2000 records in the sink file")
+
+    # kill -9: the dead worker's work runs elsewhere after delay + session timeout (the wait's
+    # bound leaves room for a busy machine; bench/rebalance.py measures the time)
     victim = w1
     victim.stop(signal.SIGKILL)
     survivors = {w2.worker_id, w3.worker_id}
-    started = time.monotonic()
     wait_for(lambda: all_running(w2, "src", 1, survivors) and all_running(w2, sink, 3, survivors),
              timeout=DELAY_PLUS_SESSION_S + 40, what="work moved off the killed worker")  # fmt: skip
-    assert time.monotonic() - started < DELAY_PLUS_SESSION_S + 40
-    expected |= _append(src, 3000, 4000)
+    expected |= _append(src, 2000, 3000)
     wait_for(lambda: _lines(out) >= expected, timeout=90, what="records after the kill -9")
 
     # SIGTERM leaves the group: exit 0 and the last worker runs everything
     assert w2.stop(signal.SIGTERM) == 0, w2.log.read_text()[-3000:]
     wait_for(lambda: all_running(w3, "src", 1, {w3.worker_id})
              and all_running(w3, sink, 3, {w3.worker_id}), what="work on the last worker")  # fmt: skip
-    expected |= _append(src, 4000, 5000)
+    expected |= _append(src, 3000, 4000)
     wait_for(lambda: _lines(out) >= expected, what="no record lost across all moves")
 
 
-def test_operations_through_a_follower(cluster, tmp_path):
+def test_operations_through_a_follower(embedded_cluster_factory, tmp_path):
     topic = f"dist-ops-{uuid.uuid4().hex[:8]}"
     src = tmp_path / "ops-in.txt"
     _append(src, 0, 500)
-    workers = [cluster.add_worker(), cluster.add_worker()]
+    workers = embedded_cluster_factory(workers=2).workers
     # the leader answers 404 for an unknown connector; a worker that is asked with
     # forward=false and cannot serve the request answers 409
     answers = {

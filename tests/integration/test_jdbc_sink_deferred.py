@@ -11,7 +11,8 @@ import pytest
 
 from kconnect.api import ConnectException, RetriableException, SinkRecord, TopicPartition
 from kconnect.connectors.jdbc.sink.sink_task import DEFER_MIN_RECORDS, JdbcSinkTask
-from tests.integration.test_jdbc_sink_postgres import Context, Reporter, jdbc_url, row, start
+from kconnect.testing.fakes import FakeSinkTaskContext, RecordingErrantReporter
+from tests.integration.test_jdbc_sink_postgres import jdbc_url, row, start
 
 pytestmark = pytest.mark.postgres
 
@@ -22,9 +23,9 @@ def open_task(
     pg_dsn: str,
     db: psycopg.Connection[Any],
     table: str,
-    reporter: Reporter | None = None,
+    reporter: RecordingErrantReporter | None = None,
     **extra: str,
-) -> tuple[JdbcSinkTask, Context]:
+) -> tuple[JdbcSinkTask, FakeSinkTaskContext]:
     """Create ``table`` and start a sink task writing to it."""
     db.execute(
         f'CREATE TABLE "{table}" (id integer PRIMARY KEY, user_id varchar(10), item varchar(10))'
@@ -82,7 +83,7 @@ def test_small_put_is_committed_before_put_returns(
 def test_refused_deferred_batch_goes_to_the_reporter_record_by_record(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    reporter = Reporter()
+    reporter = RecordingErrantReporter()
     task, _ = open_task(pg_dsn, db, table_name, reporter)
     tp = TopicPartition(table_name, 0)
     try:
@@ -149,7 +150,7 @@ def test_connection_lost_before_commit_writes_the_batch_again(
 def test_close_drops_the_batch_of_revoked_partitions_and_stop_commits(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    reporter = Reporter()
+    reporter = RecordingErrantReporter()
     task, _ = open_task(pg_dsn, db, table_name, reporter)
     tp = TopicPartition(table_name, 0)
     task.put(batch(table_name, 0, N, bad=1))

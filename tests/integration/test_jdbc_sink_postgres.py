@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import decimal
 import uuid
-from collections.abc import Mapping
-from concurrent.futures import Future
 from typing import Any
 
 import psycopg
@@ -14,17 +12,15 @@ import pytest
 from kconnect.api import (
     ConnectException,
     Decimal,
-    ErrantRecordReporter,
     Schema,
     SchemaBuilder,
     SinkRecord,
-    SinkTaskContext,
     Struct,
     Timestamp,
-    TopicPartition,
 )
 from kconnect.connectors.jdbc.sink.sink_connector import JdbcSinkConnector
 from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
+from kconnect.testing.fakes import FakeSinkTaskContext, RecordingErrantReporter
 
 pytestmark = pytest.mark.postgres
 
@@ -51,47 +47,6 @@ VALUE = (
 )
 
 
-class Reporter(ErrantRecordReporter):
-    def __init__(self) -> None:
-        self.reported: list[tuple[SinkRecord, BaseException]] = []
-
-    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
-        self.reported.append((record, error))
-        f: Future[None] = Future()
-        f.set_result(None)
-        return f
-
-
-class Context(SinkTaskContext):
-    def __init__(self, reporter: Reporter | None) -> None:
-        self.reporter = reporter
-        self.timeouts: list[int] = []
-
-    def configs(self) -> Mapping[str, str]:
-        return {}
-
-    def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
-        pass
-
-    def timeout(self, timeout_ms: int) -> None:
-        self.timeouts.append(timeout_ms)
-
-    def assignment(self) -> set[TopicPartition]:
-        return set()
-
-    def pause(self, *partitions: TopicPartition) -> None:
-        pass
-
-    def resume(self, *partitions: TopicPartition) -> None:
-        pass
-
-    def request_commit(self) -> None:
-        pass
-
-    def errant_record_reporter(self) -> ErrantRecordReporter | None:
-        return self.reporter
-
-
 def jdbc_url(dsn: str) -> dict[str, str]:
     info = psycopg.conninfo.conninfo_to_dict(dsn)
     return {
@@ -101,11 +56,13 @@ def jdbc_url(dsn: str) -> dict[str, str]:
     }
 
 
-def start(props: dict[str, Any], reporter: Reporter | None = None) -> tuple[JdbcSinkTask, Context]:
+def start(
+    props: dict[str, Any], reporter: RecordingErrantReporter | None = None
+) -> tuple[JdbcSinkTask, FakeSinkTaskContext]:
     connector = JdbcSinkConnector()
     connector.start({k: str(v) for k, v in props.items()})
     task = JdbcSinkTask()
-    ctx = Context(reporter)
+    ctx = FakeSinkTaskContext(reporter)
     task.initialize(ctx)
     task.start(connector.task_configs(1)[0])
     return task, ctx
@@ -124,7 +81,7 @@ def test_seed_dlq_case_reports_only_the_too_long_item(
         "item varchar(10), PRIMARY KEY (id))"
     )
     props = {**SEED_SINK, **jdbc_url(pg_dsn), "topics": table_name}
-    reporter = Reporter()
+    reporter = RecordingErrantReporter()
     task, ctx = start(props, reporter)
     batch = [
         row(table_name, 0, 1, "user01", "apple"),

@@ -14,12 +14,7 @@ import pytest
 from kconnect.api import Type
 from kconnect.connectors.jdbc.source.source_connector import JdbcSourceConnector
 from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
-from tests.unit.connectors.jdbc.source.source_helpers import (
-    ConnectorContext,
-    DictOffsetReader,
-    TaskContext,
-    commit,
-)
+from kconnect.testing.fakes import FakeConnectorContext, FakeSourceTaskContext, MemoryOffsetReader
 
 pytestmark = pytest.mark.postgres
 
@@ -42,9 +37,9 @@ def pg(pg_dsn: str) -> Iterator[tuple[psycopg.Connection, dict[str, str], str]]:
     conn.close()
 
 
-def _task(props: dict[str, str], reader: DictOffsetReader | None = None) -> JdbcSourceTask:
+def _task(props: dict[str, str], reader: MemoryOffsetReader | None = None) -> JdbcSourceTask:
     task = JdbcSourceTask()
-    task.initialize(TaskContext(props, reader or DictOffsetReader()))
+    task.initialize(FakeSourceTaskContext(props, reader or MemoryOffsetReader()))
     task.start(props)
     return task
 
@@ -83,7 +78,7 @@ def test_seed_connector_json_two_tables_five_tasks(pg) -> None:
     }
     props = {**seed, **cprops}
     c = JdbcSourceConnector()
-    c.initialize(ConnectorContext())
+    c.initialize(FakeConnectorContext())
     c.start(props)
     try:
         configs = c.task_configs(int(props["tasks.max"]))
@@ -185,7 +180,7 @@ def test_timestamp_incrementing_shared_timestamps_and_live_inserts(pg) -> None:
         "poll.interval.ms": "10",
         "topic.prefix": "p_",
     }
-    reader = DictOffsetReader()
+    reader = MemoryOffsetReader()
     task = _task(props, reader)
     first = _drain(task, 3)
     assert [r.value.get("v") for r in first] == ["r0", "r1", "r2", "r3", "r4"]
@@ -201,7 +196,7 @@ def test_timestamp_incrementing_shared_timestamps_and_live_inserts(pg) -> None:
     )
     later = _drain(task, 5)
     assert [r.value.get("v") for r in later] == ["r5", "r6"]
-    commit(reader, first + later[:1])
+    reader.commit(first + later[:1])
     task.stop()
     # Restart from the stored offset: only what came after r5.
     task = _task(props, reader)
@@ -214,7 +209,7 @@ def test_resume_from_java_offset_and_legacy_partition(pg) -> None:
     conn, cprops, schema = pg
     conn.execute(f'CREATE TABLE "{schema}".t (id int PRIMARY KEY, v text)')
     conn.execute(f"INSERT INTO \"{schema}\".t VALUES (1,'a'),(2,'b'),(3,'c')")
-    reader = DictOffsetReader()
+    reader = MemoryOffsetReader()
     reader.put({"table": "t"}, {"incrementing": 1})  # legacy V0 partition from an old deployment
     props = {**cprops, "mode": "incrementing", "incrementing.column.name": "id",
              "tables": f'"{schema}"."t"', "tables.fetched": "true"}  # fmt: skip

@@ -18,12 +18,12 @@ from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.storage.config_store import ConfigUpdateListener
 from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
 from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
 from kconnect.runtime.storage.kafka_status_store import KafkaStatusBackingStore
 from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
 from kconnect.runtime.storage.status_store import TopicStatus
+from kconnect.testing.fakes import RecordingConfigListener
 
 pytestmark = pytest.mark.kafka
 
@@ -119,31 +119,11 @@ def test_existing_non_compacted_topic_is_refused(
 def test_config_written_by_one_store_is_read_by_another(
     worker_config: DistributedConfig, kafka_bootstrap: str
 ) -> None:
-    events: list[tuple[str, object]] = []
-
-    class Listener(ConfigUpdateListener):
-        def on_connector_config_update(self, connector: str) -> None:
-            events.append(("config", connector))
-
-        def on_task_config_update(self, task_ids: list[ConnectorTaskId]) -> None:
-            events.append(("tasks", sorted(task_ids)))
-
-        def on_connector_target_state_change(self, connector: str) -> None:
-            events.append(("target", connector))
-
-        def on_session_key_update(self, key: SessionKey) -> None:
-            events.append(("session", key.creation_timestamp_ms))
-
-        def on_restart_request(self, request: RestartRequest) -> None:
-            events.append(("restart", request))
-
-        def on_logger_level(self, namespace: str, level: str) -> None:
-            events.append(("logger", (namespace, level)))
-
+    listener = RecordingConfigListener()
     writer = KafkaConfigBackingStore(worker_config)
     writer.start()
     reader = KafkaConfigBackingStore(worker_config)
-    reader.set_update_listener(Listener())
+    reader.set_update_listener(listener)
     reader.start()
     try:
         writer.put_connector_config(
@@ -157,7 +137,7 @@ def test_config_written_by_one_store_is_read_by_another(
         end = writer.snapshot().offset
         assert end == 8  # 2 (target + config) + 2 tasks + commit + target + key + restart
         reader.refresh(10)
-        eventually(lambda: len(events) >= 6)
+        eventually(lambda: len(listener.events) >= 6)
         snap = reader.snapshot()
         assert snap.offset >= end
         assert snap.raw_connector_config("src-a") == {"name": "src-a", "tasks.max": "2"}
@@ -167,11 +147,11 @@ def test_config_written_by_one_store_is_read_by_another(
         ]
         assert snap.target_state("src-a") is TargetState.STOPPED
         assert snap.session_key == SessionKey(b"s" * 32, "HmacSHA256", 1234)
-        assert events == [
+        assert listener.events == [
             ("config", "src-a"),
             ("tasks", [ConnectorTaskId("src-a", 0), ConnectorTaskId("src-a", 1)]),
             ("target", "src-a"),
-            ("session", 1234),
+            ("session", SessionKey(b"s" * 32, "HmacSHA256", 1234)),
             ("restart", RestartRequest("src-a", only_failed=True, include_tasks=True)),
             ("logger", ("org.example", "DEBUG")),
         ]

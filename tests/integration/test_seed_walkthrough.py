@@ -20,7 +20,7 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
-from kconnect.testing.seed_scenario import (  # noqa: E402
+from kconnect.cli.demo_scenario import (  # noqa: E402
     BAD_INSERT,
     DOC_MESSAGES,
     INSERTS,

@@ -15,6 +15,7 @@ from kconnect.runtime.plugins.descriptors import PluginEntry
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.worker import worker as worker_module
 from kconnect.runtime.worker.worker import Worker
+from kconnect.testing.embedded_cluster import EmbeddedConnectCluster
 
 START_DELAY_S = 1.5
 
@@ -98,3 +99,19 @@ def test_slow_start_gets_its_tasks(
         assert [t.state for t in status.tasks] == ["RUNNING", "RUNNING"]
     finally:
         herder.stop()
+
+
+@pytest.mark.parametrize("start_wait_s", [30.0, 0.2])
+def test_slow_start_gets_its_tasks_in_a_distributed_cluster(
+    embedded_cluster: EmbeddedConnectCluster, monkeypatch: pytest.MonkeyPatch, start_wait_s: float
+) -> None:
+    # The distributed herder, in process so the worker's start wait can be shortened; the
+    # connector class resolves by its Python path.
+    monkeypatch.setattr(worker_module, "CONNECTOR_START_WAIT_S", start_wait_s)
+    embedded_cluster.configure_connector(
+        "slow", {"connector.class": f"{__name__}.SlowStartSource", "tasks.max": "2"}
+    )
+    status = embedded_cluster.wait_for_connector_and_tasks_running("slow", tasks=2)
+    assert [t["id"] for t in status["tasks"]] == [0, 1]
+    tasks = embedded_cluster.request("GET", "/connectors/slow/tasks").json()
+    assert [t["config"]["n"] for t in tasks] == ["0", "1"]

@@ -10,8 +10,8 @@ import pytest
 from kconnect.api import Schema, SourceConnector, SourceRecord, SourceTask, Task
 from kconnect.kafka.partitioner import partition_for_key
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.testing.fakes import RecordingStatusListener
 from tests.integration.worker_support import (
-    RecordingListener,
     make_worker,
     read_topic,
     start_connector_and_tasks,
@@ -37,7 +37,7 @@ def test_file_source_to_topic_string_bytes_and_resume(
     src = tmp_path / "in.txt"
     src.write_text("alpha\nbeta\n")
     worker = make_worker(kafka_bootstrap, tmp_path)
-    listener = RecordingListener()
+    listener = RecordingStatusListener()
     try:
         ids = start_connector_and_tasks(
             worker, "fs", _source_props("fs", src, unique_topic), listener
@@ -60,7 +60,7 @@ def test_file_source_to_topic_string_bytes_and_resume(
     worker = make_worker(kafka_bootstrap, tmp_path)
     try:
         start_connector_and_tasks(
-            worker, "fs", _source_props("fs", src, unique_topic), RecordingListener()
+            worker, "fs", _source_props("fs", src, unique_topic), RecordingStatusListener()
         )
         msgs = read_topic(kafka_bootstrap, unique_topic, 4, timeout=5)
         assert [m.value() for m in msgs] == [b"alpha", b"beta", b"gamma"]
@@ -81,7 +81,7 @@ def test_file_source_json_converter_exact_bytes(kafka_bootstrap, unique_topic, t
     )
     try:
         start_connector_and_tasks(
-            worker, "fsj", _source_props("fsj", src, unique_topic), RecordingListener()
+            worker, "fsj", _source_props("fsj", src, unique_topic), RecordingStatusListener()
         )
         (msg,) = read_topic(kafka_bootstrap, unique_topic, 1)
         assert (
@@ -98,7 +98,7 @@ def test_file_source_to_file_sink(kafka_bootstrap, unique_topic, tmp_path) -> No
     src.write_text("".join(x + "\n" for x in lines))
     out = tmp_path / "out.txt"
     worker = make_worker(kafka_bootstrap, tmp_path)
-    listener = RecordingListener()
+    listener = RecordingStatusListener()
     try:
         start_connector_and_tasks(worker, "src", _source_props("src", src, unique_topic), listener)
         # Sink offsets live in the broker's consumer group connect-<name>: keep the name unique.
@@ -207,7 +207,7 @@ def test_keyed_records_land_on_java_murmur2_partition(
             "topic": topic,
             "connector.class": f"{__name__}.KeyedSourceConnector",
         }
-        start_connector_and_tasks(worker, "keyed", props, RecordingListener())
+        start_connector_and_tasks(worker, "keyed", props, RecordingStatusListener())
         msgs = read_topic(kafka_bootstrap, topic, 41, partitions=5)
         assert len(msgs) == 41
         for m in msgs:
@@ -243,7 +243,7 @@ def test_topic_creation_groups(kafka_bootstrap, tmp_path) -> None:
                 "topic.creation.wide.retention.ms": "3600000",
             },
         )
-        start_connector_and_tasks(worker, "tc", props, RecordingListener())
+        start_connector_and_tasks(worker, "tc", props, RecordingStatusListener())
         admin = Admin({"bootstrap.servers": kafka_bootstrap})
         wait_until(
             lambda: admin.topic_partition_counts([topic]).get(topic) == 3,
@@ -261,7 +261,7 @@ def test_pause_resume_and_task_config_keys(kafka_bootstrap, unique_topic, tmp_pa
     src = tmp_path / "in.txt"
     src.write_text("a\n")
     worker = make_worker(kafka_bootstrap, tmp_path)
-    listener = RecordingListener()
+    listener = RecordingStatusListener()
     props = _source_props("pr", src, unique_topic)
     try:
         ids = start_connector_and_tasks(worker, "pr", props, listener)

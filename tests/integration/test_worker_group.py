@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -13,20 +12,12 @@ import pytest
 from kconnect.kafka.connect_protocol import CONFIG_MISMATCH, NO_ERROR, ExtendedAssignment
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.herder.group_member import WorkerGroupMember
-from kconnect.runtime.storage.config_store import ClusterConfigState
+from kconnect.testing.fakes import config_snapshot
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
 
-@dataclass(frozen=True)
-class Snapshot(ClusterConfigState):
-    offset: int = 5
-
-
-SNAP = Snapshot(
-    connector_configs={"a": {}, "b": {}},
-    task_configs={"a": ({}, {}), "b": ({}, {})},
-)
+SNAP = config_snapshot({"a": 2, "b": 2}, offset=5)
 
 
 class Recorder:
@@ -143,8 +134,8 @@ def test_members_share_work_and_survive_leave_and_crash(
 
 def test_config_mismatch_when_leader_is_behind(kafka_bootstrap: str) -> None:
     group = f"kc-group-{uuid.uuid4().hex[:8]}"
-    behind = Snapshot(connector_configs={"a": {}}, task_configs={"a": ({},)}, offset=1)
-    ahead = Snapshot(connector_configs={"a": {}}, task_configs={"a": ({},)}, offset=9)
+    behind = config_snapshot({"a": 1}, offset=1)
+    ahead = config_snapshot({"a": 1}, offset=9)
     m1, r1 = make(kafka_bootstrap, group, 1, supplier=lambda: behind)
     m2, r2 = make(kafka_bootstrap, group, 2, supplier=lambda: ahead)
     try:

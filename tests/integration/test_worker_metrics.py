@@ -14,9 +14,9 @@ import pytest
 
 from kconnect.api import ConfigDef, RetriableException, Transformation
 from kconnect.runtime.worker.worker import Worker
+from kconnect.testing.fakes import RecordingStatusListener
 from tests.integration.test_worker_sink_errors import PUTS
 from tests.integration.worker_support import (
-    RecordingListener,
     make_worker,
     produce,
     start_connector_and_tasks,
@@ -49,7 +49,7 @@ def test_file_source_to_file_sink_exact_totals(kafka_bootstrap, unique_topic, tm
         tmp_path,
         **{"producer.statistics.interval.ms": "200", "consumer.statistics.interval.ms": "200"},
     )
-    listener = RecordingListener()
+    listener = RecordingStatusListener()
     started = time.monotonic()
     try:
         start_connector_and_tasks(
@@ -218,7 +218,7 @@ def test_sink_error_metrics_dlq_skips_and_retries(kafka_bootstrap, unique_topic,
     worker = make_worker(kafka_bootstrap, tmp_path)
     before_ms = time.time() * 1000
     try:
-        start_connector_and_tasks(worker, name, props, RecordingListener())
+        start_connector_and_tasks(worker, name, props, RecordingStatusListener())
         tags = {"connector": name, "task": "0"}
         wait_until(
             lambda: metric(worker, "sink-task-metrics", "sink-record-send-total", **tags) == 4,

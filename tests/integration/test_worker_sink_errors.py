@@ -12,8 +12,8 @@ import pytest
 from kconnect.api import ConfigDef, RetriableException, SinkConnector, SinkRecord, SinkTask, Task
 from kconnect.kafka.admin import Admin
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.testing.fakes import RecordingStatusListener
 from tests.integration.worker_support import (
-    RecordingListener,
     make_worker,
     produce,
     read_topic,
@@ -93,7 +93,7 @@ def test_retriable_exception_redelivers_same_batch(kafka_bootstrap, unique_topic
     produce(kafka_bootstrap, unique_topic, [(None, f"v{i}".encode()) for i in range(5)])
     name = _name()
     worker = make_worker(kafka_bootstrap, tmp_path)
-    listener = RecordingListener()
+    listener = RecordingStatusListener()
     try:
         ids = start_connector_and_tasks(
             worker, name, _props(name, unique_topic, **{"fail.once": "true"}), listener
@@ -138,7 +138,7 @@ def test_converter_failure_goes_to_dlq_with_context_headers(
         },
     )
     try:
-        ids = start_connector_and_tasks(worker, name, props, RecordingListener())
+        ids = start_connector_and_tasks(worker, name, props, RecordingStatusListener())
         (msg,) = read_topic(kafka_bootstrap, dlq, 1)
         assert (msg.key(), msg.value()) == (b"k1", b"{not json")
         assert ("orig", b"h") in msg.headers()
@@ -210,7 +210,7 @@ def test_errant_record_reporter_sends_put_failure_to_dlq(
         },
     )
     try:
-        start_connector_and_tasks(worker, name, props, RecordingListener())
+        start_connector_and_tasks(worker, name, props, RecordingStatusListener())
         (msg,) = read_topic(kafka_bootstrap, dlq, 1)
         assert (msg.key(), msg.value()) == (b"b", b"bad")
         h = _dlq_headers(msg)
@@ -236,7 +236,7 @@ def test_tolerance_none_fails_task_with_record_location(
     )
     name = _name()
     worker = make_worker(kafka_bootstrap, tmp_path)
-    listener = RecordingListener()
+    listener = RecordingStatusListener()
     props = _props(
         name,
         unique_topic,

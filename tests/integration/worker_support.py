@@ -1,9 +1,8 @@
-"""Helpers for the worker integration tests: a recording StatusListener, a worker factory
-against the real broker, and small Kafka read helpers (tests may use confluent-kafka)."""
+"""Helpers for the worker integration tests: a worker factory against the real broker, starting
+a connector and its tasks, and small Kafka read helpers (tests may use confluent-kafka)."""
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -13,11 +12,11 @@ from typing import Any
 from confluent_kafka import Consumer, TopicPartition
 
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import StatusListener
 from kconnect.runtime.config.worker_config import StandaloneConfig
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import FileOffsetBackingStore
 from kconnect.runtime.worker.worker import Worker
+from kconnect.testing.fakes import RecordingStatusListener
 
 _PLUGINS: Plugins | None = None
 
@@ -45,53 +44,6 @@ def wait_until(
         time.sleep(interval)
 
 
-class RecordingListener(StatusListener):
-    """Records (event, key, error) tuples in order."""
-
-    def __init__(self) -> None:
-        self.events: list[tuple[str, Any, BaseException | None]] = []
-        self._lock = threading.Lock()
-
-    def _add(self, event: str, key: Any, error: BaseException | None = None) -> None:
-        with self._lock:
-            self.events.append((event, key, error))
-
-    def on_startup(self, key: str | ConnectorTaskId) -> None:
-        self._add("startup", key)
-
-    def on_pause(self, key: str | ConnectorTaskId) -> None:
-        self._add("pause", key)
-
-    def on_resume(self, key: str | ConnectorTaskId) -> None:
-        self._add("resume", key)
-
-    def on_stop(self, key: str | ConnectorTaskId) -> None:
-        self._add("stop", key)
-
-    def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
-        self._add("failure", key, error)
-
-    def on_shutdown(self, key: str | ConnectorTaskId) -> None:
-        self._add("shutdown", key)
-
-    def on_deletion(self, key: str | ConnectorTaskId) -> None:
-        self._add("deletion", key)
-
-    def on_restart(self, key: str | ConnectorTaskId) -> None:
-        self._add("restart", key)
-
-    def of(self, key: Any) -> list[str]:
-        with self._lock:
-            return [e for e, k, _ in self.events if k == key]
-
-    def failure(self, key: Any) -> BaseException | None:
-        with self._lock:
-            for e, k, err in self.events:
-                if e == "failure" and k == key:
-                    return err
-        return None
-
-
 def make_worker(bootstrap: str, tmp_path: Path, **overrides: str) -> Worker:
     props = {
         "bootstrap.servers": bootstrap,
@@ -111,7 +63,7 @@ def make_worker(bootstrap: str, tmp_path: Path, **overrides: str) -> Worker:
 
 
 def start_connector_and_tasks(
-    worker: Worker, name: str, props: dict[str, str], listener: RecordingListener
+    worker: Worker, name: str, props: dict[str, str], listener: RecordingStatusListener
 ) -> list[ConnectorTaskId]:
     from kconnect.runtime.common.states import TargetState
 

@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     workdir = paths.home() / "demo"
     if args.stop:
         return _stop(workdir)
-    from kconnect.testing.seed_scenario import Scenario
+    from kconnect.cli.demo_scenario import Scenario
 
     base = args.workers_base_port
     scenario = Scenario(
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _stop(workdir: Any) -> int:
-    from kconnect.testing.worker_processes import stop_recorded
+    from kconnect.cli.worker_processes import stop_recorded
 
     stopped = stop_recorded(workdir) if workdir.is_dir() else []
     _say(
@@ -166,8 +166,8 @@ def _check_stack(s: Any) -> None:
 
 
 def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
-    from kconnect.testing.seed_scenario import NODES
-    from kconnect.testing.worker_processes import port_in_use
+    from kconnect.cli.demo_scenario import NODES
+    from kconnect.cli.worker_processes import port_in_use
 
     _say('kconnect demo: the walkthrough "Kafka Connect in practice" (JDBC source/sink,')
     _say("dead letter queue, scale-out, fault tolerance), replayed with kconnect workers.")
@@ -193,7 +193,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
         _block(ddl)
     rows = s.create_tables()
     _cmd("\\dt")
-    from kconnect.testing.seed_scenario import psql_table
+    from kconnect.cli.demo_scenario import psql_table
 
     _block(psql_table(["Schema", "Name", "Type", "Owner"], rows))
 
@@ -254,7 +254,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
     _say(f"tasks get partitions; tasks {', '.join(idle)} wait for more partitions.")
 
     _section("Testing the JDBC connectors: inserting rows into PostgreSQL")
-    from kconnect.testing.seed_scenario import INSERTS
+    from kconnect.cli.demo_scenario import INSERTS
 
     for statement in INSERTS:
         _block(statement)
@@ -271,7 +271,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
     ok = _messages(s)
 
     _section("Testing the dead letter queue (DLQ)")
-    from kconnect.testing.seed_scenario import BAD_INSERT
+    from kconnect.cli.demo_scenario import BAD_INSERT
 
     _block(BAD_INSERT)
     s.insert(BAD_INSERT)
@@ -282,7 +282,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
     _cmd(f"kafka-console-consumer.sh --bootstrap-server {s.bootstrap} --topic {s.dlq_topic} "
          "--property print.headers=true --property print.key=true --property print.value=true "
          "--from-beginning")  # fmt: skip
-    from kconnect.testing.seed_scenario import headers_text
+    from kconnect.cli.demo_scenario import headers_text
 
     for r in records:
         _block(f"{headers_text(r.headers)}\t{_text(r.key)}\t{_text(r.value)}")
@@ -335,7 +335,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
 
 
 def _ddl() -> list[str]:
-    from kconnect.testing.seed_scenario import DDL
+    from kconnect.cli.demo_scenario import DDL
 
     return list(DDL.values())
 
@@ -377,14 +377,14 @@ def _show_holders(holders: dict[int, list[tuple[str, int]]]) -> None:
 
 
 def _select(s: Any, table: str) -> None:
-    from kconnect.testing.seed_scenario import psql_table
+    from kconnect.cli.demo_scenario import psql_table
 
     _cmd(f"psql -d kcdb -c 'SELECT * FROM {table};'")
     _block(psql_table(*s.select(table)))
 
 
 def _messages(s: Any) -> bool:
-    from kconnect.testing.seed_scenario import DOC_MESSAGES, console_line
+    from kconnect.cli.demo_scenario import DOC_MESSAGES, console_line
 
     ok = True
     for table in ("table01", "table02"):

@@ -1,18 +1,20 @@
 """Real services for tests: the Kafka broker and PostgreSQL of ``kconnect local``.
 
-Session fixtures (import them into a ``conftest.py``):
+Plain functions (no pytest needed, so benchmarks and scripts use them too):
 
-- ``kafka_bootstrap`` -- ``"host:port"`` of a real Apache Kafka broker.
-- ``pg_dsn`` -- a libpq URL such as ``postgresql://kcuser:kcpw@127.0.0.1:5432/kcdb``.
-- ``topic_factory`` / ``unique_topic`` -- create uniquely named topics (deleted afterwards).
+- :func:`ensure_kafka` / :func:`ensure_postgres` -- the address of a running broker / database.
+- :func:`unique_name` / :func:`create_unique_topic` -- names and topics no other test uses.
+- :func:`require_java` -- skip (or, under CI, fail) a test when Java is missing.
 
-``KCONNECT_BOOTSTRAP_SERVERS`` / ``KCONNECT_PG_DSN`` point the fixtures at existing services.
-Otherwise the first test needing a service starts it through :mod:`kconnect.local.stack`
-(idempotent and lock-protected, so concurrent sessions share one stack). The fixtures never stop
-the stack: it is shared with other sessions; ``scripts/test`` stops it when it started it.
+``KCONNECT_BOOTSTRAP_SERVERS`` / ``KCONNECT_PG_DSN`` point them at existing services.
+Otherwise the first call needing a service starts it through :mod:`kconnect.local.stack`
+(idempotent and lock-protected, so concurrent sessions share one stack). Nothing here stops the
+stack: it is shared with other sessions; ``scripts/test`` stops it when it started it.
 
-Tests using these fixtures are marked ``kafka`` / ``postgres`` automatically by
-:func:`mark_service_tests`, so ``pytest -m "not kafka and not postgres"`` needs nothing running.
+The pytest fixtures over these functions (``kafka_bootstrap``, ``pg_dsn``, ``topic_factory``,
+``unique_topic``, ``embedded_cluster``) and :func:`mark_service_tests` live in
+:mod:`kconnect.testing.fixtures`, which needs pytest (a dev dependency); they can still be
+imported from here, where pytest is installed, as before.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ import os
 import re
 import sys
 import uuid
-from collections.abc import Callable, Iterator, Mapping
-
-import pytest
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from kconnect.local.stack import StackOptions, start
 
@@ -76,82 +77,50 @@ def create_unique_topic(
     return name
 
 
-@pytest.fixture(scope="session")
-def kafka_bootstrap() -> str:
-    """``host:port`` of a real Apache Kafka broker (started once per session if needed)."""
-    return ensure_kafka()
-
-
-@pytest.fixture(scope="session")
-def pg_dsn() -> str:
-    """libpq URL of a real PostgreSQL database (started once per session if needed)."""
-    return ensure_postgres()
-
-
-@pytest.fixture
-def topic_factory(kafka_bootstrap: str, request: pytest.FixtureRequest) -> Iterator[TopicFactory]:
-    """Callable ``(partitions=1, config=None, prefix=<test name>) -> topic name``.
-
-    Every topic it creates is deleted (best effort) when the test ends.
-    """
-    from kconnect.kafka.admin_ping import delete_topics
-
-    created: list[str] = []
-
-    def make(
-        partitions: int = 1, config: Mapping[str, str] | None = None, prefix: str | None = None
-    ) -> str:
-        name = create_unique_topic(
-            kafka_bootstrap, prefix or request.node.name, partitions=partitions, config=config
-        )
-        created.append(name)
-        return name
-
-    yield make
-    delete_topics(kafka_bootstrap, created)
-
-
-@pytest.fixture
-def unique_topic(topic_factory: TopicFactory) -> str:
-    """A fresh one-partition topic named after the test."""
-    return topic_factory()
-
-
-_SERVICE_FIXTURES = {"kafka_bootstrap": "kafka", "topic_factory": "kafka", "pg_dsn": "postgres"}
-
-
-def mark_service_tests(items: list[pytest.Item]) -> None:
-    """Add the ``kafka`` / ``postgres`` marker to tests that use the service fixtures.
-
-    Call from ``pytest_collection_modifyitems`` so marker selection matches what tests need.
-    """
-    for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        for fixture, marker in _SERVICE_FIXTURES.items():
-            if fixture in names and item.get_closest_marker(marker) is None:
-                item.add_marker(getattr(pytest.mark, marker))
-
-
-__all__ = [
-    "create_unique_topic",
-    "ensure_kafka",
-    "ensure_postgres",
-    "kafka_bootstrap",
-    "mark_service_tests",
-    "pg_dsn",
-    "topic_factory",
-    "unique_name",
-    "unique_topic",
-]
-
-
 def require_java() -> None:
     """Skip a Java side-by-side test when Java is missing — except under CI (``CI`` set), where
-    a missing Java must fail the run rather than let the compatibility tests pass unrun."""
+    a missing Java must fail the run rather than let the compatibility tests pass unrun.
+
+    Call it from a test (it uses pytest's skip/fail).
+    """
     from kconnect.local import maven
 
     if maven.java_available():
         return
+    import pytest
+
     if os.environ.get("CI"):
         pytest.fail(maven.JAVA_HINT + " (CI must run the Java compatibility tests)")
     pytest.skip(maven.JAVA_HINT)
+
+
+#: Names served by :mod:`kconnect.testing.fixtures`, importable from here for compatibility.
+_FIXTURE_NAMES = frozenset(
+    {"kafka_bootstrap", "pg_dsn", "topic_factory", "unique_topic", "mark_service_tests"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use, so importing this module never imports pytest.
+    if name in _FIXTURE_NAMES:
+        try:
+            from kconnect.testing import fixtures
+        except ImportError as e:
+            raise ImportError(
+                f"kconnect.testing.services.{name} is a pytest fixture and needs pytest "
+                f"(pip install 'kconnect[dev]'): {e}"
+            ) from e
+        return getattr(fixtures, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "ENV_BOOTSTRAP",
+    "ENV_PG_DSN",
+    "TopicFactory",
+    "create_unique_topic",
+    "ensure_kafka",
+    "ensure_postgres",
+    "require_java",
+    "unique_name",
+]

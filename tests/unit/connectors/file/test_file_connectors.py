@@ -1,6 +1,6 @@
 import pytest
 
-from kconnect.api import ConnectException, Schema, SinkRecord, SourceTaskContext, TopicPartition
+from kconnect.api import ConnectException, Schema, SinkRecord, TopicPartition
 from kconnect.connectors.file.sink_connector import FileStreamSinkConnector
 from kconnect.connectors.file.sink_task import FileStreamSinkTask
 from kconnect.connectors.file.source_connector import FileStreamSourceConnector
@@ -8,22 +8,12 @@ from kconnect.connectors.file.source_task import FileStreamSourceTask
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import MemoryOffsetBackingStore
 from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
-
-
-class Ctx(SourceTaskContext):
-    def __init__(self, store):
-        self.reader = OffsetStorageReaderImpl(store, "file-src")
-
-    def configs(self):
-        return {}
-
-    def offset_storage_reader(self):
-        return self.reader
+from kconnect.testing.fakes import FakeSourceTaskContext
 
 
 def _task(path, store, batch="2000"):
     t = FileStreamSourceTask()
-    t.initialize(Ctx(store))
+    t.initialize(FakeSourceTaskContext(reader=OffsetStorageReaderImpl(store, "file-src")))
     t.start({"file": str(path), "topic": "t", "batch.size": batch})
     return t
 

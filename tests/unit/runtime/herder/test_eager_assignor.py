@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kconnect.kafka.connect_protocol import CONFIG_MISMATCH, NO_ERROR, WorkerState
 from kconnect.runtime.common.ids import ConnectorTaskId as T
 from kconnect.runtime.herder.assignors import EagerAssignor
 from kconnect.runtime.storage.config_store import ClusterConfigState
+from kconnect.testing.fakes import config_snapshot
 
 
-@dataclass(frozen=True)
-class Snapshot(ClusterConfigState):
-    offset: int = 12
-
-
-def snap(connectors: dict[str, int], offset: int = 12) -> Snapshot:
-    return Snapshot(
-        connector_configs={c: {} for c in connectors},
-        task_configs={c: tuple({} for _ in range(n)) for c, n in connectors.items()},
-        offset=offset,
-    )
+def snap(connectors: dict[str, int], offset: int = 12) -> ClusterConfigState:
+    return config_snapshot(connectors, offset)
 
 
 def members(*ids: str, offset: int = 12) -> dict[str, WorkerState]:

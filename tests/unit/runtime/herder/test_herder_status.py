@@ -6,6 +6,7 @@ from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import ConnectorStatus, State, TaskStatus
 from kconnect.runtime.herder.herder_status import HerderStatusListener
 from kconnect.runtime.storage.status_store import MemoryStatusBackingStore
+from kconnect.testing.fakes import FakeWorker
 
 
 class _Listener(HerderStatusListener):
@@ -79,16 +80,10 @@ def test_deleting_a_connector_removes_its_task_statuses() -> None:
     assert h.status_store.get_all("c") == []
 
 
-class _Worker:
-    """The worker's ``plugin_version``: connector "c" and its task 0 run here."""
-
-    def plugin_version(self, key: str | ConnectorTaskId) -> str | None:
-        return {"c": "1.2", ConnectorTaskId("c", 0): "1.3"}.get(key)
-
-
 def test_statuses_carry_the_running_plugins_version() -> None:
     h = _Listener("w1:8083")
-    h.worker = _Worker()  # type: ignore[attr-defined]
+    # connector "c" and its task 0 run here
+    h.worker = FakeWorker(versions={"c": "1.2", ConnectorTaskId("c", 0): "1.3"})  # type: ignore[attr-defined]
     t0, t1 = ConnectorTaskId("c", 0), ConnectorTaskId("c", 1)
     h.on_startup("c")
     h.on_startup(t0)

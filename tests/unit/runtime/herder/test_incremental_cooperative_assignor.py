@@ -6,8 +6,6 @@ the members apply the newly assigned/revoked sets (or not, for a failed round).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from kconnect.kafka.connect_protocol import (
@@ -25,22 +23,14 @@ from kconnect.runtime.herder.assignors.incremental_cooperative import (
     _WorkerLoad,
 )
 from kconnect.runtime.storage.config_store import ClusterConfigState
+from kconnect.testing.fakes import config_snapshot
 
 CONFIG_OFFSET = 618
 DEFAULT_DELAY = 300_000
 
 
-@dataclass(frozen=True)
-class Snapshot(ClusterConfigState):
-    offset: int = CONFIG_OFFSET
-
-
-def snapshot(connectors: dict[str, int], offset: int = CONFIG_OFFSET) -> Snapshot:
-    return Snapshot(
-        connector_configs={c: {} for c in connectors},
-        task_configs={c: tuple({} for _ in range(n)) for c, n in connectors.items()},
-        offset=offset,
-    )
+def snapshot(connectors: dict[str, int], offset: int = CONFIG_OFFSET) -> ClusterConfigState:
+    return config_snapshot(connectors, offset)
 
 
 class Harness:

@@ -8,6 +8,7 @@ import pytest
 
 from kconnect.runtime.herder.standalone_herder import StandaloneHerder
 from kconnect.runtime.storage.config_store import ClusterConfigState, MemoryConfigBackingStore
+from kconnect.testing.fakes import FakeWorker
 
 
 class _NoTargetStates(MemoryConfigBackingStore):
@@ -20,24 +21,12 @@ class _NoTargetStates(MemoryConfigBackingStore):
         )
 
 
-class _Worker:
-    def __init__(self) -> None:
-        self.task_config_calls: list[str] = []
-
-    def is_running(self, name: str) -> bool:
-        return True
-
-    def connector_task_configs(self, name: str, config: object) -> list[dict[str, str]]:
-        self.task_config_calls.append(name)
-        return [{}]
-
-
 def test_missing_target_state_skips_the_task_update_instead_of_crashing(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     store = _NoTargetStates()
     store.put_connector_config("c", {"connector.class": "X"}, None)
-    worker = _Worker()
+    worker = FakeWorker()
     herder = StandaloneHerder(worker, None, config_store=store)
     with caplog.at_level(logging.INFO, logger="kconnect.runtime.herder.standalone_herder"):
         herder._update_connector_tasks("c")

@@ -12,7 +12,6 @@ from kconnect.api.errors import RetriableException
 from kconnect.kafka.client_stats import parse_client_stats
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import StatusListener
 from kconnect.runtime.config.connector_config import ToleranceType
 from kconnect.runtime.metrics import ConnectMetrics, MetricConfig
 from kconnect.runtime.worker.errors.retry_operator import (
@@ -20,35 +19,7 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
 )
 from kconnect.runtime.worker.errors.stage import Stage
-
-
-class NullListener(StatusListener):
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-
-    def on_startup(self, key: object) -> None:
-        self.calls.append("startup")
-
-    def on_pause(self, key: object) -> None:
-        self.calls.append("pause")
-
-    def on_resume(self, key: object) -> None:
-        self.calls.append("resume")
-
-    def on_stop(self, key: object) -> None:
-        self.calls.append("stop")
-
-    def on_failure(self, key: object, error: BaseException) -> None:
-        self.calls.append("failure")
-
-    def on_shutdown(self, key: object) -> None:
-        self.calls.append("shutdown")
-
-    def on_deletion(self, key: object) -> None:
-        self.calls.append("deletion")
-
-    def on_restart(self, key: object) -> None:
-        self.calls.append("restart")
+from kconnect.testing.fakes import RecordingStatusListener
 
 
 def values(cm: ConnectMetrics, group: str, **tags: str) -> dict[str, object]:
@@ -66,7 +37,7 @@ def clock() -> MockClock:
 
 def test_task_listener_tracks_states_counts_and_startups(clock: MockClock) -> None:
     cm = ConnectMetrics("w1", MetricConfig(2, 60_000), clock)
-    inner = NullListener()
+    inner = RecordingStatusListener()
     t0, t1 = ConnectorTaskId("c", 0), ConnectorTaskId("c", 1)
     l0, _ = cm.task_started(t0, inner, {"task-class": "T"}, sink=False)
     l1, _ = cm.task_started(t1, inner, {}, sink=True)
@@ -103,7 +74,7 @@ def test_task_listener_tracks_states_counts_and_startups(clock: MockClock) -> No
 
 def test_connector_listener_status_and_startup_outcomes(clock: MockClock) -> None:
     cm = ConnectMetrics("w1", clock=clock)
-    inner = NullListener()
+    inner = RecordingStatusListener()
     info = {"connector-class": "X", "connector-type": "source", "connector-version": "1"}
     listener = cm.connector_listener("c", inner, info)
     assert values(cm, "connector-metrics", connector="c")["status"] == "unassigned"
@@ -190,7 +161,7 @@ def test_client_stats_feed_client_metrics_and_sink_lag(clock: MockClock) -> None
     assert stats.max_consumer_lag == 42
     cm = ConnectMetrics("w1", MetricConfig(2, 1000), clock)
     tid = ConnectorTaskId("s", 0)
-    _, bundle = cm.task_started(tid, NullListener(), {}, sink=True)
+    _, bundle = cm.task_started(tid, RecordingStatusListener(), {}, sink=True)
     client = bundle.client("connector-consumer-s-0", "consumer")
     client.on_stats(stats)
     clock.advance(1000)
@@ -209,7 +180,7 @@ def test_client_stats_feed_client_metrics_and_sink_lag(clock: MockClock) -> None
 def test_retry_operator_counts_like_kafka(clock: MockClock) -> None:
     cm = ConnectMetrics("w1", clock=clock)
     tid = ConnectorTaskId("c", 0)
-    _, bundle = cm.task_started(tid, NullListener(), {}, sink=True)
+    _, bundle = cm.task_started(tid, RecordingStatusListener(), {}, sink=True)
     op = RetryWithToleranceOperator(1000, 60000, ToleranceType.ALL, clock)
     op.metrics = bundle.errors
     attempts = iter([RetriableException("again"), RetriableException("again"), None])

@@ -29,7 +29,6 @@ from kconnect.runtime.storage.config_records import (
     target_state_key,
     task_key,
 )
-from kconnect.runtime.storage.config_store import ConfigUpdateListener
 from kconnect.runtime.storage.internal_topics import internal_json
 from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
 from kconnect.runtime.storage.kafka_status_store import (
@@ -43,6 +42,7 @@ from kconnect.runtime.storage.kafka_status_store import (
     topic_status_key,
 )
 from kconnect.runtime.storage.status_store import TopicStatus
+from kconnect.testing.fakes import RecordingConfigListener
 
 CONFIG = DistributedConfig(
     {
@@ -102,32 +102,6 @@ def test_json_escapes_match_jackson() -> None:
     )
     assert internal_json({"v": "\U0001f600"}) == b'{"v":"\\uD83D\\uDE00"}'
     assert internal_json({"v": "\\u001a"}) == b'{"v":"\\\\u001a"}'
-
-
-class Recorder(ConfigUpdateListener):
-    def __init__(self) -> None:
-        self.events: list[tuple[str, Any]] = []
-
-    def on_connector_config_update(self, connector: str) -> None:
-        self.events.append(("config", connector))
-
-    def on_connector_config_remove(self, connector: str) -> None:
-        self.events.append(("remove", connector))
-
-    def on_task_config_update(self, task_ids: list[ConnectorTaskId]) -> None:
-        self.events.append(("tasks", sorted(task_ids)))
-
-    def on_connector_target_state_change(self, connector: str) -> None:
-        self.events.append(("target", connector))
-
-    def on_session_key_update(self, key: SessionKey) -> None:
-        self.events.append(("session", key))
-
-    def on_restart_request(self, request: RestartRequest) -> None:
-        self.events.append(("restart", request))
-
-    def on_logger_level(self, namespace: str, level: str) -> None:
-        self.events.append(("logger", (namespace, level)))
 
 
 Feed = Callable[[str, bytes | None], None]
@@ -209,7 +183,7 @@ def test_target_state_reads_v2_then_falls_back_to_v1() -> None:
 
 def test_listener_only_hears_records_read_after_start() -> None:
     store, feed = _config_store()
-    rec = Recorder()
+    rec = RecordingConfigListener()
     store.set_update_listener(rec)
     feed("connector-old", encode_config({}))
     assert rec.events == []

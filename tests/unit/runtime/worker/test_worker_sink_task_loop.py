@@ -16,6 +16,7 @@ from kconnect.runtime.config.connector_config import SinkConnectorConfig
 from kconnect.runtime.worker.errors.retry_operator import RetryWithToleranceOperator
 from kconnect.runtime.worker.worker_sink_task import MAX_POLL_S, WorkerSinkTask
 from kconnect.runtime.worker.worker_task import CommitSettings, TaskPlugins, TaskServices
+from kconnect.testing.fakes import RecordingStatusListener
 
 
 class ScriptedConsumer:
@@ -62,11 +63,6 @@ class RecordingTask(SinkTask):
         pass
 
 
-class Listener:
-    def __getattr__(self, name: str) -> Any:
-        return lambda *args, **kwargs: None
-
-
 def messages(first: int, n: int) -> list[Any]:
     return [
         Message(topic="t", partition=0, offset=o, key=None, value=b"v", timestamp=(1, 1))
@@ -87,7 +83,7 @@ def worker_task(consumer: ScriptedConsumer, task: RecordingTask) -> WorkerSinkTa
         props,
         SinkConnectorConfig(props),
         TargetState.STARTED,
-        TaskServices(Listener()),  # type: ignore[arg-type]
+        TaskServices(RecordingStatusListener()),
         TaskPlugins(kc, vc, hc),
         RetryWithToleranceOperator(),
         consumer,  # type: ignore[arg-type]

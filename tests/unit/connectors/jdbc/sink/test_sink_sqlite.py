@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
-from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
@@ -12,17 +10,15 @@ import pytest
 from kconnect.api import (
     ConfigException,
     ConnectException,
-    ErrantRecordReporter,
     Schema,
     SchemaBuilder,
     SinkRecord,
-    SinkTaskContext,
     Struct,
-    TopicPartition,
 )
 from kconnect.connectors.jdbc.sink.sink_config import CONFIG_DEF, JdbcSinkConfig
 from kconnect.connectors.jdbc.sink.sink_connector import JdbcSinkConnector
 from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
+from kconnect.testing.fakes import FakeSinkTaskContext, RecordingErrantReporter
 
 VALUE = (
     SchemaBuilder.struct()
@@ -32,49 +28,11 @@ VALUE = (
 )
 
 
-class Reporter(ErrantRecordReporter):
-    def __init__(self) -> None:
-        self.reported: list[tuple[SinkRecord, BaseException]] = []
-
-    def report(self, record: SinkRecord, error: BaseException) -> Future[None]:
-        self.reported.append((record, error))
-        f: Future[None] = Future()
-        f.set_result(None)
-        return f
-
-
-class Context(SinkTaskContext):
-    def __init__(self, reporter: Reporter | None = None) -> None:
-        self.reporter = reporter
-
-    def configs(self) -> Mapping[str, str]:
-        return {}
-
-    def offset(self, offsets: Mapping[TopicPartition, int]) -> None:
-        pass
-
-    def timeout(self, timeout_ms: int) -> None:
-        pass
-
-    def assignment(self) -> set[TopicPartition]:
-        return set()
-
-    def pause(self, *partitions: TopicPartition) -> None:
-        pass
-
-    def resume(self, *partitions: TopicPartition) -> None:
-        pass
-
-    def request_commit(self) -> None:
-        pass
-
-    def errant_record_reporter(self) -> ErrantRecordReporter | None:
-        return self.reporter
-
-
-def make_task(path: Path, reporter: Reporter | None = None, **props: str) -> JdbcSinkTask:
+def make_task(
+    path: Path, reporter: RecordingErrantReporter | None = None, **props: str
+) -> JdbcSinkTask:
     task = JdbcSinkTask()
-    task.initialize(Context(reporter))
+    task.initialize(FakeSinkTaskContext(reporter))
     task.start({"connection.url": f"jdbc:sqlite:{path}", "topics": "t", **props})
     return task
 
@@ -121,7 +79,7 @@ def test_not_null_violation_goes_to_reporter_others_land(tmp_path: Path) -> None
     db = tmp_path / "c.db"
     with sqlite3.connect(db) as conn:
         conn.execute("CREATE TABLE orders (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    reporter = Reporter()
+    reporter = RecordingErrantReporter()
     task = make_task(db, reporter)
     batch = [rec(0, 1, "a"), rec(1, 2, None), rec(2, 3, "c")]
     task.put(batch)

@@ -10,8 +10,7 @@ import pytest
 from kconnect.api import ConfigException, Type
 from kconnect.connectors.jdbc.source.source_connector import JdbcSourceConnector, group_partitions
 from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
-
-from .source_helpers import ConnectorContext, DictOffsetReader, TaskContext, commit
+from kconnect.testing.fakes import FakeConnectorContext, FakeSourceTaskContext, MemoryOffsetReader
 
 
 def _db(tmp_path: Path) -> tuple[str, sqlite3.Connection]:
@@ -20,9 +19,9 @@ def _db(tmp_path: Path) -> tuple[str, sqlite3.Connection]:
     return f"jdbc:sqlite:{path}", conn
 
 
-def _task(props: dict[str, str], reader: DictOffsetReader | None = None) -> JdbcSourceTask:
+def _task(props: dict[str, str], reader: MemoryOffsetReader | None = None) -> JdbcSourceTask:
     task = JdbcSourceTask()
-    task.initialize(TaskContext(props, reader or DictOffsetReader()))
+    task.initialize(FakeSourceTaskContext(props, reader or MemoryOffsetReader()))
     task.start(props)
     return task
 
@@ -45,7 +44,7 @@ def test_connector_splits_tables_and_reports_new_ones(tmp_path: Path) -> None:
     for t in ("a", "b", "c"):
         db.execute(f"CREATE TABLE {t} (id INTEGER PRIMARY KEY, v TEXT)")
     c = JdbcSourceConnector()
-    ctx = ConnectorContext()
+    ctx = FakeConnectorContext()
     c.initialize(ctx)
     c.start({"connection.url": url, "mode": "bulk", "table.poll.interval.ms": "50"})
     try:
@@ -76,7 +75,7 @@ def test_incrementing_with_autodetected_rowid_and_resume(tmp_path: Path) -> None
         "topic.prefix": "sq_",
         "poll.interval.ms": "10",
     }
-    reader = DictOffsetReader()
+    reader = MemoryOffsetReader()
     task = _task(props, reader)
     recs = _drain(task, 2)
     assert [r.value.get("name") for r in recs] == ["a", "b"]
@@ -88,7 +87,7 @@ def test_incrementing_with_autodetected_rowid_and_resume(tmp_path: Path) -> None
     assert r.value_schema.field("id").schema.type is Type.INT64
     assert not r.value_schema.field("name").schema.optional
     assert r.value_schema.field("score").schema.type is Type.FLOAT64
-    commit(reader, recs)
+    reader.commit(recs)
     task.stop()
     db.execute("INSERT INTO users (name) VALUES ('c')")
     task = _task(props, reader)
@@ -128,7 +127,7 @@ def test_query_mode_and_suffix(tmp_path: Path) -> None:
     db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
     db.executemany("INSERT INTO t (v) VALUES (?)", [("x",), ("y",), ("z",)])
     c = JdbcSourceConnector()
-    c.initialize(ConnectorContext())
+    c.initialize(FakeConnectorContext())
     props = {
         "connection.url": url,
         "mode": "incrementing",
@@ -155,7 +154,7 @@ def test_quoted_identifiers_with_spaces_and_quotes(tmp_path: Path) -> None:
     db.execute('CREATE TABLE "my `odd"" table" ("the id" INTEGER PRIMARY KEY, "v;x" TEXT)')
     db.execute('INSERT INTO "my `odd"" table" ("v;x") VALUES (\'ok\')')
     c = JdbcSourceConnector()
-    c.initialize(ConnectorContext())
+    c.initialize(FakeConnectorContext())
     c.start({"connection.url": url, "mode": "incrementing", "incrementing.column.name": "the id"})
     cfg = c.task_configs(1)[0]
     c.stop()
@@ -179,7 +178,7 @@ def test_first_run_is_immediate_whatever_the_clock(tmp_path: Path) -> None:
     props = {"connection.url": url, "mode": "bulk", "tables": "`t`", "tables.fetched": "true",
              "poll.interval.ms": "3600000"}  # fmt: skip
     task = JdbcSourceTask(clock=lambda: 0.0)  # a host that booted a moment ago
-    task.initialize(TaskContext(props, DictOffsetReader()))
+    task.initialize(FakeSourceTaskContext(props, MemoryOffsetReader()))
     task.start(props)
     assert [r.value.get("id") for r in task.poll() or []] == [1]
     task.stop()

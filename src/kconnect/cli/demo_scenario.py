@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from kconnect.testing.worker_processes import WorkerProcess
+from kconnect.cli.worker_processes import WorkerProcess
 
 __all__ = [
     "BAD_INSERT",
@@ -364,10 +364,10 @@ offset.flush.interval.ms={self.offset_flush_interval_ms}
         """Remove what a previous run left: its workers (pid files in ``workdir``), the 4
         tables, the data/DLQ/internal topics and the sink's consumer group. Only these names
         are touched. Returns what was removed, for the narration."""
+        from kconnect.cli.worker_processes import stop_recorded
         from kconnect.kafka.admin import Admin
         from kconnect.kafka.admin_ping import delete_topics
         from kconnect.kafka.inspection import delete_group
-        from kconnect.testing.worker_processes import stop_recorded
 
         removed = [f"worker {n}" for n in stop_recorded(self.workdir)]
         present = {

@@ -8,15 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.testing.seed_scenario import (
+from kconnect.cli.demo_scenario import (
     DOC_MESSAGES,
     Scenario,
     console_line,
     headers_text,
     psql_table,
 )
-from kconnect.testing.worker_processes import stop_recorded
+from kconnect.cli.worker_processes import stop_recorded
+from kconnect.runtime.config.distributed_config import DistributedConfig
 
 
 def _props(text: str) -> dict[str, str]:

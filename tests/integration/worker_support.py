@@ -45,7 +45,10 @@ def wait_until(
 
 
 def make_worker(bootstrap: str, tmp_path: Path, **overrides: str) -> Worker:
+    """An in-process worker whose tasks run on threads of the test process (``task.processes``
+    1), so tests can observe their own plugin classes; pass ``task.processes`` to override."""
     props = {
+        "task.processes": "1",
         "bootstrap.servers": bootstrap,
         "key.converter": "org.apache.kafka.connect.storage.StringConverter",
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",

@@ -43,12 +43,10 @@ def add_worker_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def configure_logging(level: str) -> None:
-    from kconnect.runtime.loggers import python_level
+    from kconnect.runtime.loggers import LOG_FORMAT, python_level
 
     logging.basicConfig(
-        level=python_level(level) or logging.INFO,
-        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s) [%(threadName)s]",
-        stream=sys.stderr,
+        level=python_level(level) or logging.INFO, format=LOG_FORMAT, stream=sys.stderr
     )
 
 

@@ -14,9 +14,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["LoggerLevel", "Loggers", "kafka_level_name", "python_level"]
+__all__ = [
+    "LOG_FORMAT",
+    "LoggerLevel",
+    "Loggers",
+    "explicit_levels",
+    "kafka_level_name",
+    "python_level",
+]
 
 ROOT_LOGGER_NAME = "root"
+#: How a worker (and each of its task processes) formats its log lines on stderr.
+LOG_FORMAT = "[%(asctime)s] %(levelname)s %(message)s (%(name)s) [%(threadName)s]"
 
 TRACE = 5
 OFF = logging.CRITICAL + 10
@@ -76,6 +85,12 @@ class Loggers:
         self._clock_ms = clock_ms or (lambda: int(time.time() * 1000))
         self._last_modified: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._listeners: list[Callable[[str, str], None]] = []
+
+    def add_listener(self, listener: Callable[[str, str], None]) -> None:
+        """``listener(namespace, level)`` after every :meth:`set_level` (the worker passes
+        levels on to its task processes)."""
+        self._listeners.append(listener)
 
     @staticmethod
     def _current_loggers() -> dict[str, logging.Logger]:
@@ -139,5 +154,20 @@ class Loggers:
                 lg.setLevel(level)
                 self._last_modified[name] = now
                 changed.append(name)
-            # as Kafka's Loggers.setLevel: only the loggers whose level actually changed
-            return sorted(changed)
+        for listener in self._listeners:
+            listener(namespace, level_name)
+        # as Kafka's Loggers.setLevel: only the loggers whose level actually changed
+        return sorted(changed)
+
+
+def explicit_levels() -> dict[str, str]:
+    """Every logger with an explicitly set level (and ``root``) by Kafka level name: what a
+    new task process applies so it logs as its worker does."""
+    manager = logging.Logger.manager
+    levels = {
+        name: kafka_level_name(lg.level)
+        for name, lg in list(manager.loggerDict.items())
+        if isinstance(lg, logging.Logger) and lg.level != logging.NOTSET
+    }
+    levels[ROOT_LOGGER_NAME] = kafka_level_name(logging.getLogger().level)
+    return levels

@@ -205,6 +205,7 @@ class FakeWorker:
         self.running = None if running is None else set(running)
         self.task_configs = [dict(c) for c in task_configs] if task_configs is not None else [{}]
         self.task_config_calls: list[str] = []
+        self.logger_levels: list[tuple[str, str]] = []
 
     def plugin_version(self, key: Key) -> str | None:
         return self.versions.get(key)
@@ -215,6 +216,9 @@ class FakeWorker:
     def connector_task_configs(self, name: str, config: object) -> list[dict[str, str]]:
         self.task_config_calls.append(name)
         return [dict(c) for c in self.task_configs]
+
+    def set_logger_level(self, namespace: str, level: str) -> None:
+        self.logger_levels.append((namespace, level))
 
 
 # -- sink side ----------------------------------------------------------------------------------

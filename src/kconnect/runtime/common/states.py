@@ -10,9 +10,17 @@ import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from kconnect.api.errors import ConnectException
 from kconnect.runtime.common.ids import ConnectorTaskId
 
-__all__ = ["ConnectorStatus", "State", "StatusListener", "TargetState", "TaskStatus"]
+__all__ = [
+    "ConnectorStatus",
+    "RemoteFailure",
+    "State",
+    "StatusListener",
+    "TargetState",
+    "TaskStatus",
+]
 
 
 class State(enum.Enum):
@@ -90,3 +98,12 @@ class StatusListener(ABC):
     @abstractmethod
     def on_restart(self, key: str | ConnectorTaskId) -> None:
         """A restart was requested (state RESTARTING)."""
+
+
+class RemoteFailure(ConnectException):
+    """A failure that happened in another process (a task process, or the process itself
+    dying): ``trace`` is what the status shows, the traceback as it was formatted there."""
+
+    def __init__(self, message: str, trace: str) -> None:
+        super().__init__(message)
+        self.trace = trace

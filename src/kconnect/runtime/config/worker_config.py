@@ -13,6 +13,7 @@ the same translation to anything it is given, so Java-named and translated dicts
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from collections.abc import Mapping
 from pathlib import Path
@@ -35,7 +36,9 @@ from kconnect.kafka.client_config import to_librdkafka
 
 __all__ = [
     "CONFIG_DEF",
+    "DEFAULT_TASK_PROCESSES",
     "STANDALONE_CONFIG_DEF",
+    "TASK_PROCESSES_CONFIG",
     "ListenerSpec",
     "StandaloneConfig",
     "WorkerConfig",
@@ -45,6 +48,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 SIMPLE_HEADER_CONVERTER = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
+TASK_PROCESSES_CONFIG = "task.processes"
+#: One task process per core by default (a worker with no tasks starts none).
+DEFAULT_TASK_PROCESSES = os.cpu_count() or 1
 HIGH, MEDIUM, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 
 
@@ -187,6 +193,16 @@ def _common_def() -> ConfigDef:
             None,
             LOW,
             "Required version of the header converter plugin (a version or a Maven range).",
+        )
+        .define(
+            TASK_PROCESSES_CONFIG,
+            Type.INT,
+            DEFAULT_TASK_PROCESSES,
+            Range.at_least(0),
+            MEDIUM,
+            "kconnect only: the number of task processes the worker runs its tasks in, so "
+            "busy tasks use up to that many cores (defaults to the machine's cores). 0 or 1 "
+            "runs every task on a thread of the worker process.",
         )
         .define(
             "task.shutdown.graceful.timeout.ms",
@@ -525,6 +541,10 @@ class WorkerConfig(AbstractConfig):
     @property
     def graceful_shutdown_timeout_ms(self) -> int:
         return self.get_long("task.shutdown.graceful.timeout.ms")
+
+    @property
+    def task_processes(self) -> int:
+        return self.get_int(TASK_PROCESSES_CONFIG)
 
     @property
     def topic_creation_enable(self) -> bool:

@@ -106,6 +106,8 @@ class AbstractHerder(HerderStatusListener, Herder):
             worker_config=worker_config if hasattr(worker_config, "originals_strings") else None,
         )
         self.loggers = Loggers()
+        if worker is not None:  # levels set through /admin/loggers reach task processes
+            self.loggers.add_listener(worker.set_logger_level)
         self._ready = False
 
     # -- helpers ---------------------------------------------------------------------------

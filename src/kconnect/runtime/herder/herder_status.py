@@ -17,14 +17,23 @@ import traceback
 from abc import abstractmethod
 
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import ConnectorStatus, State, StatusListener, TaskStatus
+from kconnect.runtime.common.states import (
+    ConnectorStatus,
+    RemoteFailure,
+    State,
+    StatusListener,
+    TaskStatus,
+)
 from kconnect.runtime.storage.status_store import StatusBackingStore
 
 __all__ = ["HerderStatusListener", "format_trace"]
 
 
 def format_trace(error: BaseException) -> str:
-    """The status ``trace`` of a failure: the exception's full formatted traceback."""
+    """The status ``trace`` of a failure: the exception's full formatted traceback (for a
+    failure in a task process, the traceback as formatted there)."""
+    if isinstance(error, RemoteFailure):
+        return error.trace
     return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 

@@ -32,7 +32,18 @@ from kconnect.runtime.metrics.worker_metrics import (
     WorkerMetrics,
 )
 
-__all__ = ["ConnectMetrics", "Settings"]
+__all__ = ["PROCESS_GROUPS", "ConnectMetrics", "Settings"]
+
+#: Groups that describe the whole worker: a task process has them too, but only the worker
+#: process exports them (the task-level groups of a task process are merged into /metrics).
+PROCESS_GROUPS = frozenset(
+    {
+        "connect-worker-metrics",
+        "connect-coordinator-metrics",
+        "connect-worker-rebalance-metrics",
+        "connector-metrics",
+    }
+)
 
 
 class Settings(Protocol):
@@ -147,6 +158,15 @@ class ConnectMetrics:
             old.close()
         self.worker.task_added(task_id)
         return TaskStatusMetrics(inner, self.worker, tm), bundle
+
+    def remote_task_started(
+        self, task_id: ConnectorTaskId, inner: StatusListener
+    ) -> StatusListener:
+        """A task started in a task process, whose own registry has the task's groups: count
+        the startup attempt and track its state in ``connect-worker-metrics`` only."""
+        self.worker.record_task_startup_attempt()
+        self.worker.task_added(task_id)
+        return TaskStatusMetrics(inner, self.worker, None)
 
     def task_startup_failed(self, task_id: ConnectorTaskId) -> None:
         """The task could not be built; its groups are dropped and the start counts failed."""

@@ -15,7 +15,7 @@ registry's own lock only guards adding/removing metrics. Record once per batch, 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -108,6 +108,7 @@ class MetricsRegistry:
         self.clock = clock or SystemClock()
         self._lock = threading.Lock()
         self._metrics: dict[MetricName, _Metric] = {}
+        self._sources: list[Callable[[], Iterable[tuple[MetricName, MetricValue]]]] = []
 
     # -- building ------------------------------------------------------------------------------
 
@@ -144,6 +145,11 @@ class MetricsRegistry:
         with self._lock:
             self._metrics[metric.name] = metric
 
+    def add_source(self, source: Callable[[], Iterable[tuple[MetricName, MetricValue]]]) -> None:
+        """Metrics measured elsewhere (a worker's task processes), read at every
+        :meth:`snapshot` after this registry's own."""
+        self._sources.append(source)
+
     def remove(self, names: list[MetricName]) -> None:
         with self._lock:
             for n in names:
@@ -179,6 +185,8 @@ class MetricsRegistry:
             except Exception:
                 value = float("nan")
             yield m.name, value
+        for source in list(self._sources):
+            yield from source()
 
 
 class MetricGroup:

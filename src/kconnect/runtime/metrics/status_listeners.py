@@ -68,14 +68,17 @@ class ConnectorStatusMetrics(StatusListener):
 class TaskStatusMetrics(StatusListener):
     """Feeds task status (running/pause ratio, per-connector counts) and startup outcomes."""
 
-    def __init__(self, inner: StatusListener, worker: WorkerMetrics, task: TaskMetrics) -> None:
+    def __init__(
+        self, inner: StatusListener, worker: WorkerMetrics, task: TaskMetrics | None
+    ) -> None:
         self.inner = inner
         self.worker = worker
-        self.task = task
+        self.task = task  # None: the task's own groups live in its task process
         self._started = False
 
     def _state(self, key: str | ConnectorTaskId, state: str) -> None:
-        self.task.record_state(state)
+        if self.task is not None:
+            self.task.record_state(state)
         if isinstance(key, ConnectorTaskId):
             self.worker.task_state(key, state)
 

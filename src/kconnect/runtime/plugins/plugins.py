@@ -418,6 +418,21 @@ class Plugins:
         sources, transformations, predicates, converters, header converters."""
         return [d for k in REST_ORDER for d in sorted(self._by_kind[k].values(), key=_sort_key)]
 
+    def portable_entries(self) -> list[PluginEntry]:
+        """Every loaded plugin as an entry another process can load by import path (a task
+        process gets the worker's plugins, explicitly registered ones included)."""
+        return [
+            PluginEntry(
+                kind,
+                desc.class_name,
+                f"{desc.cls.__module__}:{desc.cls.__qualname__}",
+                desc.location,
+                desc.version,
+            )
+            for kind, table in self._by_kind.items()
+            for desc in table.values()
+        ]
+
     def broken_plugins(self) -> list[BrokenPlugin]:
         """Declared plugins that could not be loaded, with the reason."""
         return list(self._broken)

@@ -1,12 +1,13 @@
-"""``Worker``: runs the connectors and tasks the herder assigns to this process.
+"""``Worker``: runs the connectors and tasks the herder assigns to this worker.
 
-The worker owns no cluster state: the herder tells it what to start and stop (see
-``RUNTIME_CONTRACT.md``). Each connector and each task runs on its own thread
-(:class:`~kconnect.runtime.worker.worker_connector.WorkerConnector`,
-:class:`~kconnect.runtime.worker.worker_source_task.WorkerSourceTask`,
-:class:`~kconnect.runtime.worker.worker_sink_task.WorkerSinkTask`); statuses are reported to the
-listener the herder passes in. Building task pieces lives in
-:mod:`kconnect.runtime.worker.task_builder`, the offsets API in :mod:`kconnect.runtime.worker.connector_offsets`.
+The worker owns no cluster state: the herder tells it what to start and stop. Each connector
+runs on its own thread (:class:`~kconnect.runtime.worker.worker_connector.WorkerConnector`);
+tasks go to the worker's :class:`~kconnect.runtime.worker.task_executor.TaskExecutor` -- threads
+of this process (:class:`~kconnect.runtime.worker.local_tasks.LocalTasks`) or, with
+``task.processes`` above 1, child task processes
+(:class:`~kconnect.runtime.worker.task_pool.TaskProcessPool`), so busy tasks use every core.
+Statuses are reported to the listener the herder passes in. The offsets API lives in
+:mod:`kconnect.runtime.worker.connector_offsets`.
 
 All public methods are thread-safe and are called from herder/REST threads.
 """
@@ -21,19 +22,16 @@ from typing import Any
 from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.errors import ConfigException, ConnectException
-from kconnect.api.task import SinkTask, SourceTask
 from kconnect.kafka.admin import Admin
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.connector_config import (
-    CONNECTOR_CLASS_CONFIG,
     TOPICS_CONFIG,
     TOPICS_REGEX_CONFIG,
     ConnectorConfig,
     SinkConnectorConfig,
-    SourceConnectorConfig,
 )
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
@@ -41,10 +39,16 @@ from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.connector_offsets import SinkOffsets, SourceOffsets
-from kconnect.runtime.worker.errors.stage import executing_class_name
+from kconnect.runtime.worker.local_tasks import (
+    LocalTasks,
+    connector_info,
+    new_connector,
+    plugin_version_of,
+)
 from kconnect.runtime.worker.task_builder import TaskBuilder
+from kconnect.runtime.worker.task_executor import TaskExecutor
+from kconnect.runtime.worker.task_pool import TaskProcessPool
 from kconnect.runtime.worker.worker_connector import WorkerConnector
-from kconnect.runtime.worker.worker_task import TaskPlugins, TaskServices, WorkerTask
 
 __all__ = ["CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S", "TooManyTasksException", "Worker"]
 
@@ -86,12 +90,27 @@ class Worker:
         self.builder = TaskBuilder(config, plugins, offset_store, self.clock)
         self._lock = threading.RLock()
         self._connectors: dict[str, WorkerConnector] = {}
-        self._tasks: dict[ConnectorTaskId, WorkerTask] = {}
         self._active_topics: dict[str, set[str]] = {}
         self._cluster_id: str | None = None
         self._admin: Admin | None = None
         self._tracking = config.get_boolean("topic.tracking.enable")
         self._check_worker_converters()
+        tracker = self._track_topic if self._tracking else None
+        #: Where tasks run: threads of this process, or task processes (``task.processes``).
+        self.tasks: TaskExecutor = (
+            LocalTasks(config, plugins, offset_store, self.metrics, self.clock, tracker)
+            if config.task_processes <= 1
+            else TaskProcessPool(
+                worker_id,
+                config,
+                plugins,
+                offset_store,
+                self.metrics,
+                self.clock,
+                tracker,
+                size=config.task_processes,
+            )
+        )
 
     def _check_worker_converters(self) -> None:
         """Refuse to start with a worker converter class no plugin provides, as Kafka's
@@ -119,6 +138,7 @@ class Worker:
         self.stop_and_await_tasks(self.task_ids())
         for name in list(self.connector_names()):
             self.stop_and_await_connector(name)
+        self.tasks.close()
         self.offset_store.stop()
         log.info("Worker stopped")
 
@@ -142,11 +162,7 @@ class Worker:
     # -- connectors -----------------------------------------------------------------------------
 
     def _new_connector(self, props: Mapping[str, str]) -> Connector:
-        # The class comes first: which ConnectorConfig applies (sink or source) depends on it.
-        cls = (props.get(CONNECTOR_CLASS_CONFIG) or "").strip()
-        if not cls:
-            raise ConnectException(f"Connector config is missing '{CONNECTOR_CLASS_CONFIG}'")
-        return self.plugins.new_connector(cls)
+        return new_connector(self.plugins, props)
 
     def start_connector(
         self,
@@ -172,7 +188,7 @@ class Worker:
                 status_listener.on_failure(name, e)
                 return
             status_listener = self.metrics.connector_listener(
-                name, status_listener, _connector_info(connector)
+                name, status_listener, connector_info(connector)
             )
             reader = (
                 OffsetStorageReaderImpl(self.offset_store, name)
@@ -205,12 +221,9 @@ class Worker:
         """The ``version()`` of the connector (``key`` a name) or task running here, as Kafka
         4.1 writes it into each status; None when it is not running on this worker."""
         if isinstance(key, ConnectorTaskId):
-            task = self._tasks.get(key)
-            plugin = getattr(task, "task", None) if task is not None else None
-        else:
-            wc = self._connectors.get(key)
-            plugin = wc.connector if wc is not None else None
-        return None if plugin is None else _version(plugin)
+            return self.tasks.plugin_version(key)
+        wc = self._connectors.get(key)
+        return None if wc is None else plugin_version_of(wc.connector)
 
     def is_running(self, name: str) -> bool:
         wc = self._connectors.get(name)
@@ -294,9 +307,7 @@ class Worker:
         wc = self._connectors.get(name)
         if wc is not None:
             wc.transition_to(state, CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S)
-        for task_id, task in list(self._tasks.items()):
-            if task_id.connector == name:
-                task.transition_to(state)
+        self.tasks.transition(name, state)
 
     def connector_names(self) -> set[str]:
         with self._lock:
@@ -316,64 +327,9 @@ class Worker:
 
         Raises ConnectException if the task already runs on this worker.
         """
-        with self._lock:
-            if task_id in self._tasks:
-                raise ConnectException(f"Task already exists in this worker: {task_id}")
-        log.info("[%s|task-%d] Creating task %s", task_id.connector, task_id.task, task_id)
-        listener = status_listener
-        try:
-            connector = self._new_connector(connector_props)
-            task = connector.task_class()()
-            tracker = self._track_topic if self._tracking else None
-            is_sink = isinstance(connector, SinkConnector)
-            config = ConnectorConfig.for_connector(connector_props, is_sink)
-            listener, bundle = self.metrics.task_started(
-                task_id, status_listener, _connector_info(connector, task), is_sink
-            )
-            services = TaskServices(listener, self.clock, bundle, tracker)
-            if isinstance(config, SourceConnectorConfig) and isinstance(task, SourceTask):
-                wt: WorkerTask = self.builder.source_task(
-                    task_id, task, config, task_props, target_state, services
-                )
-            elif isinstance(config, SinkConnectorConfig) and isinstance(task, SinkTask):
-                wt = self.builder.sink_task(
-                    task_id, task, config, task_props, target_state, services
-                )
-            else:
-                raise ConnectException(
-                    f"{type(connector).__name__} is neither a source nor a sink connector"
-                )
-        except Exception as e:
-            log.error(
-                "[%s|task-%d] Failed to start task %s",
-                task_id.connector,
-                task_id.task,
-                task_id,
-                exc_info=e,
-            )
-            if listener is status_listener:  # failed before metrics were registered
-                self.metrics.worker.record_task_startup_attempt()
-            self.metrics.task_startup_failed(task_id)
-            status_listener.on_failure(task_id, e)
-            return False
-        bundle.task.add_info(_converter_info(wt.plugins))
-        chain = wt.plugins.chain
-        for stage in chain.stages if chain is not None else ():
-            bundle.add_stage_info(
-                task_id, "transform", stage.alias, stage.class_name, _version(stage.transformation)
-            )
-            if stage.predicate is not None:
-                bundle.add_stage_info(
-                    task_id,
-                    "predicate",
-                    str(stage.predicate_alias),
-                    executing_class_name(stage.predicate),
-                    _version(stage.predicate),
-                )
-        with self._lock:
-            self._tasks[task_id] = wt
-        wt.start()
-        return True
+        return self.tasks.start_task(
+            task_id, connector_props, task_props, status_listener, target_state
+        )
 
     def stop_and_await_task(self, task_id: ConnectorTaskId) -> None:
         self.stop_and_await_tasks([task_id])
@@ -381,36 +337,14 @@ class Worker:
     def stop_and_await_tasks(self, ids: Iterable[ConnectorTaskId]) -> None:
         """Stop tasks and wait for them, ``task.shutdown.graceful.timeout.ms`` in total; a task
         still running then is cancelled (abandoned) with an error log."""
-        ids = list(ids)
-        stopping: list[tuple[ConnectorTaskId, WorkerTask]] = []
-        for task_id in ids:
-            with self._lock:
-                task = self._tasks.get(task_id)
-            if task is None:
-                log.warning("Ignoring stop request for unowned task %s", task_id)
-                continue
-            log.info("[%s|task-%d] Stopping task %s", task_id.connector, task_id.task, task_id)
-            task.stop()
-            stopping.append((task_id, task))
-        deadline = self.clock.monotonic_ms() + self.config.graceful_shutdown_timeout_ms
-        for task_id, task in stopping:
-            remaining = (deadline - self.clock.monotonic_ms()) / 1000.0
-            if not task.await_stop(remaining):
-                log.error(
-                    "[%s|task-%d] Graceful stop of task %s failed.",
-                    task_id.connector,
-                    task_id.task,
-                    task_id,
-                )
-                task.cancel()
-            with self._lock:
-                if self._tasks.get(task_id) is task:
-                    del self._tasks[task_id]
-            self.metrics.task_removed(task_id)
+        self.tasks.stop_and_await_tasks(ids)
 
     def task_ids(self) -> set[ConnectorTaskId]:
-        with self._lock:
-            return set(self._tasks)
+        return self.tasks.task_ids()
+
+    def set_logger_level(self, namespace: str, level: str) -> None:
+        """A log level changed through ``/admin/loggers``: task processes follow it."""
+        self.tasks.set_logger_level(namespace, level)
 
     # -- topic tracking (KIP-558) ---------------------------------------------------------------
 
@@ -454,38 +388,3 @@ class Worker:
         raise ConnectException(
             f"{type(connector).__name__} is neither a source nor a sink connector"
         )
-
-
-def _version(plugin: object) -> str:
-    fn = getattr(plugin, "version", None)
-    if callable(fn):
-        try:
-            return str(fn())
-        except Exception:
-            return "undefined"
-    return "undefined"
-
-
-def _connector_info(connector: Connector, task: object | None = None) -> dict[str, str]:
-    """Kafka's (4.1) class/version info metrics of a connector and, with ``task``, its task."""
-    info = {
-        "connector-class": class_name(type(connector)),
-        "connector-type": "sink" if isinstance(connector, SinkConnector) else "source",
-        "connector-version": _version(connector),
-    }
-    if task is not None:
-        info["task-class"] = class_name(type(task))
-        info["task-version"] = _version(task)
-    return info
-
-
-def _converter_info(plugins: TaskPlugins) -> dict[str, str]:
-    info: dict[str, str] = {}
-    for kind, converter in (
-        ("key", plugins.key_converter),
-        ("value", plugins.value_converter),
-        ("header", plugins.header_converter),
-    ):
-        info[f"{kind}-converter-class"] = executing_class_name(converter)
-        info[f"{kind}-converter-version"] = _version(converter)
-    return info

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -81,9 +80,10 @@ def java_command(props: Path) -> list[str]:
 
 
 def kconnect_command(props: Path) -> list[str]:
-    exe = shutil.which("kconnect")
-    base = [exe] if exe else [sys.executable, "-m", "kconnect.cli.main"]
-    return [*base, "standalone", str(props)]
+    # The interpreter running the bench, not the first ``kconnect`` on PATH: that may be a
+    # shim into another environment with another checkout's kconnect. The worker's pid is
+    # then the Python process itself, whose process tree the CPU and RSS figures cover.
+    return [sys.executable, "-m", "kconnect.cli.main", "standalone", str(props)]
 
 
 def count_lines(path: Path) -> int:

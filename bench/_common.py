@@ -9,8 +9,9 @@ CPU time is measured one way everywhere:
 * a worker in its own process: ``TreeMeter`` over the worker's whole process tree (the JVM, or
   the kconnect worker and every task process it starts), from Linux's ``/proc/<pid>/stat``;
 * work done inside the bench's own process (``converters.py``, the raw COPY baseline): the
-  process CPU clock around the timed loop, ``cpu_interval`` (``CLOCK_PROCESS_CPUTIME_ID``, which
-  is also what the JVM's ``OperatingSystemMXBean.getProcessCpuTime`` reads on the Java side).
+  process's CPU time (all threads) around the timed loop, ``cpu_interval``; the Java side of
+  ``converters.py`` reads the same quantity in its JVM with
+  ``OperatingSystemMXBean.getProcessCpuTime``.
 
 Either way an ``Interval`` carries wall and CPU seconds of the same span the records/s figure
 uses: ``cores`` = CPU / wall, ``cpu_us_per(records)`` = CPU-µs per record. CPU spent by the

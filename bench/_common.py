@@ -129,8 +129,8 @@ class TreeMeter:
     ``with TreeMeter(pid) as m:`` takes the first sample and starts the span (``m.started``,
     a ``time.monotonic()`` value); ``m.stop()`` takes the last sample and ends it (leaving the
     ``with`` stops it too). Then ``m.interval`` holds wall and CPU seconds, ``m.peak_rss`` the
-    highest summed RSS in MiB. ``add(pid)`` adds a root started during the span (all its CPU
-    time counts).
+    highest summed RSS in MiB, ``m.processes`` the most processes seen alive at once.
+    ``add(pid)`` adds a root started during the span (all its CPU time counts).
 
     The tree's CPU time at a sample is, over every live process in it, ``utime + stime`` (all
     its threads, exited ones included) ``+ cutime + cstime`` (the children it waited for, and
@@ -155,6 +155,7 @@ class TreeMeter:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self.peak_rss = 0.0
+        self.processes = 0
         self.started = 0.0
         self.interval: Interval | None = None
 
@@ -206,6 +207,7 @@ class TreeMeter:
                     self._lost += last.own + last.reaped
             self._known = current
             self.peak_rss = max(self.peak_rss, sum(s.rss for s in current.values()) * _PAGE_MIB)
+            self.processes = max(self.processes, len(current))
             return self._lost + sum(s.own + s.reaped for s in current.values())
 
 

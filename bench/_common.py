@@ -1,7 +1,21 @@
-"""Shared helpers of the side-by-side benchmarks: process RSS, REST readiness, tables.
+"""Shared helpers of the side-by-side benchmarks: CPU time and RSS, REST readiness, tables.
 
 Benchmarks run kconnect and the Apache Kafka Connect reference in one run on the same broker
-and print records/s, ratios, memory and start-up time. They never assert timings.
+and print records/s, ratios, memory, start-up time and what the speed costs: CPU-µs per
+record and cores used. They never assert timings.
+
+CPU time is measured one way everywhere:
+
+* a worker in its own process: ``TreeMeter`` over the worker's whole process tree (the JVM, or
+  the kconnect worker and every task process it starts), from Linux's ``/proc/<pid>/stat``;
+* work done inside the bench's own process (``converters.py``, the raw COPY baseline): the
+  process's CPU time (all threads) around the timed loop, ``cpu_interval``; the Java side of
+  ``converters.py`` reads the same quantity in its JVM with
+  ``OperatingSystemMXBean.getProcessCpuTime``.
+
+Either way an ``Interval`` carries wall and CPU seconds of the same span the records/s figure
+uses: ``cores`` = CPU / wall, ``cpu_us_per(records)`` = CPU-µs per record. CPU spent by the
+broker or PostgreSQL on a worker's behalf is in neither runtime's figure.
 """
 
 from __future__ import annotations
@@ -11,7 +25,9 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -53,27 +69,146 @@ def rss_mib(pid: int) -> float:
     return total / 1024.0
 
 
-class PeakRss:
-    """Samples a process tree's RSS every 50 ms in a thread; ``peak`` in MiB."""
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+_PAGE_MIB = os.sysconf("SC_PAGE_SIZE") / (1024.0 * 1024.0)
 
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0.0
+
+@dataclass(frozen=True)
+class Interval:
+    """Wall and CPU seconds of one measured span."""
+
+    wall_s: float
+    cpu_s: float
+
+    @property
+    def cores(self) -> float:
+        """CPU time / wall time: 1.0 = one core busy the whole span."""
+        return self.cpu_s / self.wall_s if self.wall_s else 0.0
+
+    def cpu_us_per(self, records: int) -> float:
+        return self.cpu_s * 1e6 / records if records else 0.0
+
+
+@contextmanager
+def cpu_interval() -> Iterator[list[Interval]]:
+    """Wall and CPU time of this process (all its threads) over the ``with`` body.
+
+    ``with cpu_interval() as got: ...`` then ``got[0]`` is the ``Interval``."""
+    got: list[Interval] = []
+    w0, c0 = time.perf_counter(), time.process_time()
+    yield got
+    got.append(Interval(time.perf_counter() - w0, time.process_time() - c0))
+
+
+@dataclass(frozen=True)
+class _Stat:
+    ppid: int
+    own: int  # utime + stime of the whole thread group, clock ticks
+    reaped: int  # cutime + cstime: children it (or they, recursively) waited for, clock ticks
+    rss: int  # pages
+
+
+def _read_stat(pid: int) -> tuple[int, _Stat] | None:
+    """``(starttime, stat)`` of a process, None if it is gone. The start time (clock ticks
+    after boot) tells a process from a later one that got the same pid."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    # Field 2 (comm) may hold spaces and parentheses: split after its closing one. f[0] is
+    # field 3 (state), so field n of proc(5) is f[n - 3].
+    f = raw[raw.rindex(b")") + 2 :].split()
+    return int(f[19]), _Stat(
+        int(f[1]), int(f[11]) + int(f[12]), int(f[13]) + int(f[14]), int(f[21])
+    )
+
+
+class TreeMeter:
+    """CPU time and peak RSS of process trees (a worker and every descendant) over one span.
+
+    ``with TreeMeter(pid) as m:`` takes the first sample and starts the span (``m.started``,
+    a ``time.monotonic()`` value); ``m.stop()`` takes the last sample and ends it (leaving the
+    ``with`` stops it too). Then ``m.interval`` holds wall and CPU seconds, ``m.peak_rss`` the
+    highest summed RSS in MiB, ``m.processes`` the most processes seen alive at once.
+    ``add(pid)`` adds a root started during the span (all its CPU time counts).
+
+    The tree's CPU time at a sample is, over every live process in it, ``utime + stime`` (all
+    its threads, exited ones included) ``+ cutime + cstime`` (the children it waited for, and
+    theirs): a child that exits and is reaped by its parent inside the tree moves its whole
+    time into the parent's ``cutime`` at that moment, so nothing is lost however short it
+    lived, and nothing counts twice. Descendants are found from ``/proc/<pid>/task/*/children``
+    every ``period_s`` (default 50 ms, which the peak RSS needs anyway) and are then followed
+    by pid and start time even if they are re-parented out of the tree; one that vanishes
+    without a tracked parent to reap it (killed with its worker, or orphaned) keeps the time
+    of its last sample. The span's CPU time is the difference between the first and the last
+    sample. Resolution: one clock tick (10 ms) per process.
+    """
+
+    def __init__(self, *pids: int, period_s: float = 0.05) -> None:
+        self._roots = list(pids)
+        self._period_s = period_s
+        self._known: dict[tuple[int, int], _Stat] = {}
+        self._lost = 0
+        self._first = 0
+        self._last = 0
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
+        self.peak_rss = 0.0
+        self.processes = 0
+        self.started = 0.0
+        self.interval: Interval | None = None
 
-    def __enter__(self) -> PeakRss:
+    def __enter__(self) -> TreeMeter:
+        self.started = time.monotonic()
+        self._first = self._sample()
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        self.stop()
+
+    def add(self, pid: int) -> None:
+        with self._lock:
+            self._roots.append(pid)
+
+    def stop(self) -> Interval:
+        """End the span now (idempotent): the last sample, then ``interval``."""
+        if self.interval is None:
+            self._stop.set()
+            self._thread.join()
+            self._last = self._sample()
+            wall = time.monotonic() - self.started
+            self.interval = Interval(wall, (self._last - self._first) * _TICK_S)
+        return self.interval
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, rss_mib(self.pid))
-            self._stop.wait(0.05)
+        while not self._stop.wait(self._period_s):
+            self._sample()
+
+    def _sample(self) -> int:
+        """One pass over the trees: updates the tracked processes and the peak RSS; returns the
+        trees' CPU ticks so far."""
+        with self._lock:
+            in_tree: set[int] = set()
+            for root in self._roots:
+                in_tree.add(root)
+                in_tree.update(_children(root))
+            current: dict[tuple[int, int], _Stat] = {}
+            for pid in in_tree | {pid for pid, _ in self._known}:
+                got = _read_stat(pid)
+                # A pid known from an earlier sample but no longer in the tree counts only
+                # while it is the same process (same start time), not a later one reusing it.
+                if got is not None and (pid in in_tree or (pid, got[0]) in self._known):
+                    current[(pid, got[0])] = got[1]
+            live_pids = {pid for pid, _ in current}
+            for key, last in self._known.items():
+                if key not in current and last.ppid not in live_pids:
+                    self._lost += last.own + last.reaped
+            self._known = current
+            self.peak_rss = max(self.peak_rss, sum(s.rss for s in current.values()) * _PAGE_MIB)
+            self.processes = max(self.processes, len(current))
+            return self._lost + sum(s.own + s.reaped for s in current.values())
 
 
 def wait_rest_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 120.0) -> float:

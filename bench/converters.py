@@ -8,7 +8,12 @@ decode (toConnectData). The Java side (``bench/java/ConverterBench.java``, compi
 against the jars resolved from Maven Central) warms the JIT up before timing. When
 ``kconnect.transforms.value_to_key`` is importable, the ValueToKey(user_id) + ExtractField$Key
 chain is timed too, against Kafka's classes from ``connect-transforms``.
-Prints records/s for each and the kconnect/Java ratio. Timings are reported, never asserted.
+Prints, for each operation and both sides, records/s, CPU-µs per record and cores used (CPU
+time of the converting process -- this Python process, or the whole JVM with its JIT compiler
+and GC threads -- over the timed loop alone, ÷ records and ÷ wall time), and the kconnect/Java
+ratios of records/s and of CPU-µs per record. The JVM counts CPU time in 10 ms ticks: use
+--records 1000000 or more for CPU figures to better than a few percent. Timings are reported,
+never asserted.
 """
 
 from __future__ import annotations
@@ -18,12 +23,11 @@ import hashlib
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import table
+from _common import Interval, cpu_interval, table
 
 from kconnect.api import Schema, SchemaBuilder, SourceRecord, Struct
 from kconnect.converters.json_converter import JsonConverter
@@ -33,7 +37,7 @@ from kconnect.local.paths import cache_dir
 JAVA_SRC = Path(__file__).resolve().parent / "java" / "ConverterBench.java"
 
 
-def java_bench(records: int, chain: bool) -> dict[str, float]:
+def java_bench(records: int, chain: bool) -> dict[str, Interval]:
     v = maven.KAFKA_VERSION
     cp_jars = maven.resolve_classpath(
         [f"org.apache.kafka:connect-json:{v}", f"org.apache.kafka:connect-transforms:{v}"],
@@ -46,11 +50,13 @@ def java_bench(records: int, chain: bool) -> dict[str, float]:
     cp = ":".join(str(j) for j in cp_jars)
     if not (out / "ConverterBench.class").is_file():
         out.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
+        javac = subprocess.run(
             ["javac", "-nowarn", "-cp", cp, "-d", str(out), str(JAVA_SRC)],
-            check=True,
             capture_output=True,
+            text=True,
         )
+        if javac.returncode != 0:
+            raise RuntimeError(f"javac {JAVA_SRC.name} failed:\n{javac.stdout}{javac.stderr}")
     done = subprocess.run(
         [
             maven.require_java(),
@@ -64,10 +70,15 @@ def java_bench(records: int, chain: bool) -> dict[str, float]:
         capture_output=True,
         text=True,
     )
-    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        phase: Interval(float(got[f"{phase}_s"]), float(got[f"{phase}_cpu_s"]))
+        for phase in ("encode", "decode", "chain")
+        if phase in got
+    }
 
 
-def python_bench(records: int, chain: bool) -> dict[str, float]:
+def python_bench(records: int, chain: bool) -> dict[str, Interval]:
     schema = (
         SchemaBuilder.struct()
         .name("table01")
@@ -86,15 +97,14 @@ def python_bench(records: int, chain: bool) -> dict[str, float]:
     batch = 10_000  # what a task's poll() typically hands over
     pairs = [(schema, v) for v in values]
     conv.from_connect_batch("t", pairs[:batch])  # compile the schema's codec before timing
-    t0 = time.perf_counter()
     encoded: list[bytes | None] = []
-    for i in range(0, records, batch):
-        encoded.extend(conv.from_connect_batch("t", pairs[i : i + batch]))
-    t1 = time.perf_counter()
-    for i in range(0, records, batch):
-        conv.to_connect_batch("t", encoded[i : i + batch])
-    t2 = time.perf_counter()
-    result = {"encode": records / (t1 - t0), "decode": records / (t2 - t1)}
+    with cpu_interval() as enc:
+        for i in range(0, records, batch):
+            encoded.extend(conv.from_connect_batch("t", pairs[i : i + batch]))
+    with cpu_interval() as dec:
+        for i in range(0, records, batch):
+            conv.to_connect_batch("t", encoded[i : i + batch])
+    result = {"encode": enc[0], "decode": dec[0]}
     if chain:
         # --- ValueToKey + ExtractField$Key chain (transforms by another engineer) ---------
         from kconnect.transforms.extract_field import ExtractFieldKey
@@ -104,18 +114,19 @@ def python_bench(records: int, chain: bool) -> dict[str, float]:
         v2k.configure({"fields": "user_id"})
         extract = ExtractFieldKey()
         extract.configure({"field": "user_id"})
-        t3 = time.perf_counter()
-        for v in values:
-            r = SourceRecord(None, None, "t", None, None, None, schema, v)
-            extract.apply(v2k.apply(r))  # type: ignore[arg-type]
-        t4 = time.perf_counter()
-        result["chain"] = records / (t4 - t3)
+        with cpu_interval() as ch:
+            for v in values:
+                r = SourceRecord(None, None, "t", None, None, None, schema, v)
+                extract.apply(v2k.apply(r))  # type: ignore[arg-type]
+        result["chain"] = ch[0]
     return result
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument(
+        "--records", type=int, default=1_000_000, help="records per operation (default 1000000)"
+    )
     args = ap.parse_args()
     try:
         import kconnect.transforms.value_to_key  # noqa: F401
@@ -123,8 +134,11 @@ def main() -> None:
         chain = True
     except ImportError:
         chain = False
+    print(f"kconnect: building and converting {args.records:,} records...", flush=True)
     py = python_bench(args.records, chain)
+    print(f"Java: compiling, warming up and converting {args.records:,} records...", flush=True)
     java = java_bench(args.records, chain)
+    n = args.records
     rows = []
     for key, label in (
         ("encode", "JsonConverter encode (fromConnectData)"),
@@ -132,11 +146,39 @@ def main() -> None:
         ("chain", "ValueToKey + ExtractField$Key"),
     ):
         if key in py:
+            k, j = py[key], java[key]
+            k_rate, j_rate = n / k.wall_s, n / j.wall_s
             rows.append(
-                [label, f"{py[key]:,.0f}", f"{java[key]:,.0f}", f"{py[key] / java[key]:.2f}"]
+                [
+                    label,
+                    f"{k_rate:,.0f}",
+                    f"{j_rate:,.0f}",
+                    f"{k_rate / j_rate:.2f}",
+                    k.cpu_us_per(n),
+                    j.cpu_us_per(n),
+                    f"{k.cpu_us_per(n) / j.cpu_us_per(n):.2f}" if j.cpu_s else "-",
+                    k.cores,
+                    j.cores,
+                ]
             )
-    print(f"records: {args.records:,}  (schemas.enable=true, struct table01 with 3 fields)")
-    print(table(["operation", "kconnect rec/s", "Java rec/s", "kconnect/Java"], rows))
+    print()
+    print(f"records: {n:,}  (schemas.enable=true, struct table01 with 3 fields)")
+    print(
+        table(
+            [
+                "operation",
+                "kconnect rec/s",
+                "Java rec/s",
+                "kconnect/Java",
+                "kconnect CPU-µs/rec",
+                "Java CPU-µs/rec",
+                "CPU-µs kconnect/Java",
+                "kconnect cores",
+                "Java cores",
+            ],
+            rows,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -18,9 +18,13 @@
 
 Each rate is rows / seconds from connector creation until the last row is in the table
 (``max(id)``, an index probe, polled every 0.25 s, then confirmed with ``count(*)``) or the
-topic (end offset). Memory: worker RSS idle (REST ready, no connector) and peak under load; for a kconnect cluster, the sum over its worker
-processes (the peak of the sum). Both runtimes get the same worker properties (JsonConverter
-with schemas, ``consumer.max.poll.records``) and the same number of tasks.
+topic (end offset). Cost over the same seconds: CPU-µs per row and cores used, from the CPU
+time of the worker's whole process tree (the JVM, or each kconnect worker process and any task
+processes it starts; summed over a cluster's workers); for raw COPY, of the bench's own
+process. PostgreSQL's and the broker's CPU are in no row's figure. Memory: worker RSS idle
+(REST ready, no connector) and peak under load, summed over the process tree(s) (the peak of
+the sum). Both runtimes get the same worker properties (JsonConverter with schemas,
+``consumer.max.poll.records``) and the same number of tasks.
 
     python bench/jdbc.py                      # 1,000,000 rows, 1 partition, 1 task
     python bench/jdbc.py --workers 2          # 2 kconnect worker processes, 2 partitions/tasks
@@ -39,7 +43,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -52,7 +55,16 @@ import orjson
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import free_port, rss_mib, stop_process, table, wait_rest_ready
+from _common import (
+    Interval,
+    TreeMeter,
+    cpu_interval,
+    free_port,
+    rss_mib,
+    stop_process,
+    table,
+    wait_rest_ready,
+)
 from file_pipeline import REFERENCE_CONNECT_VERSION, kconnect_command
 
 DEBEZIUM_VERSION = "3.3.1.Final"  # built against Kafka 4.1.0, Java 17 (3.4.x: debezium-sink jar missing on Central)
@@ -74,13 +86,21 @@ _VALUE_SCHEMA = (
 class Result:
     name: str
     rows: int
-    seconds: float
+    cpu: Interval
     idle_rss: float = 0.0
     peak_rss: float = 0.0
 
     @property
+    def seconds(self) -> float:
+        return self.cpu.wall_s
+
+    @property
     def rate(self) -> float:
         return self.rows / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu.cpu_us_per(self.rows)
 
 
 def _row(i: int) -> tuple[int, str, str]:
@@ -124,8 +144,7 @@ def raw_copy(dsn: str, db: psycopg.Connection[Any], table_name: str, n: int) -> 
     create_dst(db, table_name)
     rows = [_row(i) for i in range(1, n + 1)]
     try:
-        with psycopg.connect(dsn) as conn:
-            t0 = time.perf_counter()
+        with psycopg.connect(dsn) as conn, cpu_interval() as got:
             for s in range(0, n, BATCH):
                 with (
                     conn.cursor() as cur,
@@ -137,7 +156,7 @@ def raw_copy(dsn: str, db: psycopg.Connection[Any], table_name: str, n: int) -> 
                     for r in rows[s : s + BATCH]:
                         cp.write_row(r)
                 conn.commit()
-            return Result("raw COPY (psycopg, tuples)", n, time.perf_counter() - t0)
+        return Result("raw COPY (psycopg, tuples)", n, got[0])
     finally:
         db.execute(f"DROP TABLE IF EXISTS {table_name}")
 
@@ -257,6 +276,7 @@ class Workers:
         self.log_path = self.procs[0].log_path
         time.sleep(1.0)
         self.idle_rss = self.rss()
+        self.peak_rss = 0.0  # of the last measured span (``_until``)
 
     def pids(self) -> list[int]:
         return [w.proc.pid for w in self.procs]
@@ -297,45 +317,34 @@ def _last_generation(log_path: Path) -> int | None:
     return int(found[-1]) if found else None
 
 
-class PeakRssSum:
-    """Samples the summed RSS of several processes every 50 ms in a thread; ``peak`` in MiB."""
-
-    def __init__(self, workers: Workers) -> None:
-        self.workers = workers
-        self.peak = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> PeakRssSum:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, self.workers.rss())
-            self._stop.wait(0.05)
-
-
-def _until(done: Callable[[], bool], worker: Workers, name: str, timeout_s: float) -> float:
-    """Seconds until ``done()``; fails early when the connector or a task FAILED."""
-    start = time.monotonic()
-    last_check = start
-    while not done():
-        now = time.monotonic()
-        if now - start > timeout_s:
-            raise RuntimeError(f"{name}: not done after {timeout_s} s (log {worker.log_path})")
-        if now - last_check > 5:
-            last_check = now
-            s = worker.status(name)
-            states = [s.get("connector", {}).get("state")] + [t["state"] for t in s["tasks"]]
-            if "FAILED" in states:
-                raise RuntimeError(f"{name} failed: {str(s)[:2000]}")
-        time.sleep(0.25)
-    return time.monotonic() - start
+def _until(
+    done: Callable[[], bool], worker: Workers, name: str, timeout_s: float, n: int
+) -> Interval:
+    """Wall and CPU time of ``worker``'s process trees until ``done()``, timed from now; fails
+    early when the connector or a task FAILED. A progress line every 5 s."""
+    with TreeMeter(*worker.pids()) as meter:
+        start = meter.started
+        last_check = start
+        while not done():
+            now = time.monotonic()
+            if now - start > timeout_s:
+                raise RuntimeError(f"{name}: not done after {timeout_s} s (log {worker.log_path})")
+            if now - last_check > 5:
+                last_check = now
+                print(f"  {now - start:5.1f} s: not all {n:,} rows yet", flush=True)
+                s = worker.status(name)
+                states = [s.get("connector", {}).get("state")] + [t["state"] for t in s["tasks"]]
+                if "FAILED" in states:
+                    raise RuntimeError(f"{name} failed: {str(s)[:2000]}")
+            time.sleep(0.25)
+        cpu = meter.stop()
+    worker.peak_rss = meter.peak_rss
+    print(
+        f"  {n:,} rows in {cpu.wall_s:.1f} s, {cpu.cores:.2f} cores, "
+        f"peak RSS {meter.peak_rss:,.0f} MiB",
+        flush=True,
+    )
+    return cpu
 
 
 def _jdbc_url(dsn: str) -> tuple[str, str, str]:
@@ -408,16 +417,15 @@ def run_sink(
             top = db.execute(f"SELECT max(id) FROM {dst}").fetchone()[0]  # type: ignore[index]
             return top is not None and top >= n and count() >= n
 
-        with PeakRssSum(worker) as peak:
-            worker.create(name, config)
-            seconds = _until(landed, worker, name, timeout_s)
+        worker.create(name, config)
+        cpu = _until(landed, worker, name, timeout_s, n)
         got = count()
         if workers > 1:
             placement = sorted(t["worker_id"] for t in worker.status(name)["tasks"])
             print(f"  tasks on workers: {placement}", flush=True)
         if got != n:
             raise RuntimeError(f"{label}: {got} rows in {dst}, expected {n}")
-        return Result(label, n, seconds, worker.idle_rss, peak.peak)
+        return Result(label, n, cpu, worker.idle_rss, worker.peak_rss)
     finally:
         worker.stop()
         db.execute(f"DROP TABLE IF EXISTS {dst}")
@@ -448,27 +456,26 @@ def run_source(
             except Exception:  # the topic does not exist yet
                 return 0
 
-        with PeakRssSum(worker) as peak:
-            worker.create(
-                name,
-                {
-                    "connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector",
-                    "connection.url": url,
-                    "connection.user": user,
-                    "connection.password": password,
-                    "mode": "incrementing",
-                    "incrementing.column.name": "id",
-                    "table.whitelist": src,
-                    "topic.prefix": prefix,
-                    "batch.max.rows": "10000",
-                    "tasks.max": "1",
-                    "topic.creation.default.replication.factor": "1",
-                    "topic.creation.default.partitions": "1",
-                },
-            )
-            seconds = _until(lambda: end_offset() >= n, worker, name, timeout_s)
+        worker.create(
+            name,
+            {
+                "connector.class": "io.confluent.connect.jdbc.JdbcSourceConnector",
+                "connection.url": url,
+                "connection.user": user,
+                "connection.password": password,
+                "mode": "incrementing",
+                "incrementing.column.name": "id",
+                "table.whitelist": src,
+                "topic.prefix": prefix,
+                "batch.max.rows": "10000",
+                "tasks.max": "1",
+                "topic.creation.default.replication.factor": "1",
+                "topic.creation.default.partitions": "1",
+            },
+        )
+        cpu = _until(lambda: end_offset() >= n, worker, name, timeout_s, n)
         return Result(
-            "kconnect standalone + JdbcSourceConnector", n, seconds, worker.idle_rss, peak.peak
+            "kconnect standalone + JdbcSourceConnector", n, cpu, worker.idle_rss, worker.peak_rss
         )
     finally:
         consumer.close()
@@ -496,8 +503,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--skip-java", action="store_true")
+    ap.add_argument("--rows", type=int, default=1_000_000, help="rows per run (sink and source)")
+    ap.add_argument("--skip-java", action="store_true", help="no Java sink run, no Java ratios")
     ap.add_argument(
         "--repeat",
         type=int,
@@ -576,7 +583,16 @@ def main(argv: list[str] | None = None) -> int:
             )
     results = {key: _median(rs) for key, rs in runs.items()}
     print()
-    header = ["run", "rows", "seconds", "rows/s", "idle RSS MiB", "peak RSS MiB"]
+    header = [
+        "run",
+        "rows",
+        "seconds",
+        "rows/s",
+        "CPU-µs/row",
+        "cores",
+        "idle RSS MiB",
+        "peak RSS MiB",
+    ]
     if args.repeat > 1:
         header.append(f"rows/s over {args.repeat} rounds")
     rows = []
@@ -586,6 +602,8 @@ def main(argv: list[str] | None = None) -> int:
             r.rows,
             r.seconds,
             r.rate,
+            r.cpu_us,
+            r.cpu.cores,
             r.idle_rss or "-",
             r.peak_rss or "-",
         ]
@@ -612,6 +630,7 @@ def main(argv: list[str] | None = None) -> int:
             f"kconnect sink / Java sink: {k.rate / j.rate:.2f}x   (goal >= 3x)"
             + _range(runs, "java")
         )
+        print(f"kconnect sink CPU-µs/row / Java: {k.cpu_us / j.cpu_us:.2f}")
         print(f"kconnect sink peak RSS / Java: {k.peak_rss / j.peak_rss:.2f}")
     return 0
 

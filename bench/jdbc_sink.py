@@ -4,7 +4,10 @@ Rows are the seed walkthrough's ``dst_table01`` shape (``id integer PRIMARY KEY,
 varchar(10), item varchar(10)``). The raw rate is psycopg ``COPY … (FORMAT BINARY)`` straight
 from Python tuples, in the same batch size and one transaction per batch — the limit for any
 Python sink. The connector rate includes building Struct-valued SinkRecords' rows, COPY and
-commit (record construction itself is done before the clock starts).
+commit (record construction itself is done before the clock starts). Each stage also prints
+CPU-µs per row and cores used: the CPU time of this process (all threads) over the stage ÷
+rows and ÷ wall time; PostgreSQL's own CPU is not in it. kconnect only, in-process: the Java
+comparison is ``bench/jdbc.py``.
 
     python bench/jdbc_sink.py [--rows 1000000] [--batch 3000] [--dsn postgresql://…]
 """
@@ -12,11 +15,15 @@ commit (record construction itself is done before the clock starts).
 from __future__ import annotations
 
 import argparse
-import time
+import sys
 import uuid
+from pathlib import Path
 from typing import Any
 
 import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Interval, cpu_interval
 
 from kconnect.api import Schema, SchemaBuilder, SinkRecord, Struct
 from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
@@ -40,10 +47,12 @@ def _create(db: psycopg.Connection[Any], name: str) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--rows", type=int, default=1_000_000)
-    p.add_argument("--batch", type=int, default=3000)
-    p.add_argument("--dsn", default=None)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--rows", type=int, default=1_000_000, help="rows per stage")
+    p.add_argument("--batch", type=int, default=3000, help="rows per COPY / put() call")
+    p.add_argument("--dsn", default=None, help="PostgreSQL DSN (default: the local stack's)")
     args = p.parse_args()
     dsn = args.dsn
     if dsn is None:
@@ -66,13 +75,13 @@ def main() -> None:
         for i, u, it in tuples
     ]
     table = "bench_sink_" + uuid.uuid4().hex[:8]
-    results: dict[str, float] = {}
+    results: dict[str, Interval] = {}
     with psycopg.connect(dsn, autocommit=True) as db:
         try:
             # Raw COPY: the limit.
             _create(db, table)
-            with psycopg.connect(dsn) as conn:
-                t0 = time.perf_counter()
+            print(f"raw COPY of {n:,} rows...", flush=True)
+            with psycopg.connect(dsn) as conn, cpu_interval() as got:
                 for s in range(0, n, b):
                     with (
                         conn.cursor() as cur,
@@ -84,7 +93,7 @@ def main() -> None:
                         for r in tuples[s : s + b]:
                             cp.write_row(r)
                     conn.commit()
-                results["raw COPY"] = n / (time.perf_counter() - t0)
+            results["raw COPY"] = got[0]
             for mode, extra in (
                 ("insert", {}),
                 (
@@ -98,20 +107,25 @@ def main() -> None:
             ):
                 if mode != "upsert (existing keys)":
                     _create(db, table)
+                print(f"task.put {mode} of {n:,} rows...", flush=True)
                 task = JdbcSinkTask()
                 task.start({**props, **extra, "table.name.format": table})
-                t0 = time.perf_counter()
-                for s in range(0, n, b):
-                    task.put(records[s : s + b])
-                results[f"task.put {mode}"] = n / (time.perf_counter() - t0)
+                with cpu_interval() as got:
+                    for s in range(0, n, b):
+                        task.put(records[s : s + b])
+                results[f"task.put {mode}"] = got[0]
                 task.stop()
             assert db.execute(f"SELECT count(*) FROM {table}").fetchone() == (n,)
         finally:
             db.execute(f"DROP TABLE IF EXISTS {table}")
-    raw = results["raw COPY"]
+    raw = n / results["raw COPY"].wall_s
     print(f"{n} rows, batches of {b}, 3-column table (int, varchar(10), varchar(10))")
-    for name, rate in results.items():
-        print(f"  {name:32s} {rate:>12,.0f} rows/s   {rate / raw:6.1%} of raw COPY")
+    for name, iv in results.items():
+        rate = n / iv.wall_s
+        print(
+            f"  {name:32s} {rate:>12,.0f} rows/s   {rate / raw:6.1%} of raw COPY   "
+            f"{iv.cpu_us_per(n):6.2f} CPU-µs/row   {iv.cores:.2f} cores"
+        )
 
 
 if __name__ == "__main__":

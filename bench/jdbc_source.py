@@ -3,8 +3,10 @@
 
     python bench/jdbc_source.py [--rows 1000000] [--batch 10000] [--dsn postgresql://…]
 
-Creates a table in a throw-away schema, prints rows/s per stage, drops the schema. No timing
-is asserted anywhere.
+Creates a table in a throw-away schema, prints rows/s per stage and what it costs -- CPU-µs per
+row and cores used, from the CPU time of this process (all threads) over the stage; PostgreSQL's
+own CPU is not in it -- then drops the schema. kconnect only, in-process: the worker-level run
+is in ``bench/jdbc.py``. No timing is asserted anywhere.
 """
 
 from __future__ import annotations
@@ -15,10 +17,14 @@ import sys
 import time
 import uuid
 from collections.abc import Collection, Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import psycopg
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Interval
 
 from kconnect.api import OffsetStorageReader, SourceTaskContext
 from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
@@ -70,26 +76,36 @@ def run(dsn: str, rows: int, batch: int, mode: str, converter: Any) -> None:
         task.initialize(_Ctx(props))
         task.start(props)
         seen = 0
-        conv_s = 0.0
-        t0 = time.perf_counter()
+        conv_s = conv_cpu = 0.0
+        print(f"polling {rows:,} rows...", flush=True)
+        t0, cpu0 = time.perf_counter(), time.process_time()
         while seen < rows:
             records = task.poll() or []
             seen += len(records)
             if converter is not None and records:
-                c0 = time.perf_counter()
+                c0, cc0 = time.perf_counter(), time.process_time()
                 converter.from_connect_batch(
                     "bench_orders", [(r.value_schema, r.value) for r in records]
                 )
                 conv_s += time.perf_counter() - c0
-        total = time.perf_counter() - t0
+                conv_cpu += time.process_time() - cc0
+        total = Interval(time.perf_counter() - t0, time.process_time() - cpu0)
         task.stop()
-        poll_s = total - conv_s
+        conv = Interval(conv_s, conv_cpu)
+        poll = Interval(total.wall_s - conv_s, total.cpu_s - conv_cpu)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+        def line(label: str, iv: Interval) -> str:
+            return (
+                f"  {label:31s}{seen / iv.wall_s:,.0f} rows/s ({iv.wall_s:.2f} s), "
+                f"{iv.cpu_us_per(seen):.2f} CPU-µs/row, {iv.cores:.2f} cores"
+            )
+
         print(f"mode={mode} rows={seen} batch.max.rows={batch}")
-        print(f"  table -> SourceRecords (poll): {seen / poll_s:,.0f} rows/s ({poll_s:.2f} s)")
+        print(line("table -> SourceRecords (poll):", poll))
         if converter is not None:
-            print(f"  SourceRecords -> JSON bytes:   {seen / conv_s:,.0f} rows/s ({conv_s:.2f} s)")
-            print(f"  end to end:                    {seen / total:,.0f} rows/s ({total:.2f} s)")
+            print(line("SourceRecords -> JSON bytes:", conv))
+            print(line("end to end:", total))
         print(f"  max RSS of this process: {rss:,.0f} MiB")
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
@@ -97,11 +113,13 @@ def run(dsn: str, rows: int, batch: int, mode: str, converter: Any) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rows", type=int, default=1_000_000)
-    ap.add_argument("--batch", type=int, default=10_000)
-    ap.add_argument("--mode", default="bulk", choices=["bulk", "incrementing"])
-    ap.add_argument("--dsn", default=None)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--rows", type=int, default=1_000_000, help="rows in the table")
+    ap.add_argument("--batch", type=int, default=10_000, help="batch.max.rows")
+    ap.add_argument("--mode", default="bulk", choices=["bulk", "incrementing"], help="query mode")
+    ap.add_argument("--dsn", default=None, help="PostgreSQL DSN (default: the local stack's)")
     args = ap.parse_args()
     dsn = args.dsn
     if dsn is None:

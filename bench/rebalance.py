@@ -13,6 +13,13 @@ connectors (``--connectors`` FileStreamSource connectors, one task each):
   the leader instead would let a new leader with no memory of the old assignment hand the work
   out at once, which is a different measurement.
 
+For each of the two spans it also prints what the rebalance costs: the CPU seconds of the
+whole cluster (every worker's process tree -- the JVMs, or the kconnect workers and any task
+processes -- the joiner's from its start, the killed worker's until its death) and the cores
+used (CPU ÷ wall time of the span). No records are counted in these spans (the tasks move, the
+lines were copied before), so there is no per-record figure here; the broker's CPU is not in
+it, answering the bench's status polls (one ``GET /connectors?expand=status`` every 50 ms) is.
+
 Then the kconnect/Java ratios. Each cluster uses its own group and internal topics.
 
     python bench/rebalance.py
@@ -37,7 +44,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import free_port, table, wait_rest_ready
+from _common import Interval, TreeMeter, free_port, table, wait_rest_ready
 from file_pipeline import REFERENCE_CONNECT_VERSION, java_command, kconnect_command
 
 SETTINGS = {
@@ -98,13 +105,15 @@ class Node:
 
 
 def task_states(url: str, names: list[str]) -> dict[str, tuple[str, str]]:
-    """``{task id: (state, worker_id)}`` over every connector."""
+    """``{task id: (state, worker_id)}`` over the named connectors, from one request (so that
+    the polling itself costs the cluster little CPU)."""
     out: dict[str, tuple[str, str]] = {}
+    try:
+        body = httpx.get(f"{url}/connectors?expand=status", timeout=10).json()
+    except (httpx.HTTPError, ValueError):
+        return out
     for name in names:
-        try:
-            s = httpx.get(f"{url}/connectors/{name}/status", timeout=10).json()
-        except (httpx.HTTPError, ValueError):
-            continue
+        s = body.get(name, {}).get("status", {}) if isinstance(body, dict) else {}
         for t in s.get("tasks", []):
             out[f"{name}-{t['id']}"] = (t["state"], t["worker_id"])
     return out
@@ -119,7 +128,8 @@ def wait(predicate, timeout_s: float, what: str) -> float:
     raise RuntimeError(f"timed out after {timeout_s:.0f} s waiting for {what}")
 
 
-def run_one(runtime: str, bootstrap: str, connectors: int, tmp: Path) -> tuple[float, float]:
+def run_one(runtime: str, bootstrap: str, connectors: int, tmp: Path) -> tuple[Interval, Interval]:
+    """The join span and the kill -9 span, each with the cluster's CPU time over it."""
     group = f"bench-rebalance-{runtime}-{uuid.uuid4().hex[:8]}"
     nodes: list[Node] = []
     try:
@@ -144,18 +154,22 @@ def run_one(runtime: str, bootstrap: str, connectors: int, tmp: Path) -> tuple[f
             )
 
         wait(lambda: all_running(live), 120, "all tasks RUNNING on two workers")
+        print(f"  {connectors} tasks RUNNING on two workers; starting a third", flush=True)
 
-        joiner = Node(runtime, tmp, bootstrap, group, 2)
-        nodes.append(joiner)
-        t_join = wait(
-            lambda: any(
-                s == "RUNNING" and w == joiner.worker_id
-                for s, w in task_states(nodes[0].url, names).values()
-            ),
-            120,
-            "a RUNNING task on the new worker",
-        )
-        join_s = t_join - joiner.started
+        with TreeMeter(*(n.proc.pid for n in nodes)) as meter:
+            joiner = Node(runtime, tmp, bootstrap, group, 2)
+            meter.add(joiner.proc.pid)
+            nodes.append(joiner)
+            wait(
+                lambda: any(
+                    s == "RUNNING" and w == joiner.worker_id
+                    for s, w in task_states(nodes[0].url, names).values()
+                ),
+                120,
+                "a RUNNING task on the new worker",
+            )
+            join = meter.stop()
+        print(f"  joined: {join.wall_s:.1f} s, {join.cores:.2f} cores", flush=True)
         live.add(joiner.worker_id)
         wait(lambda: all_running(live), 120, "all tasks RUNNING on three workers")
 
@@ -164,32 +178,41 @@ def run_one(runtime: str, bootstrap: str, connectors: int, tmp: Path) -> tuple[f
             counts[w] = counts.get(w, 0) + 1
         victim = max(nodes[1:], key=lambda n: counts[n.worker_id])  # never the leader
         survivors = [n for n in nodes if n is not victim]
-        t0 = time.monotonic()
-        victim.proc.send_signal(signal.SIGKILL)
-        victim.proc.wait()
-        live.discard(victim.worker_id)
-        t_kill = wait(
-            lambda: all(
-                s == "RUNNING" and w in live
-                for s, w in task_states(survivors[0].url, names).values()
-            ),
-            180,
-            "the killed worker's tasks RUNNING elsewhere",
-        )
-        return join_s, t_kill - t0
+        print(f"  kill -9 of a worker with {counts[victim.worker_id]} tasks", flush=True)
+        with TreeMeter(*(n.proc.pid for n in nodes)) as meter:
+            victim.proc.send_signal(signal.SIGKILL)
+            victim.proc.wait()
+            live.discard(victim.worker_id)
+            wait(
+                lambda: all(
+                    s == "RUNNING" and w in live
+                    for s, w in task_states(survivors[0].url, names).values()
+                ),
+                180,
+                "the killed worker's tasks RUNNING elsewhere",
+            )
+            kill = meter.stop()
+        print(f"  tasks moved: {kill.wall_s:.1f} s, {kill.cores:.2f} cores", flush=True)
+        return join, kill
     finally:
         for n in nodes:
             n.close()
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--connectors", type=int, default=6)
-    ap.add_argument("--only", choices=["kconnect", "java"], default=None)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--connectors", type=int, default=6, help="FileStreamSource connectors, one task each"
+    )
+    ap.add_argument(
+        "--only", choices=["kconnect", "java"], default=None, help="run one runtime, no ratios"
+    )
     args = ap.parse_args(argv)
     bootstrap = os.environ.get("KCONNECT_BOOTSTRAP_SERVERS", "127.0.0.1:9092")
     runtimes = [args.only] if args.only else ["kconnect", "java"]
-    results: dict[str, tuple[float, float]] = {}
+    results: dict[str, tuple[Interval, Interval]] = {}
     with tempfile.TemporaryDirectory(prefix="kconnect-bench-rebalance-") as tmp:
         for runtime in runtimes:
             print(f"running {runtime} ...", flush=True)
@@ -197,24 +220,37 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         [
             f"{r} ({'kconnect' if r == 'kconnect' else 'Kafka Connect ' + REFERENCE_CONNECT_VERSION})",
-            join,
-            kill,
+            join.wall_s,
+            kill.wall_s,
+            join.cpu_s,
+            join.cores,
+            kill.cpu_s,
+            kill.cores,
         ]
         for r, (join, kill) in results.items()
     ]
+    print()
     print(
         table(
             [
                 "runtime",
                 "join: start -> first RUNNING task (s)",
                 "kill -9 -> tasks RUNNING elsewhere (s)",
+                "join CPU-s",
+                "join cores",
+                "kill CPU-s",
+                "kill cores",
             ],
             rows,
         )
     )
     if len(results) == 2:
         k, j = results["kconnect"], results["java"]
-        print(f"ratios kconnect/java: join {k[0] / j[0]:.2f}, kill -9 failover {k[1] / j[1]:.2f}")
+        print(
+            f"ratios kconnect/java: join {k[0].wall_s / j[0].wall_s:.2f}, "
+            f"kill -9 failover {k[1].wall_s / j[1].wall_s:.2f}; cluster CPU time: "
+            f"join {k[0].cpu_s / j[0].cpu_s:.2f}, kill -9 failover {k[1].cpu_s / j[1].cpu_s:.2f}"
+        )
     return 0
 
 

@@ -1,6 +1,9 @@
 // Java side of bench/converters.py: times Apache Kafka's JsonConverter (and optionally the
 // ValueToKey + ExtractField$Key chain) on the same records the Python side converts.
-// Usage: java ConverterBench <records> <chain:true|false>; prints one JSON line of records/s.
+// Usage: java ConverterBench <records> <chain:true|false>; prints one JSON line: per phase
+// records/s, and the phase's wall seconds ("<phase>_s") and CPU seconds of this whole JVM
+// ("<phase>_cpu_s": getProcessCpuTime, the process's utime + stime, so every thread, JIT
+// compiler and GC included; on Linux it counts 10 ms clock ticks).
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -10,10 +13,20 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.transforms.ExtractField;
 import org.apache.kafka.connect.transforms.ValueToKey;
 
+import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Map;
 
 public class ConverterBench {
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    private static String phase(String name, int n, long t0, long t1, long cpu0, long cpu1) {
+        double s = (t1 - t0) / 1e9;
+        return "\"" + name + "\":" + (n / s) + ",\"" + name + "_s\":" + s
+                + ",\"" + name + "_cpu_s\":" + ((cpu1 - cpu0) / 1e9);
+    }
+
     public static void main(String[] args) {
         int n = Integer.parseInt(args[0]);
         boolean chain = args.length > 1 && Boolean.parseBoolean(args[1]);
@@ -39,14 +52,17 @@ public class ConverterBench {
                 sink += conv.toConnectData("t", b).value().hashCode();
             }
         }
+        long cpu0 = OS.getProcessCpuTime();
         long t0 = System.nanoTime();
         for (int i = 0; i < n; i++) encoded[i] = conv.fromConnectData("t", schema, values[i]);
         long t1 = System.nanoTime();
+        long cpu1 = OS.getProcessCpuTime();
         for (int i = 0; i < n; i++) {
             SchemaAndValue sv = conv.toConnectData("t", encoded[i]);
             sink += sv.value() == null ? 0 : 1;
         }
         long t2 = System.nanoTime();
+        long cpu2 = OS.getProcessCpuTime();
         String chainPart = "";
         if (chain) {
             ValueToKey<SourceRecord> v2k = new ValueToKey<>();
@@ -63,15 +79,17 @@ public class ConverterBench {
                     sink += extract.apply(v2k.apply(r)).key().hashCode();
                 }
             }
+            long cpu3 = OS.getProcessCpuTime();
             long t3 = System.nanoTime();
             for (int i = 0; i < n; i++) {
                 SourceRecord r = new SourceRecord(null, null, "t", null, null, null, schema, values[i]);
                 sink += extract.apply(v2k.apply(r)).key().hashCode();
             }
             long t4 = System.nanoTime();
-            chainPart = ",\"chain\":" + (n / ((t4 - t3) / 1e9));
+            long cpu4 = OS.getProcessCpuTime();
+            chainPart = "," + phase("chain", n, t3, t4, cpu3, cpu4);
         }
-        System.out.println("{\"encode\":" + (n / ((t1 - t0) / 1e9)) + ",\"decode\":" + (n / ((t2 - t1) / 1e9))
+        System.out.println("{" + phase("encode", n, t0, t1, cpu0, cpu1) + "," + phase("decode", n, t1, t2, cpu1, cpu2)
                 + chainPart + ",\"sink\":" + sink + "}");
     }
 }

@@ -51,6 +51,7 @@ from kconnect.api.errors import (
     ConfigException,
     ConnectException,
     DataException,
+    NonRetriableException,
     NotFoundException,
     RetriableException,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "Predicate",
     "Range",
     "RecordMetadata",
+    "NonRetriableException",
     "RetriableException",
     "Schema",
     "SchemaAndValue",

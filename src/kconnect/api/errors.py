@@ -12,6 +12,10 @@ task states, retries and REST status codes:
   shown in its status.
 * :class:`NotFoundException` and :class:`AlreadyExistsException` map to REST 404 and 409.
 * :class:`ConfigException` is a configuration that cannot be used; its message names the key.
+* :class:`NonRetriableException` (kconnect): a failure that waiting cannot fix -- a missing
+  table that may not be created, refused credentials. It fails the task like any
+  ConnectException, and kconnect's automatic restarts leave the task FAILED instead of
+  restarting it (a ConfigException is treated the same).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ __all__ = [
     "ConnectException",
     "DataException",
     "IllegalWorkerStateException",
+    "NonRetriableException",
     "NotFoundException",
     "RetriableException",
     "SchemaBuilderException",
@@ -39,6 +44,11 @@ class DataException(ConnectException):
 
 class RetriableException(ConnectException):
     """A transient failure: the same operation may succeed if retried."""
+
+
+class NonRetriableException(ConnectException):
+    """A failure that retrying or restarting cannot fix until an operator changes something
+    (a config, a database object, credentials); automatic restarts do not retry it."""
 
 
 class NotFoundException(ConnectException):

@@ -74,6 +74,17 @@ def collect(client: Any, url: str) -> dict[str, Any]:
     connectors = client.get(
         f"{url}/connectors", params=[("expand", "status"), ("expand", "info")]
     ).json()
+    restarts: dict[str, Any] = {}
+    for name, entry in connectors.items():
+        status = entry.get("status", {})
+        states = [status.get("connector", {}), *(status.get("tasks") or [])]
+        if any(s.get("state") in ("FAILED", "RESTARTING") for s in states):
+            try:  # kconnect's automatic restarts (an Apache Kafka Connect worker answers 404)
+                r = client.get(f"{url}/connectors/{name}/auto-restart")
+                if r.status_code == 200:
+                    restarts[name] = r.json()
+            except Exception:
+                pass
     metrics: TaskMetrics | None = None
     try:
         r = client.get(f"{url}/metrics")
@@ -81,7 +92,26 @@ def collect(client: Any, url: str) -> dict[str, Any]:
             metrics = _metrics(r.text)
     except Exception:
         metrics = None  # an Apache Kafka Connect worker has no /metrics: show states only
-    return {"url": url, "root": root, "connectors": connectors, "metrics": metrics}
+    return {
+        "url": url,
+        "root": root,
+        "connectors": connectors,
+        "metrics": metrics,
+        "restarts": restarts,
+    }
+
+
+def _restart_note(plan: dict[str, Any] | None, now_ms: float) -> str | None:
+    """One line about an automatic restart plan (``GET .../auto-restart``), or None."""
+    if not plan:
+        return None
+    if plan.get("reason"):
+        return f"  auto-restart: {plan['reason']}"
+    limit = plan.get("max_attempts", -1)
+    of = "" if limit is None or limit < 0 else f" of {limit}"
+    nxt = plan.get("next_attempt_ms")
+    when = f" in {max(0.0, (nxt - now_ms) / 1000):.0f} s" if nxt else ""
+    return f"  auto-restart: attempt {plan.get('attempts', 0)}{of}{when}"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -112,6 +142,8 @@ def render(data: dict[str, Any]) -> str:
     rows: list[list[str]] = [header]
     notes: list[str] = []
     workers: dict[str, list[int]] = {}
+    now_ms = time.time() * 1000
+    restarts: dict[str, Any] = data.get("restarts", {})
     for name in sorted(data["connectors"]):
         entry = data["connectors"][name]
         status = entry.get("status", {})
@@ -119,8 +151,12 @@ def render(data: dict[str, Any]) -> str:
         kind = status.get("type") or entry.get("info", {}).get("type", "?")
         workers.setdefault(conn.get("worker_id", "?"), [0, 0])[0] += 1
         tasks = status.get("tasks") or [{}]
+        plans = restarts.get(name, {})
         if conn.get("state") == "FAILED" and conn.get("trace"):
             notes.append(f"! connector {name} FAILED: {conn['trace'].strip().splitlines()[-1]}")
+            note = _restart_note(plans.get("connector"), now_ms)
+            if note:
+                notes.append(note)
         for i, t in enumerate(tasks):
             row = [
                 name if i == 0 else "",
@@ -135,6 +171,10 @@ def render(data: dict[str, Any]) -> str:
             if t.get("state") == "FAILED" and t.get("trace"):
                 last = t["trace"].strip().splitlines()[-1]
                 notes.append(f"! {name} task {t.get('id')} FAILED: {last}")
+                plan = next((p for p in plans.get("tasks", []) if p.get("id") == t.get("id")), None)
+                note = _restart_note(plan, now_ms)
+                if note:
+                    notes.append(note)
             if metrics is not None:
                 m = metrics.get((name, str(t.get("id", ""))), {})
                 row += [

@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import FastAPI, Request, Response
 
 import kconnect
+from kconnect.rest.auto_restart_resource import auto_restart_router
 from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
@@ -98,6 +99,7 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
 
     app.include_router(metrics_router(herder, herder.metrics))
     app.include_router(connectors_router(herder))
+    app.include_router(auto_restart_router(herder))
     app.include_router(internal_router(herder))  # worker-to-worker (standalone refuses: 405)
     app.include_router(plugins_router(herder))
     admin = _setting(worker_config, "admin.listeners")

@@ -206,6 +206,7 @@ class FakeWorker:
         self.task_configs = [dict(c) for c in task_configs] if task_configs is not None else [{}]
         self.task_config_calls: list[str] = []
         self.logger_levels: list[tuple[str, str]] = []
+        self.metrics = None  # no worker metrics: /metrics shows the process only
 
     def plugin_version(self, key: Key) -> str | None:
         return self.versions.get(key)

@@ -35,6 +35,7 @@ EXPECTED = {
     "Headers",
     "Importance",
     "NonEmptyString",
+    "NonRetriableException",
     "NotFoundException",
     "OffsetStorageReader",
     "Password",

@@ -10,12 +10,11 @@ import enum
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-from kconnect.api.errors import ConnectException
 from kconnect.runtime.common.ids import ConnectorTaskId
 
 __all__ = [
+    "AutoRestartInfo",
     "ConnectorStatus",
-    "RemoteFailure",
     "State",
     "StatusListener",
     "TargetState",
@@ -40,6 +39,46 @@ class TargetState(enum.Enum):
 
 
 @dataclass(frozen=True)
+class AutoRestartInfo:
+    """What kconnect's automatic restarts plan for a FAILED connector or task (written with its
+    status; Kafka Connect workers ignore it).
+
+    ``attempts``: automatic restarts so far (of at most ``max_attempts``, -1 for no limit);
+    ``next_attempt_ms``: when the next one happens (epoch ms), None when none will;
+    ``reason``: why not, when none will (the failure cannot heal, or the attempts ran out).
+    """
+
+    attempts: int
+    max_attempts: int
+    next_attempt_ms: int | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "attempts": self.attempts,
+            "max_attempts": self.max_attempts,
+            "next_attempt_ms": self.next_attempt_ms,
+            "reason": self.reason,
+        }
+
+    @staticmethod
+    def from_json(value: object) -> AutoRestartInfo | None:
+        if not isinstance(value, dict):
+            return None
+        try:
+            nxt = value.get("next_attempt_ms")
+            reason = value.get("reason")
+            return AutoRestartInfo(
+                int(value["attempts"]),
+                int(value["max_attempts"]),
+                None if nxt is None else int(nxt),
+                None if reason is None else str(reason),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
 class ConnectorStatus:
     """A connector's reported state, as stored in ``status-connector-<name>``."""
 
@@ -49,6 +88,7 @@ class ConnectorStatus:
     generation: int = 0
     trace: str | None = None
     version: str | None = None
+    auto_restart: AutoRestartInfo | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +101,7 @@ class TaskStatus:
     generation: int = 0
     trace: str | None = None
     version: str | None = None
+    auto_restart: AutoRestartInfo | None = None
 
 
 class StatusListener(ABC):
@@ -98,12 +139,3 @@ class StatusListener(ABC):
     @abstractmethod
     def on_restart(self, key: str | ConnectorTaskId) -> None:
         """A restart was requested (state RESTARTING)."""
-
-
-class RemoteFailure(ConnectException):
-    """A failure that happened in another process (a task process, or the process itself
-    dying): ``trace`` is what the status shows, the traceback as it was formatted there."""
-
-    def __init__(self, message: str, trace: str) -> None:
-        super().__init__(message)
-        self.trace = trace

@@ -36,6 +36,7 @@ from kconnect.runtime.config.client_overrides import (
     policy_error_message,
 )
 from kconnect.runtime.config.config_transformer import ConfigTransformer
+from kconnect.runtime.config.restart_policy import auto_restart_infos
 from kconnect.runtime.config.transforms_config import enrich_connector_config_def
 from kconnect.runtime.config.validation_results import (
     add_null_value_errors,
@@ -241,6 +242,7 @@ class ConnectorValidator:
         ):
             if used:
                 parts.append(self._override_infos(props, prefix))
+        parts.append(auto_restart_infos(props))
         parts.extend(converter_parts)
         merged = merge_infos(conn_class, parts)
         return show_raw_values(merged, raw, props)

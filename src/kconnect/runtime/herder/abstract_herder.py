@@ -24,14 +24,17 @@ from typing import Any
 
 from kconnect.api.config_infos import ConfigInfos, ConfigKeyInfo, convert_config_key
 from kconnect.api.errors import NotFoundException
+from kconnect.runtime.common.clock import SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.rest_errors import BadRequestException, ForbiddenException
 from kconnect.runtime.common.restart import RestartPlan
-from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.common.states import AutoRestartInfo, TargetState
 from kconnect.runtime.config import connector_config as cc
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.connector_validation import ConnectorValidator
+from kconnect.runtime.config.restart_policy import AUTO_RESTART_KEYS, RestartPolicy
 from kconnect.runtime.config.validation_results import config_error_message
+from kconnect.runtime.herder.auto_restart import AutoRestarter
 from kconnect.runtime.herder.herder import (
     ConnectorInfo,
     ConnectorStateInfo,
@@ -109,6 +112,16 @@ class AbstractHerder(HerderStatusListener, Herder):
         if worker is not None:  # levels set through /admin/loggers reach task processes
             self.loggers.add_listener(worker.set_logger_level)
         self._ready = False
+        self._worker_restart_policy = RestartPolicy.parse(
+            {k: self._worker_setting(k, None) for k in AUTO_RESTART_KEYS}
+        )
+        metrics = self.metrics
+        self.auto_restarter = AutoRestarter(
+            getattr(worker, "clock", None) or SystemClock(),
+            self._restart_policy,
+            self._auto_restart,
+            metrics.registry if metrics is not None else None,
+        )
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -123,6 +136,60 @@ class AbstractHerder(HerderStatusListener, Herder):
 
     def _snapshot(self) -> ClusterConfigState:
         return self.config_store.snapshot()
+
+    # -- automatic restarts (kconnect) -----------------------------------------------------
+
+    def _restart_policy(self, connector: str) -> RestartPolicy:
+        """The connector's ``auto.restart.*`` settings over the worker's."""
+        raw = self._snapshot().raw_connector_config(connector) or {}
+        return RestartPolicy.parse(raw, self._worker_restart_policy)
+
+    @abstractmethod
+    def _auto_restart(self, key: str | ConnectorTaskId) -> None:
+        """Restart a failed connector (``key`` a name) or task that runs on this worker (the
+        auto-restart thread calls it); nothing when it no longer runs here."""
+
+    def _failure_plan(
+        self, key: str | ConnectorTaskId, error: BaseException
+    ) -> AutoRestartInfo | None:
+        return self.auto_restarter.failed(key, error)
+
+    def _auto_restart_info(self, key: str | ConnectorTaskId) -> AutoRestartInfo | None:
+        return self.auto_restarter.info(key)
+
+    def on_startup(self, key: str | ConnectorTaskId) -> None:
+        super().on_startup(key)
+        self.auto_restarter.started(key)
+
+    def on_shutdown(self, key: str | ConnectorTaskId) -> None:
+        super().on_shutdown(key)
+        self.auto_restarter.forget(key)
+
+    def on_deletion(self, key: str | ConnectorTaskId) -> None:
+        super().on_deletion(key)
+        self.auto_restarter.forget(key)
+
+    def auto_restart_state(self, name: str) -> dict[str, Any]:
+        """``GET /connectors/{name}/auto-restart``: the automatic-restart plans of the
+        connector and its tasks, as written with their statuses (any worker answers)."""
+        status = self.status_store.get_connector(name)
+        if status is None:
+            raise NotFoundException(f"No status found for connector {name}")
+
+        def view(s: Any) -> dict[str, Any] | None:
+            if s.auto_restart is None:
+                return None
+            return {"state": s.state.value, **s.auto_restart.to_json(), "trace": s.trace}
+
+        return {
+            "name": name,
+            "connector": view(status),
+            "tasks": [
+                {"id": t.id.task, **v}
+                for t in self.status_store.get_all(name)
+                if (v := view(t)) is not None
+            ],
+        }
 
     def _close_config_transformer(self) -> None:
         """Close the config providers (herder stop; once)."""

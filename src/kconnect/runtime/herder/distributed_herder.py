@@ -110,6 +110,7 @@ class DistributedHerder(AbstractHerder):
     def stop(self) -> None:
         """Stop work, leave the group and stop the stores; idempotent."""
         log.info("Herder stopping")
+        self.auto_restarter.close()
         self._thread.stop()
         self._close_config_transformer()
         log.info("Herder stopped")
@@ -235,6 +236,7 @@ class DistributedHerder(AbstractHerder):
                 raise NotFoundException(f"Unknown connector: {name}")
             if not self._thread.rebalance.owns_connector(name):
                 raise self._not_here("connector", name)
+            self.auto_restarter.forget(name)
             self.worker.stop_and_await_connector(name)
             self._thread.work.start_connector(name)
 
@@ -265,6 +267,7 @@ class DistributedHerder(AbstractHerder):
                 raise NotFoundException(f"Unknown task: {task_id}")
             if not self._thread.rebalance.owns_task(task_id):
                 raise self._not_here("task", task_id)
+            self.auto_restarter.forget(task_id)
             self.worker.stop_and_await_task(task_id)
             if not self._thread.work.start_task(task_id):
                 raise ConnectException(f"Failed to start task: {task_id}")
@@ -273,6 +276,31 @@ class DistributedHerder(AbstractHerder):
 
     def request_task_reconfiguration(self, name: str) -> None:
         self._thread.reconfiguration.request(name)
+
+    def _auto_restart(self, key: str | ConnectorTaskId) -> None:
+        """On the herder thread, if this worker still runs it: stop, RESTARTING, start."""
+
+        def restart() -> None:
+            thread = self._thread
+            try:
+                if isinstance(key, ConnectorTaskId):
+                    if not thread.rebalance.owns_task(key):
+                        self.auto_restarter.forget(key)
+                        return
+                    self.worker.stop_and_await_task(key)
+                    self.on_restart(key)
+                    thread.work.start_task_safely(key)
+                    return
+                if not thread.rebalance.owns_connector(key):
+                    self.auto_restarter.forget(key)
+                    return
+                self.worker.stop_and_await_connector(key)
+                self.on_restart(key)
+                thread.work.start_connector(key)
+            except Exception:
+                log.exception("Automatic restart of %s failed", key)
+
+        self._thread.requests.submit(restart, description=f"restarting {key} automatically")
 
     # -- topics and offsets ---------------------------------------------------------------------
 

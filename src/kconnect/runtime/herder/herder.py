@@ -178,6 +178,11 @@ class Herder(ABC):
         """The worker's metrics (``/metrics``); None when the herder runs no worker."""
 
     @abstractmethod
+    def auto_restart_state(self, name: str) -> dict[str, Any]:
+        """kconnect's automatic-restart plans of the connector and its failed tasks
+        (``GET /connectors/{name}/auto-restart``). Raises NotFoundException."""
+
+    @abstractmethod
     def put_task_configs(
         self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None
     ) -> None:

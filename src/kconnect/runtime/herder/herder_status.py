@@ -16,10 +16,11 @@ from __future__ import annotations
 import traceback
 from abc import abstractmethod
 
+from kconnect.runtime.common.failures import RemoteFailure
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import (
+    AutoRestartInfo,
     ConnectorStatus,
-    RemoteFailure,
     State,
     StatusListener,
     TaskStatus,
@@ -62,13 +63,29 @@ class HerderStatusListener(StatusListener):
         return None if worker is None else worker.plugin_version(key)
 
     def _status(
-        self, key: str | ConnectorTaskId, state: State, trace: str | None = None
+        self,
+        key: str | ConnectorTaskId,
+        state: State,
+        trace: str | None = None,
+        auto_restart: AutoRestartInfo | None = None,
     ) -> ConnectorStatus | TaskStatus:
         generation = self._status_generation()
         version = self._status_version(key)
+        auto_restart = auto_restart or self._auto_restart_info(key)
         if isinstance(key, ConnectorTaskId):
-            return TaskStatus(key, state, self.worker_id, generation, trace, version)
-        return ConnectorStatus(key, state, self.worker_id, generation, trace, version)
+            return TaskStatus(key, state, self.worker_id, generation, trace, version, auto_restart)
+        return ConnectorStatus(key, state, self.worker_id, generation, trace, version, auto_restart)
+
+    def _auto_restart_info(self, key: str | ConnectorTaskId) -> AutoRestartInfo | None:
+        """The automatic-restart state written with every status of ``key`` (None here)."""
+        return None
+
+    def _failure_plan(
+        self, key: str | ConnectorTaskId, error: BaseException
+    ) -> AutoRestartInfo | None:
+        """What happens next to a failed connector or task (kconnect's automatic restarts);
+        written with its FAILED status. None by default."""
+        return None
 
     def on_startup(self, key: str | ConnectorTaskId) -> None:
         self.status_store.put(self._status(key, State.RUNNING))
@@ -83,7 +100,8 @@ class HerderStatusListener(StatusListener):
         self.status_store.put(self._status(key, State.STOPPED))
 
     def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
-        self.status_store.put_safe(self._status(key, State.FAILED, format_trace(error)))
+        plan = self._failure_plan(key, error)
+        self.status_store.put_safe(self._status(key, State.FAILED, format_trace(error), plan))
 
     def on_shutdown(self, key: str | ConnectorTaskId) -> None:
         self.status_store.put_safe(self._status(key, State.UNASSIGNED))

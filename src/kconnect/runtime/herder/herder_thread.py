@@ -468,6 +468,7 @@ class HerderThread:
             return
         plan = RestartPlan.build(request, status, self.status_store.get_all(name))
         log.info("Executing %s", plan)
+        self.herder.auto_restarter.reset(name)
         self.rebalance.restart(plan, self.herder.on_restart)
 
     def write_task_configs(self, name: str, raw_configs: list[dict[str, str]]) -> None:

@@ -90,6 +90,7 @@ class StandaloneHerder(AbstractHerder):
                 return
             self._stopped = True
             log.info("Herder stopping")
+            self.auto_restarter.close()
             for name in self._snapshot().connectors():
                 try:
                     self._remove_tasks(name, record_deletion=False)
@@ -193,6 +194,7 @@ class StandaloneHerder(AbstractHerder):
         with self._lock:
             if not self._snapshot().contains(name):
                 raise NotFoundException(f"Unknown connector: {name}")
+            self.auto_restarter.forget(name)
             self.worker.stop_and_await_connector(name)
             self._start_connector(name)
             self._update_connector_tasks(name)
@@ -207,6 +209,7 @@ class StandaloneHerder(AbstractHerder):
                 raise NotFoundException(f"Status for connector {name} not found")
             plan = RestartPlan.build(request, status, self.status_store.get_all(name))
             log.info("Received %s", plan)
+            self.auto_restarter.reset(name)
             response = self._restart_response(plan)
             if plan.restart_connector:
                 self.worker.stop_and_await_connector(name)
@@ -231,9 +234,31 @@ class StandaloneHerder(AbstractHerder):
             if state.raw_task_config(task_id) is None:
                 # Kafka's StandaloneHerder text (the distributed herder says "Unknown task")
                 raise NotFoundException(f"Task {task_id} not found")
+            self.auto_restarter.forget(task_id)
             self.worker.stop_and_await_task(task_id)
             if not self._start_task(task_id):
                 raise ConnectException(f"Failed to start task: {task_id}")
+
+    def _auto_restart(self, key: str | ConnectorTaskId) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            state = self._snapshot()
+            if isinstance(key, ConnectorTaskId):
+                if state.raw_task_config(key) is None or key not in self.worker.task_ids():
+                    self.auto_restarter.forget(key)
+                    return
+                self.worker.stop_and_await_task(key)
+                self.on_restart(key)
+                self._start_task(key)
+                return
+            if not state.contains(key) or key not in self.worker.connector_names():
+                self.auto_restarter.forget(key)
+                return
+            self.worker.stop_and_await_connector(key)
+            self.on_restart(key)
+            self._start_connector(key)
+            self._update_connector_tasks(key)
 
     # -- connector and task start-up -------------------------------------------------------
 

@@ -31,7 +31,7 @@ import orjson
 from kconnect.kafka.errors import KafkaClientError
 from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import ConnectorStatus, State, TaskStatus
+from kconnect.runtime.common.states import AutoRestartInfo, ConnectorStatus, State, TaskStatus
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.storage.internal_topics import (
     AdminFactory,
@@ -54,6 +54,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: kconnect's extra field of a status value: the automatic-restart plan.
+AUTO_RESTART_FIELD = "kconnect.auto.restart"
 
 TASK_STATUS_PREFIX = "status-task-"
 CONNECTOR_STATUS_PREFIX = "status-connector-"
@@ -90,15 +93,17 @@ def encode_status(status: ConnectorStatus | TaskStatus) -> bytes | None:
     """The value bytes of a status; None (tombstone) for DESTROYED."""
     if status.state is State.DESTROYED:
         return None
-    return internal_json(
-        {
-            "state": status.state.value,
-            "trace": status.trace,
-            "worker_id": status.worker_id,
-            "generation": status.generation,
-            "version": status.version,
-        }
-    )
+    value: dict[str, object] = {
+        "state": status.state.value,
+        "trace": status.trace,
+        "worker_id": status.worker_id,
+        "generation": status.generation,
+        "version": status.version,
+    }
+    if status.auto_restart is not None:
+        # kconnect's automatic-restart plan; Java workers ignore the unknown field
+        value[AUTO_RESTART_FIELD] = status.auto_restart.to_json()
+    return internal_json(value)
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,7 @@ class _Decoded:
     worker_id: str
     generation: int
     version: str | None
+    auto_restart: AutoRestartInfo | None = None
 
 
 def decode_status(value: bytes) -> _Decoded | None:
@@ -125,7 +131,8 @@ def decode_status(value: bytes) -> _Decoded | None:
         log.error("Failed to deserialize status %r: %s", value[:200], e)
         return None
     return _Decoded(state, trace if isinstance(trace, str) else None, worker, generation,
-                    version if isinstance(version, str) else None)  # fmt: skip
+                    version if isinstance(version, str) else None,
+                    AutoRestartInfo.from_json(parsed.get(AUTO_RESTART_FIELD)))  # fmt: skip
 
 
 def encode_topic_status(status: TopicStatus) -> bytes:
@@ -343,7 +350,9 @@ class KafkaStatusBackingStore(StatusBackingStore):
         d = decode_status(value)
         if d is None:
             return
-        status = ConnectorStatus(connector, d.state, d.worker_id, d.generation, d.trace, d.version)
+        status = ConnectorStatus(
+            connector, d.state, d.worker_id, d.generation, d.trace, d.version, d.auto_restart
+        )
         with self._lock:
             self._connectors.setdefault(connector, _Entry()).value = status
 
@@ -362,7 +371,9 @@ class KafkaStatusBackingStore(StatusBackingStore):
         if d is None:
             log.warning("Failed to parse task status with key %s", key)
             return
-        status = TaskStatus(task_id, d.state, d.worker_id, d.generation, d.trace, d.version)
+        status = TaskStatus(
+            task_id, d.state, d.worker_id, d.generation, d.trace, d.version, d.auto_restart
+        )
         with self._lock:
             entry = self._tasks.setdefault(task_id.connector, {}).setdefault(task_id.task, _Entry())
             current = entry.value

@@ -40,8 +40,9 @@ from typing import Any
 
 from kconnect.api.errors import ConnectException
 from kconnect.runtime.common.clock import Clock
+from kconnect.runtime.common.failures import RemoteFailure
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import RemoteFailure, StatusListener, TargetState
+from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
 from kconnect.runtime.loggers import explicit_levels
@@ -346,8 +347,8 @@ class TaskProcessPool(TaskExecutor):
             if version is not None:
                 entry.version = version
             if method == "on_failure":
-                message, trace = detail
-                entry.listener.on_failure(task_id, RemoteFailure(message, trace))
+                message, trace, permanent = detail
+                entry.listener.on_failure(task_id, RemoteFailure(message, trace, permanent))
             else:
                 getattr(entry.listener, method)(task_id)
         elif kind == "topic" and self._tracker is not None:

@@ -39,6 +39,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from kconnect.runtime.common.clock import SystemClock
+from kconnect.runtime.common.failures import cannot_heal
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
@@ -109,7 +110,9 @@ class StatusForwarder(StatusListener):
 
     def on_failure(self, key: str | ConnectorTaskId, error: BaseException) -> None:
         trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        self._send("on_failure", key, (str(error) or type(error).__name__, trace))
+        self._send(
+            "on_failure", key, (str(error) or type(error).__name__, trace, cannot_heal(error))
+        )
 
     def on_shutdown(self, key: str | ConnectorTaskId) -> None:
         self._send("on_shutdown", key)

@@ -29,7 +29,7 @@ from kconnect.connectors.jdbc.common.url import (
     require_sqlalchemy,
 )
 
-__all__ = ["ConnectionProvider", "describe_error", "preload_driver"]
+__all__ = ["ConnectionFailed", "ConnectionProvider", "describe_error", "preload_driver"]
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,22 @@ _ISOLATION = {
     "REPEATABLE_READ": "REPEATABLE READ",
     "SERIALIZABLE": "SERIALIZABLE",
 }
+
+
+class ConnectionFailed(ConnectException):
+    """No connection could be opened. ``transient``: the database may accept one later (it
+    is down or unreachable); False when it refused the credentials, which waiting cannot fix."""
+
+    def __init__(self, message: str, transient: bool) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+def _refused_credentials(error: BaseException) -> bool:
+    """SQLSTATE class 28 (invalid authorization), e.g. PostgreSQL's 28P01 bad password."""
+    orig = getattr(error, "orig", None) or error
+    state = getattr(orig, "sqlstate", None)
+    return bool(state) and str(state).startswith("28")
 
 
 def describe_error(error: BaseException, secret: str | None = None) -> str:
@@ -192,7 +208,7 @@ class ConnectionProvider:
         """Open a new connection, retrying per ``connection.attempts``/``connection.backoff.ms``.
 
         Raises:
-            ConnectException: every attempt failed; names the target and the driver's cause.
+            ConnectionFailed: every attempt failed; names the target and the driver's cause.
         """
         last: BaseException | None = None
         for attempt in range(1, self.attempts + 1):
@@ -217,10 +233,11 @@ class ConnectionProvider:
                 if attempt < self.attempts:
                     self._sleep(self.backoff_ms / 1000)
         assert last is not None
-        raise ConnectException(
+        raise ConnectionFailed(
             f"Could not connect to {self.spec.describe_target()} after {self.attempts} "
             f"attempt(s): {describe_error(last, self.spec.password)}. Check connection.url, "
-            "connection.user and connection.password, and that the database accepts connections."
+            "connection.user and connection.password, and that the database accepts connections.",
+            transient=not _refused_credentials(last),
         ) from None
 
     def _prepare(self, conn: Any) -> None:

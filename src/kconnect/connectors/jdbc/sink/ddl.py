@@ -18,7 +18,7 @@ import datetime as _dt
 import decimal
 from collections.abc import Sequence
 
-from kconnect.api import ConnectException, Schema, Type
+from kconnect.api import ConnectException, NonRetriableException, Schema, Type
 from kconnect.api.data.schema import (
     DATE_LOGICAL_NAME,
     DECIMAL_LOGICAL_NAME,
@@ -39,11 +39,12 @@ POSTGRESQL = "postgresql"
 SQLITE = "sqlite"
 
 
-class TableAlterOrCreateException(ConnectException):
+class TableAlterOrCreateException(NonRetriableException):
     """A table is missing or lacks columns and may not (or cannot) be created or altered.
 
     As in Confluent, ``put`` hands the batch's records to the errant record reporter when one
-    is configured, and fails the task otherwise.
+    is configured, and fails the task otherwise; automatic restarts do not retry it (the
+    table must be created, or ``auto.create``/``auto.evolve`` enabled, first).
     """
 
 

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from kconnect.api import ConnectException, SinkRecord
-from kconnect.connectors.jdbc.common.connection import ConnectionProvider
+from kconnect.connectors.jdbc.common.connection import ConnectionFailed, ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
 from kconnect.connectors.jdbc.common.url import connection_spec
 from kconnect.connectors.jdbc.sink.buffered_records import BufferedRecords, RowPlan
@@ -211,6 +211,15 @@ class JdbcDbWriter:
                 self._copy.reset()
         return raw
 
+    def _open_connection(self) -> Any:
+        """:meth:`_connection` for a write: a database that is down or unreachable is as
+        transient as a connection lost mid-write (the task retries within ``max.retries``
+        instead of failing at once); refused credentials are not."""
+        try:
+            return self._connection()
+        except ConnectionFailed as e:
+            raise SqlWriteError(str(e), e, None, e.transient) from e
+
     def close(self) -> None:
         """Close the connection (task stop, or before a retry as Confluent does). A pending
         write is abandoned: closing the connection rolls its transaction back."""
@@ -253,7 +262,7 @@ class JdbcDbWriter:
             ConnectException: a record cannot be written (e.g. a tombstone without
                 ``delete.enabled``); nothing was committed.
         """
-        conn = self._connection()
+        conn = self._open_connection()
         use_copy = self._copy is not None
         buffers: dict[TableId, BufferedRecords] = {}
         current: BufferedRecords | None = None
@@ -318,7 +327,7 @@ class JdbcDbWriter:
         ``commit`` (else everything is rolled back: used to find the culprit of a batch).
         Errors that are not about one record (the connection broke) are raised.
         """
-        conn = self._connection()
+        conn = self._open_connection()
         failures: list[tuple[SinkRecord, ConnectException]] = []
         try:
             for i, record in enumerate(records):

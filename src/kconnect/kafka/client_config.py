@@ -13,6 +13,8 @@ import logging
 import re
 from collections.abc import Mapping
 
+from kconnect.kafka import outage_log
+
 __all__ = ["CLIENT_LOG", "JAVA_ONLY", "RENAMED", "to_librdkafka", "with_client_logger"]
 
 log = logging.getLogger(__name__)
@@ -97,6 +99,8 @@ def _jaas_credentials(jaas: str) -> dict[str, str]:
 
 #: Logger that receives librdkafka's log lines for every client kconnect builds.
 CLIENT_LOG = logging.getLogger("kconnect.kafka.librdkafka")
+# A broker outage: one line per client when it starts and when it ends, not one per attempt.
+outage_log.install(CLIENT_LOG)
 
 
 def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:

@@ -31,6 +31,7 @@ from kafka.coordinator.base import BaseCoordinator
 from kafka.future import Future
 from kafka.net.compat import KafkaNetClient
 
+from kconnect.kafka import outage_log
 from kconnect.kafka.connect_protocol import (
     ConnectProtocolCompatibility,
     ExtendedAssignment,
@@ -77,6 +78,7 @@ class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
         client_configs: Mapping[str, Any] | None = None,
     ) -> None:
         extra = dict(client_configs or {})
+        outage_log.install_for_group_member(bootstrap_servers)
         self._client_obj = KafkaNetClient(
             bootstrap_servers=bootstrap_servers.split(","),
             client_id=client_id or f"connect-{group_id}",

@@ -405,7 +405,7 @@ class WorkerSourceTask(WorkerTask):
                 self.offset_writer.do_flush().result(timeout=self.flush_timeout_ms / 1000.0)
             except Exception as e:
                 self.offset_writer.cancel_flush()
-                self.log.error(
+                self.log.warning(
                     "Failed to flush offsets to storage (will retry at the next commit): %s", e
                 )
                 return False

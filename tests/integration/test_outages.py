@@ -1,0 +1,290 @@
+"""Bad days: the broker or the database goes away for 20 s under a running pipeline.
+
+Each test starts a private Apache Kafka or PostgreSQL with ``kconnect local`` (its own home
+and ports, so the shared stack other tests use is never stopped), runs a real worker process
+against it, stops the service for 20 s with ``kconnect local stop`` and starts it again:
+
+* broker down under a FileStream pipeline: nothing lost, both tasks RUNNING, no ERROR line
+  and at most a few lines per Kafka client (the first failure, the "reachable again" line);
+* PostgreSQL down under a JDBC upsert sink with 200,000 rows queued: every row lands exactly
+  once and the task is RUNNING afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import psycopg
+import pytest
+
+from kconnect.local import paths
+from tests.integration.distributed_support import wait_for
+
+pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
+
+OUTAGE_S = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PrivateService:
+    """One service of a private ``kconnect local`` stack (its own KCONNECT_HOME)."""
+
+    def __init__(self, service: str, port: int) -> None:
+        self.service = service
+        self.port = port
+        # PostgreSQL runs as an unprivileged user: the home must be traversable by it.
+        self.home = Path(f"/tmp/kconnect-outage-{uuid.uuid4().hex[:8]}")
+        self.home.mkdir(mode=0o755)
+        os.chmod(self.home, 0o755)
+        shared_cache = paths.cache_dir()
+        if shared_cache.is_dir():  # the jars resolved once already
+            (self.home / "cache").symlink_to(shared_cache)
+
+    def _local(self, *args: str) -> None:
+        only = "--kafka-only" if self.service == "kafka" else "--postgres-only"
+        port = ["--kafka-port", str(self.port)] if self.service == "kafka" else []
+        if self.service == "postgres":
+            port = ["--pg-port", str(self.port)]
+        subprocess.run(
+            [sys.executable, "-m", "kconnect.cli.main", "local", *args, only, *port],
+            env={**os.environ, "KCONNECT_HOME": str(self.home)},
+            check=True,
+            capture_output=True,
+            timeout=180,
+        )
+
+    def start(self) -> None:
+        self._local("start")
+
+    def stop(self) -> None:
+        self._local("stop")
+
+    def purge(self) -> None:
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "kconnect.cli.main", "local", "stop", "--purge"],
+                env={**os.environ, "KCONNECT_HOME": str(self.home)},
+                capture_output=True,
+                timeout=120,
+            )
+        finally:
+            subprocess.run(["rm", "-rf", str(self.home)], check=False)
+
+
+@contextmanager
+def private(service: str) -> Iterator[PrivateService]:
+    svc = PrivateService(service, free_port())
+    try:
+        svc.start()
+        yield svc
+    finally:
+        svc.purge()
+
+
+class StandaloneWorker:
+    """``kconnect standalone`` with connector files, its log captured."""
+
+    def __init__(self, tmp: Path, bootstrap: str, connectors: list[dict[str, str]]) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tmp / "worker.log"
+        props = tmp / "worker.properties"
+        props.write_text(
+            f"bootstrap.servers={bootstrap}\n"
+            "key.converter=org.apache.kafka.connect.json.JsonConverter\n"
+            "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+            f"offset.storage.file.filename={tmp / 'offsets'}\n"
+            "offset.flush.interval.ms=1000\n"
+            f"listeners=http://127.0.0.1:{self.port}\n"
+        )
+        files = []
+        for i, c in enumerate(connectors):
+            f = tmp / f"connector{i}.properties"
+            f.write_text("".join(f"{k}={v}\n" for k, v in c.items()))
+            files.append(str(f))
+        with open(self.log, "wb") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "kconnect.cli.main", "standalone", str(props), *files],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            )
+        wait_for(lambda: httpx.get(self.url + "/health", timeout=5).status_code == 200,
+                 what=f"worker healthy; see {self.log}")  # fmt: skip
+
+    def states(self) -> dict[str, list[str]]:
+        data = httpx.get(self.url + "/connectors?expand=status", timeout=10).json()
+        return {
+            name: [v["status"]["connector"]["state"]] + [t["state"] for t in v["status"]["tasks"]]
+            for name, v in data.items()
+        }
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def lines_of(path: Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def test_a_broker_outage_loses_nothing_and_stays_quiet(tmp_path: Path) -> None:
+    lines = 400_000
+    src, out = tmp_path / "in.txt", tmp_path / "out.txt"
+    src.write_text("".join(f"line-{i}\n" for i in range(lines)))
+    with private("kafka") as kafka:
+        bootstrap = f"127.0.0.1:{kafka.port}"
+        topic = f"outage-{uuid.uuid4().hex[:6]}"
+        worker = StandaloneWorker(
+            tmp_path,
+            bootstrap,
+            [
+                {
+                    "name": "src",
+                    "connector.class": "FileStreamSource",
+                    "file": str(src),
+                    "topic": topic,
+                    "batch.size": "200",
+                },
+                {
+                    "name": "sink",
+                    "connector.class": "FileStreamSink",
+                    "file": str(out),
+                    "topics": topic,
+                },
+            ],
+        )
+        try:
+            wait_for(lambda: len(lines_of(out)) > 1000, what="the pipeline moving")
+            before = worker.log.read_text().count("\n")
+            kafka.stop()
+            stopped = time.monotonic()
+            time.sleep(OUTAGE_S)
+            kafka.start()
+            restarted = time.monotonic()
+            wait_for(lambda: len(lines_of(out)) >= lines, timeout=120, what="every line copied")
+            recovered = time.monotonic()
+            wait_for(
+                lambda: all(s == ["RUNNING", "RUNNING"] for s in worker.states().values()),
+                what="both connectors and tasks RUNNING",
+            )
+            copied = lines_of(out)
+            assert set(copied) == {f"line-{i}" for i in range(lines)}  # nothing lost
+            log = worker.log.read_text().splitlines()[before:]
+        finally:
+            worker.stop()
+    errors = [ln for ln in log if " ERROR " in ln]
+    assert errors == [], errors[:5]
+    client_lines = [ln for ln in log if "(kconnect.kafka.librdkafka)" in ln]
+    per_client: dict[str, int] = {}
+    for ln in client_lines:
+        m = re.search(r"(connector-(?:producer|consumer)-[\w-]+?)(?:#|: | cannot)", ln)
+        if m:
+            per_client[m.group(1)] = per_client.get(m.group(1), 0) + 1
+    assert per_client, client_lines[:5]
+    assert max(per_client.values()) <= 4, per_client  # lost, disconnected, reachable again
+    assert any("is reachable again after" in ln for ln in client_lines)
+    print(f"broker down {restarted - stopped:.1f} s; every line copied {recovered - restarted:.1f} "
+          f"s after the broker was back; {len(client_lines)} client log lines: {per_client}")  # fmt: skip
+
+
+def test_a_database_restart_under_an_upsert_sink_loses_no_row(
+    tmp_path: Path, kafka_bootstrap: str, topic_factory
+) -> None:
+    rows = 200_000
+    topic = topic_factory(partitions=1)
+    schema = (
+        b'{"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"},'
+        b'{"type":"string","optional":true,"field":"name"}],"optional":false}'
+    )
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": kafka_bootstrap, "linger.ms": 20})
+    for i in range(rows):
+        value = b'{"schema":' + schema + b',"payload":{"id":%d,"name":"n%d"}}' % (i, i)
+        while True:
+            try:
+                producer.produce(topic, value)
+                break
+            except BufferError:
+                producer.poll(0.1)
+    assert producer.flush(60) == 0
+    with private("postgres") as pg:
+        dsn = f"postgresql://kcuser:kcpw@127.0.0.1:{pg.port}/kcdb"
+        table = f"upserts_{uuid.uuid4().hex[:6]}"
+        worker = StandaloneWorker(
+            tmp_path,
+            kafka_bootstrap,
+            [
+                {
+                    "name": "jdbc",
+                    "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+                    "connection.url": f"jdbc:postgresql://127.0.0.1:{pg.port}/kcdb",
+                    "connection.user": "kcuser",
+                    "connection.password": "kcpw",
+                    "topics": topic,
+                    "table.name.format": table,
+                    "insert.mode": "upsert",
+                    "pk.mode": "record_value",
+                    "pk.fields": "id",
+                    "auto.create": "true",
+                    "consumer.override.max.poll.records": "500",
+                }
+            ],
+        )
+
+        def count() -> int:
+            try:
+                with psycopg.connect(dsn, connect_timeout=2) as conn:
+                    return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            except psycopg.Error:
+                return -1
+
+        try:
+            wait_for(lambda: count() > 0, timeout=60, what="the first rows")
+            at_stop = count()
+            pg.stop()
+            stopped = time.monotonic()
+            time.sleep(OUTAGE_S)
+            pg.start()
+            restarted = time.monotonic()
+            wait_for(lambda: count() >= rows, timeout=180, what="every row")
+            recovered = time.monotonic()
+            wait_for(
+                lambda: worker.states().get("jdbc") == ["RUNNING", "RUNNING"],
+                what="the sink RUNNING",
+            )
+            with psycopg.connect(dsn) as conn:
+                total, distinct, low, high = conn.execute(
+                    f"SELECT count(*), count(DISTINCT id), min(id), max(id) FROM {table}"
+                ).fetchone()
+            log = worker.log.read_text()
+        finally:
+            worker.stop()
+    assert at_stop < rows, "the outage must hit while rows are still being written"
+    assert (total, distinct, low, high) == (rows, rows, 0, rows - 1)  # each row exactly once
+    print(f"PostgreSQL down {restarted - stopped:.1f} s with {at_stop} of {rows} rows written; "
+          f"all rows {recovered - restarted:.1f} s after it was back; "
+          f"{log.count(' ERROR ')} ERROR lines")  # fmt: skip

@@ -124,6 +124,9 @@ class OutageFilter(logging.Filter):
             self._prober.start()
 
     def _probe(self) -> None:
+        # A broker that is shutting down still accepts connections for a moment: it counts
+        # as back only when reachable at two probes in a row.
+        reachable_once: set[str] = set()
         while True:
             time.sleep(PROBE_INTERVAL_S)
             with self._lock:
@@ -131,8 +134,13 @@ class OutageFilter(logging.Filter):
             if not brokers:
                 return
             for broker in brokers:
-                if _reachable(broker):
+                if not _reachable(broker):
+                    reachable_once.discard(broker)
+                elif broker in reachable_once:
+                    reachable_once.discard(broker)
                     self.recovered(broker)
+                else:
+                    reachable_once.add(broker)
 
     def recovered(self, broker: str) -> None:
         """The broker accepts connections again: one line per client that was cut off."""

@@ -25,6 +25,7 @@ from kconnect.api.config_infos import (
     ConfigInfos,
     config_infos,
 )
+from kconnect.api.config_types import parse_type
 from kconnect.api.connector import SinkConnector
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.config import connector_config as cc
@@ -32,8 +33,10 @@ from kconnect.runtime.config.client_overrides import (
     ADMIN_OVERRIDE_PREFIX,
     CONSUMER_OVERRIDE_PREFIX,
     PRODUCER_OVERRIDE_PREFIX,
-    override_allowed,
-    policy_error_message,
+    ConnectorClientConfigOverridePolicy,
+    client_password_def,
+    policy_named,
+    prefixed_overrides,
 )
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.transforms_config import enrich_connector_config_def
@@ -53,7 +56,7 @@ __all__ = ["ConnectorValidator"]
 
 log = logging.getLogger(__name__)
 
-_POLICIES = ("All", "None", "Principal")
+_CLIENT_PASSWORDS = client_password_def()
 _CONVERTERS = (  # (class key, plugin kind, converter.type, what Kafka calls it)
     (cc.HEADER_CONVERTER_CLASS_CONFIG, "header_converter", "header", "header converter"),
     (cc.KEY_CONVERTER_CLASS_CONFIG, "converter", "key", "key converter"),
@@ -74,16 +77,23 @@ class ConnectorValidator:
         plugins: Any,
         *,
         config_transformer: ConfigTransformer | None = None,
-        override_policy: str = "All",
+        override_policy: str | ConnectorClientConfigOverridePolicy = "All",
         worker_config: Any = None,
     ) -> None:
         """``worker_config`` (a WorkerConfig, or None) supplies the converters a connector
-        inherits, shown as the defaults of its converter keys (Kafka 4.1)."""
+        inherits, shown as the defaults of its converter keys (Kafka 4.1), and the client
+        override policy (with its allowlist), which then wins over ``override_policy``."""
         self.plugins = plugins
         self.worker_config = worker_config
         self.view = PluginView(plugins)
         self.transformer = config_transformer
-        self.override_policy = override_policy
+        worker_policy = getattr(worker_config, "client_override_policy", None)
+        if isinstance(worker_policy, ConnectorClientConfigOverridePolicy):
+            self.override_policy = worker_policy
+        elif isinstance(override_policy, str):
+            self.override_policy = policy_named(override_policy)
+        else:
+            self.override_policy = override_policy
         self._connectors: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -401,17 +411,16 @@ class ConnectorValidator:
         return prefixed_infos(config_def, java_hash_map_order(values), prefix)
 
     def _override_infos(self, props: Mapping[str, str | None], prefix: str) -> ConfigInfos:
-        values = []
-        for k, v in props.items():
-            if not k.startswith(prefix) or len(k) == len(prefix):
-                continue
-            name = k[len(prefix) :]
-            cv = ConfigValue(name, v)
-            policy = self.override_policy
-            if policy in ("None", "Principal") and not override_allowed(policy, name):
-                cv.add_error_message(policy_error_message(policy, name))
-            values.append(cv)
-        return prefixed_infos(ConfigDef(), values, prefix)
+        """The policy's verdict on each ``prefix`` override; client PASSWORD settings are
+        parsed as such, so their values show as ``[hidden]`` (Kafka parses them with the
+        client's ConfigDef)."""
+        overrides: dict[str, object] = {}
+        password_keys = _CLIENT_PASSWORDS.config_keys()
+        for name, value in prefixed_overrides(props, prefix).items():
+            key = password_keys.get(name)
+            overrides[name] = value if key is None else parse_type(name, value, key.type)
+        values = self.override_policy.validate(overrides)
+        return prefixed_infos(_CLIENT_PASSWORDS, values, prefix)
 
 
 def _class_name(cls: Any) -> str:

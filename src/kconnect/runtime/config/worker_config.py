@@ -12,6 +12,7 @@ the same translation to anything it is given, so Java-named and translated dicts
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -33,6 +34,11 @@ from kconnect.api.config_def import (
 from kconnect.api.config_types import Type, class_name
 from kconnect.api.errors import ConfigException
 from kconnect.kafka.client_config import to_librdkafka
+from kconnect.runtime.config.client_overrides import (
+    ConnectorClientConfigOverridePolicy,
+    define_policy_keys,
+    policy_from_worker,
+)
 
 __all__ = [
     "CONFIG_DEF",
@@ -280,14 +286,6 @@ def _common_def() -> ConfigDef:
             "Names of ConfigProvider classes (config.providers.<name>.class).",
         )
         .define(
-            "connector.client.config.override.policy",
-            Type.STRING,
-            "All",
-            ValidString.in_("All", "None", "Principal"),
-            MEDIUM,
-            "Which client configs connectors may override.",
-        )
-        .define(
             "topic.creation.enable",
             Type.BOOLEAN,
             True,
@@ -375,7 +373,7 @@ def _common_def() -> ConfigDef:
             "Client authentication for HTTPS listeners.",
         )
     )
-    return _ssl_keys(d)
+    return _ssl_keys(define_policy_keys(d))
 
 
 CONFIG_DEF = _common_def()
@@ -549,6 +547,11 @@ class WorkerConfig(AbstractConfig):
     @property
     def topic_creation_enable(self) -> bool:
         return self.get_boolean("topic.creation.enable")
+
+    @functools.cached_property
+    def client_override_policy(self) -> ConnectorClientConfigOverridePolicy:
+        """The ``connector.client.config.override.policy`` (with its allowlist), built once."""
+        return policy_from_worker(self)
 
 
 class StandaloneConfig(WorkerConfig):

@@ -25,6 +25,7 @@ from kconnect.runtime.config.client_overrides import (
     ADMIN_OVERRIDE_PREFIX,
     CONSUMER_OVERRIDE_PREFIX,
     PRODUCER_OVERRIDE_PREFIX,
+    ConnectorClientConfigOverridePolicy,
     client_overrides,
 )
 from kconnect.runtime.config.connector_config import (
@@ -66,8 +67,9 @@ class TaskBuilder:
         self.clock = clock
 
     @property
-    def policy(self) -> str:
-        return str(self.config.get_string("connector.client.config.override.policy"))
+    def policy(self) -> ConnectorClientConfigOverridePolicy:
+        """The worker's ``connector.client.config.override.policy`` (with its allowlist)."""
+        return self.config.client_override_policy
 
     # -- clients --------------------------------------------------------------------------------
 

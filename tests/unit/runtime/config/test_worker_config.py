@@ -3,8 +3,7 @@ import re
 
 import pytest
 
-from kconnect.api.errors import ConfigException, ConnectException
-from kconnect.runtime.config.client_overrides import PRODUCER_OVERRIDE_PREFIX, client_overrides
+from kconnect.api.errors import ConfigException
 from kconnect.runtime.config.worker_config import (
     ListenerSpec,
     StandaloneConfig,
@@ -120,21 +119,3 @@ def test_load_properties(tmp_path) -> None:
         "key.converter": "x",
         "plugin.path": "/a,/b",
     }
-
-
-def test_client_override_policy() -> None:
-    props = {"producer.override.linger.ms": "1", "producer.override.sasl.mechanism": "PLAIN"}
-    assert client_overrides("All", props, PRODUCER_OVERRIDE_PREFIX) == {
-        "linger.ms": "1",
-        "sasl.mechanism": "PLAIN",
-    }
-    with pytest.raises(
-        ConnectException,
-        match=re.escape("'Principal' policy does not allow 'producer.override.linger.ms'"),
-    ):
-        client_overrides("Principal", props, PRODUCER_OVERRIDE_PREFIX)
-    assert client_overrides(
-        "Principal", {"producer.override.sasl.mechanism": "PLAIN"}, PRODUCER_OVERRIDE_PREFIX
-    ) == {"sasl.mechanism": "PLAIN"}
-    with pytest.raises(ConnectException, match=re.escape("'None' policy")):
-        client_overrides("None", props, PRODUCER_OVERRIDE_PREFIX)

@@ -41,6 +41,7 @@ from kconnect.api.config_def import (
     Type,
     ValidList,
 )
+from kconnect.api.config_types import java_str
 from kconnect.api.errors import ConfigException, ConnectException
 
 __all__ = [
@@ -267,7 +268,7 @@ def policy_named(
         allowed = list(allowlist or [])
         log.info(
             "Client config override policy Allowlist: connectors may override only %s",
-            allowed,
+            java_str(allowed),
         )
         return AllowlistPolicy(allowed)
     if alias == "Principal":

@@ -185,7 +185,8 @@ def load_config_providers(
         names_raw if isinstance(names_raw, list) else [n.strip() for n in str(names_raw).split(",")]
     )
     providers: dict[str, ConfigProvider] = {}
-    for name in (n for n in names if n):
+    # a name listed twice is one provider (Kafka 4.2 drops repeated list items with a warning)
+    for name in dict.fromkeys(n for n in names if n):
         class_key = f"{CONFIG_PROVIDERS_CONFIG}.{name}.class"
         class_name = worker_props.get(class_key)
         if not class_name:

@@ -419,7 +419,8 @@ class ConnectorValidator:
         for name, value in prefixed_overrides(props, prefix).items():
             key = password_keys.get(name)
             overrides[name] = value if key is None else parse_type(name, value, key.type)
-        values = self.override_policy.validate(overrides)
+        # Kafka collects the overrides in a HashMap: its iteration order is the answer's
+        values = java_hash_map_order(self.override_policy.validate(overrides))
         return prefixed_infos(_CLIENT_PASSWORDS, values, prefix)
 
 

@@ -24,11 +24,13 @@ from urllib.parse import urlsplit
 import javaproperties
 
 from kconnect.api.config_def import (
+    NO_DEFAULT_VALUE,
     AbstractConfig,
     CaseInsensitiveValidString,
     ConfigDef,
     Importance,
     Range,
+    ValidList,
     ValidString,
 )
 from kconnect.api.config_types import Type, class_name
@@ -71,12 +73,19 @@ def _ssl_keys(d: ConfigDef) -> ConfigDef:
     return (
         d.define("ssl.protocol", Type.STRING, "TLSv1.3", None, MEDIUM, "The SSL protocol.")
         .define("ssl.provider", Type.STRING, None, None, MEDIUM, "Security provider.")
-        .define("ssl.cipher.suites", Type.LIST, None, None, LOW, "Cipher suites.")
+        .define(
+            "ssl.cipher.suites",
+            Type.LIST,
+            [],
+            ValidList.any_non_duplicate_values(True, False),
+            LOW,
+            "Cipher suites.",
+        )
         .define(
             "ssl.enabled.protocols",
             Type.LIST,
             "TLSv1.2,TLSv1.3",
-            None,
+            ValidList.any_non_duplicate_values(True, False),
             MEDIUM,
             "Protocols enabled for SSL connections.",
         )
@@ -146,8 +155,8 @@ def _common_def() -> ConfigDef:
         .define(
             "bootstrap.servers",
             Type.LIST,
-            "localhost:9092",
-            None,
+            NO_DEFAULT_VALUE,  # Kafka 4.2 (KIP-1161): required, no more localhost:9092
+            ValidList.any_non_duplicate_values(False, False),
             HIGH,
             "host:port pairs used to establish the initial connection to Kafka.",
         )
@@ -234,7 +243,14 @@ def _common_def() -> ConfigDef:
             LOW,
             "Maximum time to wait for records to flush and offsets to be committed.",
         )
-        .define("plugin.path", Type.LIST, None, None, LOW, "Directories containing plugins.")
+        .define(
+            "plugin.path",
+            Type.LIST,
+            None,
+            ValidList.any_non_duplicate_values(False, True),
+            LOW,
+            "Directories containing plugins.",
+        )
         .define(
             "plugin.discovery",
             Type.STRING,
@@ -273,15 +289,15 @@ def _common_def() -> ConfigDef:
             "metric.reporters",
             Type.LIST,
             "org.apache.kafka.common.metrics.JmxReporter",
-            None,
+            ValidList.any_non_duplicate_values(True, False),
             LOW,
             "Metrics reporter classes.",
         )
         .define(
             "config.providers",
             Type.LIST,
-            "",
-            None,
+            [],
+            ValidList.any_non_duplicate_values(True, False),
             LOW,
             "Names of ConfigProvider classes (config.providers.<name>.class).",
         )
@@ -353,9 +369,21 @@ def _common_def() -> ConfigDef:
             "Access-Control-Allow-Methods value for REST responses.",
         )
         .define(
-            "admin.listeners", Type.LIST, None, None, LOW, "Listeners for the admin REST endpoints."
+            "admin.listeners",
+            Type.LIST,
+            None,
+            ValidList.any_non_duplicate_values(True, True),
+            LOW,
+            "Listeners for the admin REST endpoints.",
         )
-        .define("rest.extension.classes", Type.LIST, "", None, LOW, "REST extension classes.")
+        .define(
+            "rest.extension.classes",
+            Type.LIST,
+            [],
+            ValidList.any_non_duplicate_values(True, False),
+            LOW,
+            "REST extension classes.",
+        )
         .define(
             "response.http.headers.config",
             Type.STRING,

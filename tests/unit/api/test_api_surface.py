@@ -114,6 +114,7 @@ _STDLIB = {
     "math",
     "re",
     "threading",
+    "traceback",
     "types",
     "typing",
     "importlib",

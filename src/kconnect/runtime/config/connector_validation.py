@@ -27,6 +27,7 @@ from kconnect.api.config_infos import (
 )
 from kconnect.api.config_types import parse_type
 from kconnect.api.connector import SinkConnector
+from kconnect.api.secrets import redact
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.config import connector_config as cc
 from kconnect.runtime.config.client_overrides import (
@@ -39,6 +40,11 @@ from kconnect.runtime.config.client_overrides import (
     prefixed_overrides,
 )
 from kconnect.runtime.config.config_transformer import ConfigTransformer
+from kconnect.runtime.config.secret_settings import (
+    mask_secret_values,
+    password_keys,
+    remember_config_secrets,
+)
 from kconnect.runtime.config.transforms_config import enrich_connector_config_def
 from kconnect.runtime.config.validation_results import (
     add_null_value_errors,
@@ -46,6 +52,7 @@ from kconnect.runtime.config.validation_results import (
     java_map_str,
     merge_infos,
     prefixed_infos,
+    redact_infos,
     show_raw_values,
 )
 from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
@@ -131,9 +138,31 @@ class ConnectorValidator:
             props = self.transformer.transform(props)
         conn_class = props.get(cc.CONNECTOR_CLASS_CONFIG)
         if conn_class is None:
+            # Kafka quotes the whole config here; kconnect hides the values of secret keys
             raise BadRequestException(
-                f"Connector config {java_map_str(raw)} contains no connector type"
+                f"Connector config {java_map_str(mask_secret_values(raw))} contains no "
+                "connector type"
             )
+        self.remember_secrets(props)
+        return redact_infos(self._validate(raw, props, conn_class))
+
+    def remember_secrets(self, props: Mapping[str, str | None]) -> None:
+        """Remember the secret values of a connector's (or task's) config as secrets of the
+        process (:mod:`kconnect.runtime.config.secret_settings`): the keys its connector
+        declares PASSWORD, client secrets and keys named like secrets. Called for every config
+        validated and, by the herder, for every config it hands to the worker."""
+        declared: frozenset[str] = frozenset()
+        conn_class = props.get(cc.CONNECTOR_CLASS_CONFIG)
+        if conn_class:
+            try:
+                declared = password_keys(self.connector_instance(conn_class).config())
+            except Exception:  # an unknown or broken connector: the names still tell
+                pass
+        remember_config_secrets(props, declared)
+
+    def _validate(
+        self, raw: Mapping[str, str | None], props: dict[str, str | None], conn_class: str
+    ) -> ConfigInfos:
         try:
             connector = self.connector_instance(conn_class)
         except PluginNotFound as e:
@@ -217,7 +246,7 @@ class ConnectorValidator:
             result = connector.validate(dict(props))
         except Exception as e:
             log.error("Connector %s validate() failed", conn_class, exc_info=True)
-            raise BadRequestException(f"{conn_class}.validate() failed: {e}") from None
+            raise BadRequestException(redact(f"{conn_class}.validate() failed: {e}")) from None
         if result is None:
             raise BadRequestException(
                 f"{type(connector).__qualname__}.validate() must return a Config that is not null."

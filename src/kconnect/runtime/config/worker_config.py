@@ -41,6 +41,7 @@ from kconnect.runtime.config.client_overrides import (
     define_policy_keys,
     policy_from_worker,
 )
+from kconnect.runtime.config.secret_settings import password_keys, remember_config_secrets
 
 __all__ = [
     "CONFIG_DEF",
@@ -465,6 +466,8 @@ class WorkerConfig(AbstractConfig):
     """The parsed worker configuration. Read-only; safe to share between threads."""
 
     def __init__(self, props: Mapping[str, str], definition: ConfigDef = CONFIG_DEF) -> None:
+        # before parsing, so a value a validator refuses is already hidden in its message
+        remember_config_secrets(props, password_keys(definition))
         super().__init__(definition, props)
         self.rest_listeners = [_parse_listener(x) for x in self.get_list("listeners")]
         if not self.rest_listeners:

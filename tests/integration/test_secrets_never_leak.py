@@ -145,6 +145,7 @@ def roles(pg_dsn: str) -> Iterator[dict[str, Any]]:
         for table in tables:
             db.execute(f'DROP TABLE IF EXISTS "{table}"')
         for role in made.values():
+            db.execute(f"DROP OWNED BY {role}")  # whatever else it made in this database
             db.execute(f"DROP ROLE IF EXISTS {role}")
         db.close()
 

@@ -346,6 +346,13 @@ def test_no_secret_in_logs_traces_metrics_or_validation(
         # Kafka shows a connector's config as written to whoever may read it, and so does kconnect
         assert worker.get("/connectors/good/config").json()["connection.password"] == PG_SECRET
         assert worker.get("/connectors/prov-good/config").json()["connection.password"] == provided
+        # a provider's value is in no REST answer at all: configs and task configs keep the
+        # variable (Kafka's reverse transformation)
+        stored = [worker.get("/connectors?expand=info&expand=status").text]
+        for name in connectors:
+            stored += [worker.get(f"/connectors/{name}{p}").text for p in ("", "/config", "/tasks")]
+        assert PROVIDER_SECRET not in "\n".join(stored)
+        assert provided in worker.get("/connectors/prov-good/tasks").text
         status_records = _status_topic_values(kafka_bootstrap, f"{cluster.group}-status")
         assert any("EchoTask refusing" in v for v in status_records)
     finally:

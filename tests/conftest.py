@@ -24,3 +24,13 @@ from kconnect.testing.fixtures import (  # noqa: F401  (fixtures are found by na
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_service_tests(items)
+
+
+@pytest.fixture(autouse=True)
+def _no_secrets_between_tests() -> object:
+    """Secrets are remembered process-wide (kconnect.api.secrets); one test's passwords must
+    not hide text in the next test's logs and messages."""
+    from kconnect.api import secrets
+
+    yield
+    secrets._forget_all()

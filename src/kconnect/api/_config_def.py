@@ -10,6 +10,7 @@ string form), ``repr`` and pickles read as they always have.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Iterable, KeysView, Mapping
 from typing import Final
 
@@ -19,13 +20,16 @@ from kconnect.api.config_types import (
     Type,
     Width,
     convert_to_string,
+    java_str,
     parse_type,
 )
-from kconnect.api.config_validators import Recommender, Validator
+from kconnect.api.config_validators import Recommender, Validator, ValidList
 from kconnect.api.config_value import ConfigValue
 from kconnect.api.errors import ConfigException
 
 __all__ = ["ConfigDef", "ConfigKey"]
+
+_log = logging.getLogger("kconnect.api.config_def")
 
 _IMPORTANCE_ORDER: Final = {Importance.HIGH: 0, Importance.MEDIUM: 1, Importance.LOW: 2}
 
@@ -314,6 +318,19 @@ class ConfigDef:
             )
         else:
             parsed = key.default_value
+        if isinstance(key.validator, ValidList) and isinstance(parsed, list):
+            # Kafka 4.2 (KAFKA-19875): parsing drops repeated items with a warning, for
+            # compatibility; only validation (the REST validate endpoint) reports them
+            distinct = _distinct(parsed)
+            if len(distinct) != len(parsed):
+                _log.warning(
+                    'Configuration key "%s" lists some values more than once (%s); the '
+                    "duplicates are dropped: %s",
+                    key.name,
+                    java_str(parsed),
+                    java_str(distinct),
+                )
+                parsed = distinct
         if key.validator is not None:
             key.validator.ensure_valid(key.name, parsed)
         return parsed
@@ -414,3 +431,12 @@ class ConfigDef:
 
 ConfigKey.__module__ = "kconnect.api.config_def"
 ConfigDef.__module__ = "kconnect.api.config_def"
+
+
+def _distinct(items: list[object]) -> list[object]:
+    """``items`` without repeats, first occurrences in order (unhashable items compared by ==)."""
+    distinct: list[object] = []
+    for item in items:
+        if item not in distinct:
+            distinct.append(item)
+    return distinct

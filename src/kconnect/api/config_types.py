@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Final
 
 from kconnect.api.errors import ConfigException
+from kconnect.api.secrets import remember_secret
 
 __all__ = [
     "NO_DEFAULT_VALUE",
@@ -100,7 +101,9 @@ class Password:
     """A secret configuration value (``org.apache.kafka.common.config.types.Password``).
 
     ``str()`` and ``repr()`` give ``"[hidden]"`` so the secret cannot leak into logs, error
-    messages or REST responses by accident; :meth:`value` returns it. Equal by value.
+    messages or REST responses by accident; :meth:`value` returns it. Equal by value. Making
+    one remembers the value as a secret of the process (:mod:`kconnect.api.secrets`), so it is
+    also hidden where a plugin passes it on in plain text (an exception message, a log line).
     """
 
     HIDDEN: Final = "[hidden]"
@@ -108,6 +111,7 @@ class Password:
 
     def __init__(self, value: str) -> None:
         self._value = value
+        remember_secret(value)
 
     def value(self) -> str:
         """The secret itself. Never log it."""

@@ -162,8 +162,10 @@ class CaseInsensitiveValidString(Validator):
 class ValidList(Validator):
     """A LIST value: no duplicates, no empty items, optionally only the given items.
 
-    Follows Kafka's current ``ConfigDef.ValidList`` (KIP-1161): ``None`` and the empty list are
-    accepted or not as configured; :meth:`in_` allows the empty list but not ``None``.
+    Follows Kafka 4.2's ``ConfigDef.ValidList`` (KIP-1161): ``None`` and the empty list are
+    accepted or not as configured; :meth:`in_` allows the empty list but not ``None``. Parsing
+    (``ConfigDef.parse``, an ``AbstractConfig``) drops repeated items with a warning before this
+    validator runs (KAFKA-19875); ``ConfigDef.validate`` reports them as an error.
     """
 
     def __init__(self, valid_strings: list[str], allow_empty: bool, allow_null: bool) -> None:
@@ -212,11 +214,7 @@ class ValidList(Validator):
                     self.valid_string.ensure_valid(name, item)
 
     def __str__(self) -> str:
-        return (
-            str(self.valid_string)
-            + (" (empty config allowed)" if self.allow_empty else " (empty not allowed)")
-            + (" (null config allowed)" if self.allow_null else " (null not allowed)")
-        )
+        return str(self.valid_string) if self.valid_string.valid_strings else ""
 
 
 class ListSize(Validator):

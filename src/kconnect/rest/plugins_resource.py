@@ -9,6 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kconnect.rest.entities import config_map, json_body, parse_json
 from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.config.secret_settings import mask_secret_values
 from kconnect.runtime.config.validation_results import java_map_str
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.plugins.versions import (
@@ -62,7 +63,9 @@ def plugins_router(herder: Herder) -> APIRouter:
             )
         if conn_type is None:
             raise BadRequestException(
-                f"Connector config {java_map_str(config)} contains no connector type"
+                # Kafka quotes the whole config; the values of secret keys stay hidden here
+                f"Connector config {java_map_str(mask_secret_values(config))} contains no "
+                "connector type"
             )
         infos = await run_in_threadpool(lambda: herder.validate_connector_config(config))
         return infos.to_dict()

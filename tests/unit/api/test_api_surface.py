@@ -115,6 +115,7 @@ _STDLIB = {
     "math",
     "re",
     "threading",
+    "traceback",
     "types",
     "typing",
     "importlib",

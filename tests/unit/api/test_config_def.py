@@ -295,7 +295,7 @@ class TestValidators:
         assert invalid(v, ["a", "a"]) == "Configuration 'k' values must not be duplicated."
         assert invalid(v, None) == "Configuration 'k' values must not be null."
         assert invalid(v, ["a", ""]) == "Configuration 'k' values must not be empty."
-        assert str(v) == "[a, b] (empty config allowed) (null not allowed)"
+        assert str(v) == "[a, b]"  # Kafka 4.2 lists only the valid strings
         strict = ValidList.in_("a", allow_empty=False)
         assert invalid(strict, []) == (
             "Configuration 'k' must not be empty. Valid values include: [a]"
@@ -311,7 +311,24 @@ class TestValidators:
             "Configuration 'k' must not be empty. Valid values include: any non-empty value"
         )
         assert invalid(v, ["x", "x"]) == "Configuration 'k' values must not be duplicated."
-        assert str(v) == "[] (empty not allowed) (null config allowed)"
+        assert str(v) == ""
+
+    def test_parsing_drops_duplicates_validation_reports_them(
+        self, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        # Kafka 4.2 (KAFKA-19875): AbstractConfig parsing keeps the first of each value and
+        # warns; ConfigDef.validate (the REST validate endpoint) reports the duplicate
+        d = ConfigDef().define(
+            "k", Type.LIST, [], ValidList.any_non_duplicate_values(True, False), Importance.LOW, ""
+        )
+        with caplog.at_level(logging.WARNING, logger="kconnect.api.config_def"):
+            assert d.parse({"k": "b,a,b, a"})["k"] == ["b", "a"]
+        assert '"k"' in caplog.text and "[b, a, b, a]" in caplog.text
+        assert d.validate_all({"k": "b,a,b"})["k"].errors == [
+            "Configuration 'k' values must not be duplicated."
+        ]
+        with pytest.raises(ConfigException, match="values must not be empty"):
+            d.parse({"k": "a,,b"})
 
     def test_list_size(self) -> None:
         v = ListSize.at_most_of_size(1)

@@ -82,7 +82,9 @@ def plugins() -> Plugins:
 
 @pytest.fixture
 def client(plugins: Plugins) -> Any:
-    worker_config = WorkerConfig({"key.converter": STRING, "value.converter": JSON})
+    worker_config = WorkerConfig(
+        {"bootstrap.servers": "localhost:9092", "key.converter": STRING, "value.converter": JSON}
+    )
     herder = StandaloneHerder(None, plugins, worker_config=worker_config)
     with TestClient(create_app(herder)) as c:
         yield c

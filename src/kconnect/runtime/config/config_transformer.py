@@ -8,8 +8,10 @@ worker's ``config.providers`` (``config.providers.<name>.class`` and
 
 Where resolved values go: only to the Worker, which hands them to connectors, tasks, converters
 and transformations. The herder stores and shows the raw config (variables as written), and
-compares task configs after :func:`reverse_transform`, so a resolved secret is never stored,
-shown in a REST response, written in a status trace or logged.
+compares task configs after :func:`reverse_transform`, so a resolved secret is never stored or
+shown in a REST response. Every resolved value is also remembered as a secret of the process
+(:mod:`kconnect.api.secrets`), so it is hidden (``[hidden]``) in log lines and status traces
+even when a plugin quotes it.
 
 Thread-safety: :meth:`ConfigTransformer.transform` may be called from any thread; providers
 must be thread-safe (a contract of :class:`kconnect.api.ConfigProvider`).
@@ -27,6 +29,7 @@ from typing import Any
 
 from kconnect.api import ConfigException, ConfigProvider
 from kconnect.api.plugin_groups import CONFIG_PROVIDER_GROUP
+from kconnect.api.secrets import remember_secret
 
 __all__ = [
     "DEFAULT_PATTERN",
@@ -98,7 +101,11 @@ class ConfigTransformer:
             if by_path is None:
                 return match.group(0)
             found = by_path.get(match.group(3) or "", {}).get(match.group(4))
-            return match.group(0) if found is None else found
+            if found is None:
+                return match.group(0)
+            # a provider is where secrets are kept: its values are never logged or shown
+            remember_secret(found)
+            return found
 
         transformed = {
             k: (None if v is None else DEFAULT_PATTERN.sub(replace, v)) for k, v in configs.items()
@@ -185,7 +192,8 @@ def load_config_providers(
         names_raw if isinstance(names_raw, list) else [n.strip() for n in str(names_raw).split(",")]
     )
     providers: dict[str, ConfigProvider] = {}
-    for name in (n for n in names if n):
+    # a name listed twice is one provider (Kafka 4.2 drops repeated list items with a warning)
+    for name in dict.fromkeys(n for n in names if n):
         class_key = f"{CONFIG_PROVIDERS_CONFIG}.{name}.class"
         class_name = worker_props.get(class_key)
         if not class_name:

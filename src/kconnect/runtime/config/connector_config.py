@@ -32,6 +32,7 @@ from kconnect.api.config_def import (
     Range,
     Recommender,
     Type,
+    ValidList,
     ValidString,
     Width,
 )
@@ -476,7 +477,7 @@ def sink_connector_config_def(**enrichment: Any) -> ConfigDef:
         TOPICS_CONFIG,
         Type.LIST,
         "",
-        None,
+        ValidList.any_non_duplicate_values(True, False),  # Kafka 4.2 (KIP-1161)
         Importance.HIGH,
         "Comma-separated topics to consume.",
         group=COMMON_GROUP,

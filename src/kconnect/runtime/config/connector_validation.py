@@ -25,18 +25,27 @@ from kconnect.api.config_infos import (
     ConfigInfos,
     config_infos,
 )
+from kconnect.api.config_types import parse_type
 from kconnect.api.connector import SinkConnector
+from kconnect.api.secrets import redact
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.config import connector_config as cc
 from kconnect.runtime.config.client_overrides import (
     ADMIN_OVERRIDE_PREFIX,
     CONSUMER_OVERRIDE_PREFIX,
     PRODUCER_OVERRIDE_PREFIX,
-    override_allowed,
-    policy_error_message,
+    ConnectorClientConfigOverridePolicy,
+    client_password_def,
+    policy_named,
+    prefixed_overrides,
 )
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.restart_policy import auto_restart_infos
+from kconnect.runtime.config.secret_settings import (
+    mask_secret_values,
+    password_keys,
+    remember_config_secrets,
+)
 from kconnect.runtime.config.transforms_config import enrich_connector_config_def
 from kconnect.runtime.config.validation_results import (
     add_null_value_errors,
@@ -44,6 +53,7 @@ from kconnect.runtime.config.validation_results import (
     java_map_str,
     merge_infos,
     prefixed_infos,
+    redact_infos,
     show_raw_values,
 )
 from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
@@ -54,7 +64,7 @@ __all__ = ["ConnectorValidator"]
 
 log = logging.getLogger(__name__)
 
-_POLICIES = ("All", "None", "Principal")
+_CLIENT_PASSWORDS = client_password_def()
 _CONVERTERS = (  # (class key, plugin kind, converter.type, what Kafka calls it)
     (cc.HEADER_CONVERTER_CLASS_CONFIG, "header_converter", "header", "header converter"),
     (cc.KEY_CONVERTER_CLASS_CONFIG, "converter", "key", "key converter"),
@@ -75,16 +85,23 @@ class ConnectorValidator:
         plugins: Any,
         *,
         config_transformer: ConfigTransformer | None = None,
-        override_policy: str = "All",
+        override_policy: str | ConnectorClientConfigOverridePolicy = "All",
         worker_config: Any = None,
     ) -> None:
         """``worker_config`` (a WorkerConfig, or None) supplies the converters a connector
-        inherits, shown as the defaults of its converter keys (Kafka 4.1)."""
+        inherits, shown as the defaults of its converter keys (Kafka 4.1), and the client
+        override policy (with its allowlist), which then wins over ``override_policy``."""
         self.plugins = plugins
         self.worker_config = worker_config
         self.view = PluginView(plugins)
         self.transformer = config_transformer
-        self.override_policy = override_policy
+        worker_policy = getattr(worker_config, "client_override_policy", None)
+        if isinstance(worker_policy, ConnectorClientConfigOverridePolicy):
+            self.override_policy = worker_policy
+        elif isinstance(override_policy, str):
+            self.override_policy = policy_named(override_policy)
+        else:
+            self.override_policy = override_policy
         self._connectors: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -122,9 +139,31 @@ class ConnectorValidator:
             props = self.transformer.transform(props)
         conn_class = props.get(cc.CONNECTOR_CLASS_CONFIG)
         if conn_class is None:
+            # Kafka quotes the whole config here; kconnect hides the values of secret keys
             raise BadRequestException(
-                f"Connector config {java_map_str(raw)} contains no connector type"
+                f"Connector config {java_map_str(mask_secret_values(raw))} contains no "
+                "connector type"
             )
+        self.remember_secrets(props)
+        return redact_infos(self._validate(raw, props, conn_class))
+
+    def remember_secrets(self, props: Mapping[str, str | None]) -> None:
+        """Remember the secret values of a connector's (or task's) config as secrets of the
+        process (:mod:`kconnect.runtime.config.secret_settings`): the keys its connector
+        declares PASSWORD, client secrets and keys named like secrets. Called for every config
+        validated and, by the herder, for every config it hands to the worker."""
+        declared: frozenset[str] = frozenset()
+        conn_class = props.get(cc.CONNECTOR_CLASS_CONFIG)
+        if conn_class:
+            try:
+                declared = password_keys(self.connector_instance(conn_class).config())
+            except Exception:  # an unknown or broken connector: the names still tell
+                pass
+        remember_config_secrets(props, declared)
+
+    def _validate(
+        self, raw: Mapping[str, str | None], props: dict[str, str | None], conn_class: str
+    ) -> ConfigInfos:
         try:
             connector = self.connector_instance(conn_class)
         except PluginNotFound as e:
@@ -208,7 +247,7 @@ class ConnectorValidator:
             result = connector.validate(dict(props))
         except Exception as e:
             log.error("Connector %s validate() failed", conn_class, exc_info=True)
-            raise BadRequestException(f"{conn_class}.validate() failed: {e}") from None
+            raise BadRequestException(redact(f"{conn_class}.validate() failed: {e}")) from None
         if result is None:
             raise BadRequestException(
                 f"{type(connector).__qualname__}.validate() must return a Config that is not null."
@@ -403,17 +442,17 @@ class ConnectorValidator:
         return prefixed_infos(config_def, java_hash_map_order(values), prefix)
 
     def _override_infos(self, props: Mapping[str, str | None], prefix: str) -> ConfigInfos:
-        values = []
-        for k, v in props.items():
-            if not k.startswith(prefix) or len(k) == len(prefix):
-                continue
-            name = k[len(prefix) :]
-            cv = ConfigValue(name, v)
-            policy = self.override_policy
-            if policy in ("None", "Principal") and not override_allowed(policy, name):
-                cv.add_error_message(policy_error_message(policy, name))
-            values.append(cv)
-        return prefixed_infos(ConfigDef(), values, prefix)
+        """The policy's verdict on each ``prefix`` override; client PASSWORD settings are
+        parsed as such, so their values show as ``[hidden]`` (Kafka parses them with the
+        client's ConfigDef)."""
+        overrides: dict[str, object] = {}
+        password_keys = _CLIENT_PASSWORDS.config_keys()
+        for name, value in prefixed_overrides(props, prefix).items():
+            key = password_keys.get(name)
+            overrides[name] = value if key is None else parse_type(name, value, key.type)
+        # Kafka collects the overrides in a HashMap: its iteration order is the answer's
+        values = java_hash_map_order(self.override_policy.validate(overrides))
+        return prefixed_infos(_CLIENT_PASSWORDS, values, prefix)
 
 
 def _class_name(cls: Any) -> str:

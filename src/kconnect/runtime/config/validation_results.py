@@ -19,6 +19,7 @@ from kconnect.api.config_infos import (
     convert_config_key,
     convert_config_value,
 )
+from kconnect.api.secrets import redact
 from kconnect.runtime.config.config_transformer import keys_with_variables
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "java_map_str",
     "merge_infos",
     "prefixed_infos",
+    "redact_infos",
     "show_raw_values",
 ]
 
@@ -155,5 +157,25 @@ def show_raw_values(
             and not (info.definition is not None and info.definition.type == "PASSWORD")
         ):
             value = ConfigValueInfo(value.name, raw[value.name], [], value.errors, value.visible)
+        configs.append(ConfigInfo(info.definition, value))
+    return ConfigInfos(infos.name, infos.error_count, infos.groups, configs)
+
+
+def redact_infos(infos: ConfigInfos) -> ConfigInfos:
+    """``infos`` with every secret the process knows hidden in every value and error message
+    (a validator or a connector's ``validate()`` may quote the value it refused; a URL may
+    carry a password). Kafka echoes non-PASSWORD values as given; kconnect differs only where
+    a value holds a secret."""
+    configs = []
+    for info in infos.configs:
+        value = info.value
+        if value is not None:
+            value = ConfigValueInfo(
+                value.name,
+                None if value.value is None else redact(value.value),
+                value.recommended_values,
+                [redact(e) for e in value.errors],
+                value.visible,
+            )
         configs.append(ConfigInfo(info.definition, value))
     return ConfigInfos(infos.name, infos.error_count, infos.groups, configs)

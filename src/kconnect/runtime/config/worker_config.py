@@ -12,6 +12,7 @@ the same translation to anything it is given, so Java-named and translated dicts
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -23,16 +24,24 @@ from urllib.parse import urlsplit
 import javaproperties
 
 from kconnect.api.config_def import (
+    NO_DEFAULT_VALUE,
     AbstractConfig,
     CaseInsensitiveValidString,
     ConfigDef,
     Importance,
     Range,
+    ValidList,
     ValidString,
 )
 from kconnect.api.config_types import Type, class_name
 from kconnect.api.errors import ConfigException
 from kconnect.kafka.client_config import to_librdkafka
+from kconnect.runtime.config.client_overrides import (
+    ConnectorClientConfigOverridePolicy,
+    define_policy_keys,
+    policy_from_worker,
+)
+from kconnect.runtime.config.secret_settings import password_keys, remember_config_secrets
 
 __all__ = [
     "CONFIG_DEF",
@@ -65,12 +74,19 @@ def _ssl_keys(d: ConfigDef) -> ConfigDef:
     return (
         d.define("ssl.protocol", Type.STRING, "TLSv1.3", None, MEDIUM, "The SSL protocol.")
         .define("ssl.provider", Type.STRING, None, None, MEDIUM, "Security provider.")
-        .define("ssl.cipher.suites", Type.LIST, None, None, LOW, "Cipher suites.")
+        .define(
+            "ssl.cipher.suites",
+            Type.LIST,
+            [],
+            ValidList.any_non_duplicate_values(True, False),
+            LOW,
+            "Cipher suites.",
+        )
         .define(
             "ssl.enabled.protocols",
             Type.LIST,
             "TLSv1.2,TLSv1.3",
-            None,
+            ValidList.any_non_duplicate_values(True, False),
             MEDIUM,
             "Protocols enabled for SSL connections.",
         )
@@ -140,8 +156,8 @@ def _common_def() -> ConfigDef:
         .define(
             "bootstrap.servers",
             Type.LIST,
-            "localhost:9092",
-            None,
+            NO_DEFAULT_VALUE,  # Kafka 4.2 (KIP-1161): required, no more localhost:9092
+            ValidList.any_non_duplicate_values(False, False),
             HIGH,
             "host:port pairs used to establish the initial connection to Kafka.",
         )
@@ -264,7 +280,14 @@ def _common_def() -> ConfigDef:
             LOW,
             "Maximum time to wait for records to flush and offsets to be committed.",
         )
-        .define("plugin.path", Type.LIST, None, None, LOW, "Directories containing plugins.")
+        .define(
+            "plugin.path",
+            Type.LIST,
+            None,
+            ValidList.any_non_duplicate_values(False, True),
+            LOW,
+            "Directories containing plugins.",
+        )
         .define(
             "plugin.discovery",
             Type.STRING,
@@ -303,25 +326,17 @@ def _common_def() -> ConfigDef:
             "metric.reporters",
             Type.LIST,
             "org.apache.kafka.common.metrics.JmxReporter",
-            None,
+            ValidList.any_non_duplicate_values(True, False),
             LOW,
             "Metrics reporter classes.",
         )
         .define(
             "config.providers",
             Type.LIST,
-            "",
-            None,
+            [],
+            ValidList.any_non_duplicate_values(True, False),
             LOW,
             "Names of ConfigProvider classes (config.providers.<name>.class).",
-        )
-        .define(
-            "connector.client.config.override.policy",
-            Type.STRING,
-            "All",
-            ValidString.in_("All", "None", "Principal"),
-            MEDIUM,
-            "Which client configs connectors may override.",
         )
         .define(
             "topic.creation.enable",
@@ -391,9 +406,21 @@ def _common_def() -> ConfigDef:
             "Access-Control-Allow-Methods value for REST responses.",
         )
         .define(
-            "admin.listeners", Type.LIST, None, None, LOW, "Listeners for the admin REST endpoints."
+            "admin.listeners",
+            Type.LIST,
+            None,
+            ValidList.any_non_duplicate_values(True, True),
+            LOW,
+            "Listeners for the admin REST endpoints.",
         )
-        .define("rest.extension.classes", Type.LIST, "", None, LOW, "REST extension classes.")
+        .define(
+            "rest.extension.classes",
+            Type.LIST,
+            [],
+            ValidList.any_non_duplicate_values(True, False),
+            LOW,
+            "REST extension classes.",
+        )
         .define(
             "response.http.headers.config",
             Type.STRING,
@@ -411,7 +438,7 @@ def _common_def() -> ConfigDef:
             "Client authentication for HTTPS listeners.",
         )
     )
-    return _ssl_keys(d)
+    return _ssl_keys(define_policy_keys(d))
 
 
 CONFIG_DEF = _common_def()
@@ -475,6 +502,8 @@ class WorkerConfig(AbstractConfig):
     """The parsed worker configuration. Read-only; safe to share between threads."""
 
     def __init__(self, props: Mapping[str, str], definition: ConfigDef = CONFIG_DEF) -> None:
+        # before parsing, so a value a validator refuses is already hidden in its message
+        remember_config_secrets(props, password_keys(definition))
         super().__init__(definition, props)
         self.rest_listeners = [_parse_listener(x) for x in self.get_list("listeners")]
         if not self.rest_listeners:
@@ -585,6 +614,11 @@ class WorkerConfig(AbstractConfig):
     @property
     def topic_creation_enable(self) -> bool:
         return self.get_boolean("topic.creation.enable")
+
+    @functools.cached_property
+    def client_override_policy(self) -> ConnectorClientConfigOverridePolicy:
+        """The ``connector.client.config.override.policy`` (with its allowlist), built once."""
+        return policy_from_worker(self)
 
 
 class StandaloneConfig(WorkerConfig):

@@ -198,10 +198,14 @@ class AbstractHerder(HerderStatusListener, Herder):
             transformer.close()
 
     def resolved_config(self, raw: Mapping[str, str]) -> dict[str, str]:
-        """``raw`` with config-provider variables resolved (for the worker, never stored)."""
+        """``raw`` with config-provider variables resolved (for the worker, never stored);
+        its secret values are remembered, so logs and traces hide them."""
         if self._transformer is None:
-            return dict(raw)
-        return {k: v for k, v in self._transformer.transform(raw).items() if v is not None}
+            resolved = dict(raw)
+        else:
+            resolved = {k: v for k, v in self._transformer.transform(raw).items() if v is not None}
+        self.validator.remember_secrets(resolved)
+        return resolved
 
     def _connector_type(self, raw: Mapping[str, str] | None) -> str:
         return self.validator.connector_type(raw)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import traceback
 from abc import abstractmethod
 
+from kconnect.api.secrets import redact
 from kconnect.runtime.common.failures import RemoteFailure
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import (
@@ -32,10 +33,10 @@ __all__ = ["HerderStatusListener", "format_trace"]
 
 def format_trace(error: BaseException) -> str:
     """The status ``trace`` of a failure: the exception's full formatted traceback (for a
-    failure in a task process, the traceback as formatted there)."""
+    failure in a task process, the traceback as formatted there), every known secret hidden."""
     if isinstance(error, RemoteFailure):
-        return error.trace
-    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        return redact(error.trace)
+    return redact("".join(traceback.format_exception(type(error), error, error.__traceback__)))
 
 
 class HerderStatusListener(StatusListener):

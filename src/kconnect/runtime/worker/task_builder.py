@@ -25,6 +25,7 @@ from kconnect.runtime.config.client_overrides import (
     ADMIN_OVERRIDE_PREFIX,
     CONSUMER_OVERRIDE_PREFIX,
     PRODUCER_OVERRIDE_PREFIX,
+    ConnectorClientConfigOverridePolicy,
     client_overrides,
 )
 from kconnect.runtime.config.connector_config import (
@@ -32,6 +33,7 @@ from kconnect.runtime.config.connector_config import (
     SinkConnectorConfig,
     SourceConnectorConfig,
 )
+from kconnect.runtime.config.secret_settings import password_keys, remember_config_secrets
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.plugins.plugins import Plugins
@@ -64,10 +66,12 @@ class TaskBuilder:
         self.plugins = plugins
         self.offset_store = offset_store
         self.clock = clock
+        self._password_keys: dict[str, frozenset[str]] = {}
 
     @property
-    def policy(self) -> str:
-        return str(self.config.get_string("connector.client.config.override.policy"))
+    def policy(self) -> ConnectorClientConfigOverridePolicy:
+        """The worker's ``connector.client.config.override.policy`` (with its allowlist)."""
+        return self.config.client_override_policy
 
     # -- clients --------------------------------------------------------------------------------
 
@@ -96,6 +100,23 @@ class TaskBuilder:
             else {}
         )
         return {**self.config.java_admin_props(), **overrides}
+
+    # -- secrets ----------------------------------------------------------------------------------
+
+    def remember_secrets(self, config: ConnectorConfig, task_props: Mapping[str, str]) -> None:
+        """Remember the task's secret settings in this process (a task process included), so
+        they are hidden in its log lines and traces even if a plugin quotes its config: the
+        keys its connector declares PASSWORD, client secrets, keys named like secrets."""
+        cls = config.connector_class
+        keys = self._password_keys.get(cls)
+        if keys is None:
+            try:
+                keys = password_keys(self.plugins.new_connector(cls).config())
+            except Exception:  # the task's own start reports a broken connector
+                keys = frozenset()
+            self._password_keys[cls] = keys
+        remember_config_secrets(config.props, keys)
+        remember_config_secrets(task_props, keys)
 
     # -- converters and transforms --------------------------------------------------------------
 
@@ -169,6 +190,7 @@ class TaskBuilder:
         target: TargetState,
         services: TaskServices,
     ) -> WorkerSourceTask:
+        self.remember_secrets(config, task_props)
         plugins = self.plugins_for(config)
         closers: list[Any] = [plugins]
         try:
@@ -217,6 +239,7 @@ class TaskBuilder:
         target: TargetState,
         services: TaskServices,
     ) -> WorkerSinkTask:
+        self.remember_secrets(config, task_props)
         plugins = self.plugins_for(config)
         closers: list[Any] = [plugins]
         try:

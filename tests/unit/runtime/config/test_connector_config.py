@@ -66,3 +66,64 @@ def test_source_def_groups_and_keys():
     keys = d.config_keys()
     assert keys["tasks.max"].default_value == 1
     assert keys["exactly.once.support"].default_value == "requested"
+
+
+def test_kafka_4_2_list_rules_name_the_key():
+    # KIP-1161: each of transforms, predicates and topics refuses a repeated item, by name
+    errs = _errors(
+        {
+            **BASE,
+            "topics": "a,a",
+            "transforms": "t,t",
+            "transforms.t.type": "org.apache.kafka.connect.transforms.Filter",
+            "predicates": "p,p",
+        }
+    )
+    assert errs["topics"] == ["Configuration 'topics' values must not be duplicated."]
+    assert errs["transforms"] == [
+        "Invalid value [t, t] for configuration transforms: Duplicate alias provided."
+    ]
+    assert errs["predicates"] == [
+        "Invalid value [p, p] for configuration predicates: Duplicate alias provided."
+    ]
+    assert _errors({**BASE, "topics": "a,,b"})["topics"] == [
+        "Configuration 'topics' values must not be empty."
+    ]
+    assert _errors({**BASE, "topics": "a,b,"})["topics"] == [
+        "Configuration 'topics' values must not be empty."
+    ]
+
+
+def test_source_topic_creation_groups_refuse_duplicates():
+    result = source_connector_config_def().validate_all({**BASE, "topic.creation.groups": "g,g"})
+    assert result["topic.creation.groups"].errors == [
+        "Invalid value [g, g] for configuration topic.creation.groups: Duplicate alias provided."
+    ]
+
+
+def test_running_sink_config_drops_duplicate_topics():
+    from kconnect.runtime.config.connector_config import SinkConnectorConfig
+
+    config = SinkConnectorConfig({**BASE, "topics": "a,b,a"})
+    assert config.get_list("topics") == ["a", "b"]
+
+
+def test_config_providers_listed_twice_make_one_provider():
+    from kconnect.runtime.config.config_transformer import load_config_providers
+
+    made = []
+
+    def instantiate(name):
+        from kconnect.config_providers.file import FileConfigProvider
+
+        made.append(name)
+        return FileConfigProvider()
+
+    providers = load_config_providers(
+        {
+            "config.providers": "file,file",
+            "config.providers.file.class": "org.apache.kafka.common.config.provider.FileConfigProvider",
+        },
+        instantiate=instantiate,
+    )
+    assert list(providers) == ["file"] and len(made) == 1

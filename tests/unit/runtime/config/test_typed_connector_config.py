@@ -17,7 +17,10 @@ BASE = {"name": "c", "connector.class": "FileStreamSink"}
 
 
 def test_defaults_come_from_the_config_def() -> None:
-    sink = SinkConnectorConfig({**BASE, "topics": "a, b,a,,"})
+    # Kafka 4.2 (KIP-1161): repeated topics are dropped, an empty item is refused
+    sink = SinkConnectorConfig({**BASE, "topics": "a, b,a"})
+    with pytest.raises(ConfigException, match="'topics' values must not be empty"):
+        SinkConnectorConfig({**BASE, "topics": "a, b,a,,"})
     assert sink.tasks_max == 1 and sink.tasks_max_enforce is True
     assert sink.topics == ["a", "b"] and sink.topics_regex is None
     assert sink.errors_tolerance is ToleranceType.NONE

@@ -3,8 +3,7 @@ import re
 
 import pytest
 
-from kconnect.api.errors import ConfigException, ConnectException
-from kconnect.runtime.config.client_overrides import PRODUCER_OVERRIDE_PREFIX, client_overrides
+from kconnect.api.errors import ConfigException
 from kconnect.runtime.config.worker_config import (
     ListenerSpec,
     StandaloneConfig,
@@ -13,6 +12,7 @@ from kconnect.runtime.config.worker_config import (
 )
 
 BASE = {
+    "bootstrap.servers": "localhost:9092",
     "key.converter": "org.apache.kafka.connect.json.JsonConverter",
     "value.converter": "org.apache.kafka.connect.storage.StringConverter",
 }
@@ -20,7 +20,6 @@ BASE = {
 
 def test_defaults_match_kafka() -> None:
     c = WorkerConfig(BASE)
-    assert c.bootstrap_servers == "localhost:9092"
     assert c.offset_flush_interval_ms == 60000
     assert c.offset_flush_timeout_ms == 5000
     assert c.graceful_shutdown_timeout_ms == 5000
@@ -38,7 +37,7 @@ def test_converters_are_required() -> None:
     with pytest.raises(
         ConfigException, match=re.escape('Missing required configuration "key.converter"')
     ):
-        WorkerConfig({"value.converter": "x"})
+        WorkerConfig({"bootstrap.servers": "b:1", "value.converter": "x"})
 
 
 def test_bad_value_names_key() -> None:
@@ -48,6 +47,56 @@ def test_bad_value_names_key() -> None:
         WorkerConfig({**BASE, "connector.client.config.override.policy": "Some"})
     with pytest.raises(ConfigException, match=re.escape("listeners")):
         WorkerConfig({**BASE, "listeners": "ftp://:21"})
+
+
+def test_bootstrap_servers_required_and_strict_kip_1161() -> None:
+    # Kafka 4.2: no localhost:9092 default; no empty list, no empty item; duplicates dropped
+    converters = {k: v for k, v in BASE.items() if k != "bootstrap.servers"}
+    with pytest.raises(
+        ConfigException,
+        match=re.escape('Missing required configuration "bootstrap.servers" which has no default'),
+    ):
+        WorkerConfig(converters)
+    with pytest.raises(
+        ConfigException,
+        match=re.escape(
+            "Configuration 'bootstrap.servers' must not be empty. Valid values include: "
+            "any non-empty value"
+        ),
+    ):
+        WorkerConfig({**converters, "bootstrap.servers": " "})
+    with pytest.raises(
+        ConfigException,
+        match=re.escape("Configuration 'bootstrap.servers' values must not be empty."),
+    ):
+        WorkerConfig({**converters, "bootstrap.servers": "a:1,,b:2"})
+    assert WorkerConfig({**converters, "bootstrap.servers": "a:1,b:2,a:1"}).bootstrap_servers == (
+        "a:1,b:2"
+    )
+
+
+@pytest.mark.parametrize(
+    "key", ["config.providers", "metric.reporters", "rest.extension.classes", "plugin.path"]
+)
+def test_worker_lists_drop_duplicates_with_a_warning(
+    key: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="kconnect.api.config_def"):
+        c = WorkerConfig({**BASE, key: "a,b,a"})
+    assert c.get_list(key) == ["a", "b"]
+    assert f'"{key}"' in caplog.text and "duplicates are dropped" in caplog.text
+    with pytest.raises(
+        ConfigException, match=re.escape(f"Configuration '{key}' values must not be empty.")
+    ):
+        WorkerConfig({**BASE, key: "a,,b"})
+
+
+def test_empty_plugin_path_is_refused_as_in_kafka_4_2() -> None:
+    with pytest.raises(
+        ConfigException, match=re.escape("Configuration 'plugin.path' must not be empty")
+    ):
+        WorkerConfig({**BASE, "plugin.path": ""})
+    assert WorkerConfig(BASE).get_list("plugin.path") is None
 
 
 def test_standalone_requires_offset_file() -> None:
@@ -120,21 +169,3 @@ def test_load_properties(tmp_path) -> None:
         "key.converter": "x",
         "plugin.path": "/a,/b",
     }
-
-
-def test_client_override_policy() -> None:
-    props = {"producer.override.linger.ms": "1", "producer.override.sasl.mechanism": "PLAIN"}
-    assert client_overrides("All", props, PRODUCER_OVERRIDE_PREFIX) == {
-        "linger.ms": "1",
-        "sasl.mechanism": "PLAIN",
-    }
-    with pytest.raises(
-        ConnectException,
-        match=re.escape("'Principal' policy does not allow 'producer.override.linger.ms'"),
-    ):
-        client_overrides("Principal", props, PRODUCER_OVERRIDE_PREFIX)
-    assert client_overrides(
-        "Principal", {"producer.override.sasl.mechanism": "PLAIN"}, PRODUCER_OVERRIDE_PREFIX
-    ) == {"sasl.mechanism": "PLAIN"}
-    with pytest.raises(ConnectException, match=re.escape("'None' policy")):
-        client_overrides("None", props, PRODUCER_OVERRIDE_PREFIX)

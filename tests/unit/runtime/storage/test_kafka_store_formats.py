@@ -46,6 +46,7 @@ from kconnect.testing.fakes import RecordingConfigListener
 
 CONFIG = DistributedConfig(
     {
+        "bootstrap.servers": "localhost:9092",
         "group.id": "g",
         "key.converter": "org.apache.kafka.connect.json.JsonConverter",
         "value.converter": "org.apache.kafka.connect.json.JsonConverter",

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect.api import ConfigException
+from kconnect.api.secrets import remember_secret
 
 __all__ = [
     "CONNECTION_CONFIG_KEYS",
@@ -183,6 +184,11 @@ def _parse_query(query: str) -> dict[str, str]:
         if part:
             k, _, v = part.partition("=")
             props[urllib.parse.unquote(k)] = urllib.parse.unquote(v)
+            if urllib.parse.unquote(k) in _SECRET_PROPS:
+                # a password in the URL is as secret as connection.password: hidden in every
+                # log line and trace of the worker, in both spellings
+                remember_secret(v)
+                remember_secret(urllib.parse.unquote(v))
     return props
 
 
@@ -288,6 +294,9 @@ def connection_spec(props: Mapping[str, Any]) -> ConnectionSpec:
     password = _plain(props.get("connection.password")) or driver.pop("password", None)
     driver.pop("user", None)
     driver.pop("password", None)
+    remember_secret(password)
+    for key in _SECRET_PROPS:
+        remember_secret(driver.get(key))
     return ConnectionSpec(url, user or None, password or None, driver)
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "HIDDEN",
     "MIN_SECRET_LENGTH",
     "install_log_redaction",
+    "known_secrets",
     "redact",
     "remember_secret",
 ]
@@ -60,6 +61,12 @@ def remember_secret(value: object) -> None:
             del _known[next(iter(_known))]
         _by_length = tuple(sorted(_known, key=len, reverse=True))
     install_log_redaction()
+
+
+def known_secrets() -> tuple[str, ...]:
+    """Every secret this process knows (a worker hands them to its task processes, which
+    then hide them too)."""
+    return _by_length
 
 
 def redact(text: str) -> str:

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kconnect.api.errors import ConnectException
+from kconnect.api.secrets import known_secrets
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.failures import RemoteFailure
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -147,7 +148,13 @@ class TaskProcessPool(TaskExecutor):
             started = bool(
                 proc.channel.call(
                     "start_task",
-                    (task_id, dict(connector_props), dict(task_props), target_state.value),
+                    (
+                        task_id,
+                        dict(connector_props),
+                        dict(task_props),
+                        target_state.value,
+                        known_secrets(),  # the task process hides them in its logs too
+                    ),
                     START_TIMEOUT_S,
                 )
             )

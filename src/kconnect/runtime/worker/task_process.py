@@ -38,6 +38,7 @@ from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from typing import Any
 
+from kconnect.api.secrets import remember_secret
 from kconnect.runtime.common.clock import SystemClock
 from kconnect.runtime.common.failures import cannot_heal
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -164,7 +165,9 @@ class TaskProcessMain:
             return self._init(payload)
         tasks = self._require_tasks()
         if kind == "start_task":
-            task_id, connector_props, task_props, state = payload
+            task_id, connector_props, task_props, state, secrets = payload
+            for secret in secrets:
+                remember_secret(secret)
             started = tasks.start_task(
                 task_id,
                 connector_props,

@@ -4,17 +4,14 @@ Kafka Connect's REST API (reference §1.2) for one herder: ``/``, ``/health``, `
 ``/connector-plugins`` and, unless ``admin.listeners`` is set to an empty list,
 ``/admin/loggers``. Every error is ``{"error_code", "message"}`` (see :mod:`kconnect.rest.errors`).
 Requests are logged (method, path, status, time; never bodies, which may hold secrets).
-The OpenAPI schema is at ``/openapi.json``.
+``/openapi.json`` declares every answer of every route (:mod:`kconnect.rest.openapi`).
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 
 import kconnect
 from kconnect.rest.connectors_resource import connectors_router
@@ -24,12 +21,12 @@ from kconnect.rest.forwarding import install_forwarding
 from kconnect.rest.internal_resource import internal_router
 from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.metrics_resource import metrics_router
+from kconnect.rest.openapi import install_openapi, responses
 from kconnect.rest.plugins_resource import plugins_router
+from kconnect.rest.request_log import RequestLogMiddleware
 from kconnect.runtime.herder.herder import Herder
 
 __all__ = ["create_app"]
-
-request_log = logging.getLogger("kconnect.rest.requests")
 
 
 def _setting(worker_config: Any, key: str) -> Any:
@@ -55,22 +52,6 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
     install_exception_handlers(app)
     install_forwarding(app)  # distributed mode: leader/owner-only requests are forwarded
 
-    @app.middleware("http")
-    async def log_requests(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        start = time.perf_counter()
-        response = await call_next(request)
-        request_log.info(
-            '%s "%s %s" %d %.0fms',
-            request.client.host if request.client else "-",
-            request.method,
-            request.url.path,
-            response.status_code,
-            (time.perf_counter() - start) * 1000,
-        )
-        return response
-
     origin = _setting(worker_config, "access.control.allow.origin")
     if origin:
         from fastapi.middleware.cors import CORSMiddleware
@@ -83,7 +64,12 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
             allow_headers=["*"],
         )
 
-    @app.get("/", tags=["root"], summary="Get details about this Connect worker")
+    @app.get(
+        "/",
+        tags=["root"],
+        summary="Get details about this Connect worker",
+        responses=responses({200: "ServerInfo"}, 500),
+    )
     def server_info() -> Any:
         return {
             "version": kconnect.__version__,
@@ -91,7 +77,18 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
             "kafka_cluster_id": herder.kafka_cluster_id(),
         }
 
-    @app.get("/health", tags=["root"], summary="Health check of the worker")
+    @app.get(
+        "/health",
+        tags=["root"],
+        summary="Health check of the worker",
+        responses=responses(
+            {
+                200: ("WorkerStatus", "healthy"),
+                500: ("WorkerStatus", "unhealthy: the worker cannot handle requests"),
+                503: ("WorkerStatus", "starting: the worker has not completed its start-up"),
+            }
+        ),
+    )
     def health() -> Response:
         result = herder.health_check()
         return JsonResponse(result.to_json(), status_code=result.http_status)
@@ -103,4 +100,6 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
     admin = _setting(worker_config, "admin.listeners")
     if admin is None or admin != []:
         app.include_router(loggers_router(herder))
+    install_openapi(app, dict)
+    app.add_middleware(RequestLogMiddleware)  # outermost: logs the final status
     return app

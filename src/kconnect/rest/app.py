@@ -1,14 +1,20 @@
-"""The REST application: ``create_app(herder, worker_config=...) -> FastAPI``.
+"""The REST applications: :func:`create_app` (the regular listeners) and
+:func:`create_admin_app` (``admin.listeners``, when set).
 
 Kafka Connect's REST API (reference §1.2) for one herder: ``/``, ``/health``, ``/connectors``,
-``/connector-plugins`` and, unless ``admin.listeners`` is set to an empty list,
-``/admin/loggers``. Every error is ``{"error_code", "message"}`` (see :mod:`kconnect.rest.errors`).
-Requests are logged (method, path, status, time; never bodies, which may hold secrets).
-``/openapi.json`` declares every answer of every route (:mod:`kconnect.rest.openapi`).
+``/connector-plugins``, ``/metrics`` and the internal endpoints on the regular listeners;
+``/admin/loggers`` there too unless ``admin.listeners`` is set (then it is served only on
+those, or nowhere when the list is empty). Every error is ``{"error_code", "message"}`` (see
+:mod:`kconnect.rest.errors`). ``/openapi.json`` declares every answer of every route
+(:mod:`kconnect.rest.openapi`).
+
+The admin listeners have the request log and the route only, as in Kafka Connect, where
+CORS is set up on the regular listeners alone.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from fastapi import FastAPI, Response
@@ -17,16 +23,17 @@ import kconnect
 from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
-from kconnect.rest.forwarding import install_forwarding
+from kconnect.rest.forwarding import BodyCaptureMiddleware, install_forwarding
 from kconnect.rest.internal_resource import internal_router
 from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.metrics_resource import metrics_router
 from kconnect.rest.openapi import install_openapi, responses
 from kconnect.rest.plugins_resource import plugins_router
 from kconnect.rest.request_log import RequestLogMiddleware
+from kconnect.rest.tls import client_context
 from kconnect.runtime.herder.herder import Herder
 
-__all__ = ["create_app"]
+__all__ = ["admin_listeners", "create_admin_app", "create_app"]
 
 
 def _setting(worker_config: Any, key: str) -> Any:
@@ -38,31 +45,47 @@ def _setting(worker_config: Any, key: str) -> Any:
         return None
 
 
-def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
-    """The FastAPI app serving ``herder``. ``worker_config`` (a WorkerConfig) supplies
-    ``admin.listeners``, ``access.control.allow.origin``/``methods``."""
+def admin_listeners(worker_config: Any) -> list[str] | None:
+    """``admin.listeners``: None (admin endpoints on the regular listeners), [] (none) or the
+    admin listener URLs."""
+    value = _setting(worker_config, "admin.listeners")
+    if value is None:
+        return None
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def _base_app(**kwargs: Any) -> FastAPI:
     app = FastAPI(
-        title="kconnect REST API",
-        description="Apache Kafka Connect's REST API, served by kconnect.",
         version=kconnect.__version__,
         default_response_class=JsonResponse,
-        docs_url="/docs",
         redoc_url=None,
+        **kwargs,
     )
     install_exception_handlers(app)
-    install_forwarding(app)  # distributed mode: leader/owner-only requests are forwarded
+    return app
 
-    origin = _setting(worker_config, "access.control.allow.origin")
-    if origin:
-        from fastapi.middleware.cors import CORSMiddleware
 
-        methods = _setting(worker_config, "access.control.allow.methods") or "GET,POST,HEAD"
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=[o.strip() for o in str(origin).split(",")],
-            allow_methods=[m.strip() for m in str(methods).split(",")],
-            allow_headers=["*"],
-        )
+def _forwarding_tls(worker_config: Any) -> Any:
+    """The TLS context for forwarding to HTTPS workers: built now when this worker has an
+    HTTPS listener (bad settings fail the start), else on first use."""
+    if worker_config is None:
+        return None
+    make = functools.cache(lambda: client_context(worker_config))
+    if any(spec.scheme == "https" for spec in getattr(worker_config, "rest_listeners", ())):
+        make()
+    return make
+
+
+def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None) -> FastAPI:
+    """The FastAPI app of the regular listeners, serving ``herder``. ``worker_config`` (a
+    WorkerConfig) supplies ``admin.listeners``, ``access.control.allow.origin``/``methods``
+    and the ``listeners.https.*`` settings for forwarding to HTTPS workers."""
+    app = _base_app(
+        title="kconnect REST API",
+        description="Apache Kafka Connect's REST API, served by kconnect.",
+        docs_url="/docs",
+    )
+    install_forwarding(app, tls=_forwarding_tls(worker_config))
 
     @app.get(
         "/",
@@ -93,13 +116,36 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
         result = herder.health_check()
         return JsonResponse(result.to_json(), status_code=result.http_status)
 
-    app.include_router(metrics_router(herder, herder.metrics))
-    app.include_router(connectors_router(herder))
-    app.include_router(internal_router(herder))  # worker-to-worker (standalone refuses: 405)
-    app.include_router(plugins_router(herder))
-    admin = _setting(worker_config, "admin.listeners")
-    if admin is None or admin != []:
-        app.include_router(loggers_router(herder))
+    routers = [
+        metrics_router(herder, herder.metrics),
+        connectors_router(herder),
+        internal_router(herder),  # worker-to-worker (standalone refuses: 405)
+        plugins_router(herder),
+    ]
+    if admin_listeners(worker_config) is None:
+        routers.append(loggers_router(herder))
+    for router in routers:
+        app.include_router(router)
     install_openapi(app, dict)
+    app.add_middleware(BodyCaptureMiddleware)
+    origin = _setting(worker_config, "access.control.allow.origin")
+    if origin:
+        from fastapi.middleware.cors import CORSMiddleware
+
+        methods = _setting(worker_config, "access.control.allow.methods") or "GET,POST,HEAD"
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=[o.strip() for o in str(origin).split(",")],
+            allow_methods=[m.strip() for m in str(methods).split(",")],
+            allow_headers=["*"],
+        )
     app.add_middleware(RequestLogMiddleware)  # outermost: logs the final status
+    return app
+
+
+def create_admin_app(herder: Herder) -> FastAPI:
+    """The app of ``admin.listeners``: ``/admin/loggers`` only (no OpenAPI document)."""
+    app = _base_app(title="kconnect admin REST API", docs_url=None, openapi_url=None)
+    app.include_router(loggers_router(herder))
+    app.add_middleware(RequestLogMiddleware)
     return app

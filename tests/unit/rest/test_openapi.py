@@ -114,3 +114,20 @@ def test_schemas_have_kafka_connect_field_names(doc: dict[str, Any]) -> None:
     }  # fmt: skip
     body = doc["paths"]["/connectors"]["post"]["requestBody"]["content"]["application/json"]
     assert body["schema"] == {"$ref": "#/components/schemas/CreateConnectorRequest"}
+
+
+def test_admin_paths_follow_admin_listeners() -> None:
+    from kconnect.runtime.config.worker_config import StandaloneConfig
+
+    def paths(**props: str) -> set[str]:
+        config = StandaloneConfig(
+            {"bootstrap.servers": "127.0.0.1:9", "offset.storage.file.filename": "/tmp/x",
+             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+             "value.converter": "org.apache.kafka.connect.storage.StringConverter", **props}
+        )  # fmt: skip
+        app = create_app(StandaloneHerder(None, Plugins([])), worker_config=config)
+        return set(app.openapi()["paths"])
+
+    assert "/admin/loggers" in paths()
+    assert "/admin/loggers" not in paths(**{"admin.listeners": ""})
+    assert "/admin/loggers" not in paths(**{"admin.listeners": "http://127.0.0.1:0"})

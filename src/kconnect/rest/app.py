@@ -8,8 +8,11 @@ those, or nowhere when the list is empty). Every error is ``{"error_code", "mess
 :mod:`kconnect.rest.errors`). ``/openapi.json`` declares every answer of every route
 (:mod:`kconnect.rest.openapi`).
 
-The admin listeners have the request log and the route only, as in Kafka Connect, where
-CORS is set up on the regular listeners alone.
+A request to the regular listeners passes, outermost first: the request log (method, path,
+status, time; never bodies, query strings or headers), ``response.http.headers.config``,
+CORS (``access.control.allow.*``), ``OPTIONS`` answers, ``HEAD`` as ``GET``, the body capture
+(for forwarding), then the route. The admin listeners have the log, ``OPTIONS``, ``HEAD`` and the route only, as in Kafka Connect, where
+CORS and header rules are set up on the regular listeners alone.
 """
 
 from __future__ import annotations
@@ -24,12 +27,20 @@ from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
 from kconnect.rest.forwarding import BodyCaptureMiddleware, install_forwarding
+from kconnect.rest.http_headers import (
+    CorsMiddleware,
+    HeadMiddleware,
+    OptionsMiddleware,
+    ResponseHeadersMiddleware,
+    parse_header_rules,
+)
 from kconnect.rest.internal_resource import internal_router
 from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.metrics_resource import metrics_router
 from kconnect.rest.openapi import install_openapi, responses
 from kconnect.rest.plugins_resource import plugins_router
 from kconnect.rest.request_log import RequestLogMiddleware
+from kconnect.rest.route_table import RouteTable
 from kconnect.rest.tls import client_context
 from kconnect.runtime.herder.herder import Herder
 
@@ -77,15 +88,20 @@ def _forwarding_tls(worker_config: Any) -> Any:
 
 
 def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None) -> FastAPI:
-    """The FastAPI app of the regular listeners, serving ``herder``. ``worker_config`` (a
-    WorkerConfig) supplies ``admin.listeners``, ``access.control.allow.origin``/``methods``
-    and the ``listeners.https.*`` settings for forwarding to HTTPS workers."""
+    """The FastAPI app of the regular listeners, serving ``herder``.
+
+    ``worker_config`` (a WorkerConfig) supplies ``admin.listeners``,
+    ``access.control.allow.*``, ``response.http.headers.config`` and the
+    ``listeners.https.*`` settings for forwarding to HTTPS workers. Raises ConfigException for
+    bad header rules.
+    """
     app = _base_app(
         title="kconnect REST API",
         description="Apache Kafka Connect's REST API, served by kconnect.",
         docs_url="/docs",
     )
     install_forwarding(app, tls=_forwarding_tls(worker_config))
+    table = RouteTable()
 
     @app.get(
         "/",
@@ -116,6 +132,7 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
         result = herder.health_check()
         return JsonResponse(result.to_json(), status_code=result.http_status)
 
+    table.add(app.router.routes)  # these and FastAPI's /openapi.json and /docs
     routers = [
         metrics_router(herder, herder.metrics),
         connectors_router(herder),
@@ -126,26 +143,33 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
         routers.append(loggers_router(herder))
     for router in routers:
         app.include_router(router)
-    install_openapi(app, dict)
-    app.add_middleware(BodyCaptureMiddleware)
-    origin = _setting(worker_config, "access.control.allow.origin")
-    if origin:
-        from fastapi.middleware.cors import CORSMiddleware
+        table.add(router.routes)
 
-        methods = _setting(worker_config, "access.control.allow.methods") or "GET,POST,HEAD"
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=[o.strip() for o in str(origin).split(",")],
-            allow_methods=[m.strip() for m in str(methods).split(",")],
-            allow_headers=["*"],
-        )
-    app.add_middleware(RequestLogMiddleware)  # outermost: logs the final status
+    rules = parse_header_rules(_setting(worker_config, "response.http.headers.config"))
+    install_openapi(app, dict)
+
+    # innermost first: each add_middleware wraps what is there
+    app.add_middleware(BodyCaptureMiddleware)
+    app.add_middleware(HeadMiddleware, routes=table)
+    app.add_middleware(OptionsMiddleware, routes=table)
+    origin = _setting(worker_config, "access.control.allow.origin")
+    if origin and str(origin).strip():
+        methods = _setting(worker_config, "access.control.allow.methods")
+        app.add_middleware(CorsMiddleware, origins=str(origin), methods=methods)
+    if rules:
+        app.add_middleware(ResponseHeadersMiddleware, rules=rules)
+    app.add_middleware(RequestLogMiddleware)
     return app
 
 
 def create_admin_app(herder: Herder) -> FastAPI:
     """The app of ``admin.listeners``: ``/admin/loggers`` only (no OpenAPI document)."""
     app = _base_app(title="kconnect admin REST API", docs_url=None, openapi_url=None)
-    app.include_router(loggers_router(herder))
+    table = RouteTable()
+    router = loggers_router(herder)
+    app.include_router(router)
+    table.add(router.routes)
+    app.add_middleware(HeadMiddleware, routes=table)
+    app.add_middleware(OptionsMiddleware, routes=table)
     app.add_middleware(RequestLogMiddleware)
     return app

@@ -7,6 +7,9 @@ a bounded number of examples per operation, with the checks ``not_a_server_error
 ``response_schema_conformance``. Expected: every operation tested, no failure, no error, and
 no traceback in the worker's log. The counts (test cases generated, requests the worker
 served) are printed and asserted to be substantial, so a run that tested nothing fails.
+
+The second test does the same against a worker with the basic-auth extension, as a read-only
+user: reads succeed, every write is a 403, and both must be what the document declares.
 """
 
 from __future__ import annotations
@@ -17,14 +20,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.integration.rest_support import WorkerProcess, base_props, free_port
+from tests.integration.rest_support import WorkerProcess, base_props, free_port, jaas_file
 
 pytest.importorskip("schemathesis")
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
+BASIC_AUTH = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 CHECKS = (
     "not_a_server_error,status_code_conformance,content_type_conformance,"
     "response_schema_conformance"
@@ -77,5 +82,31 @@ def test_openapi_document_matches_every_answer(kafka_bootstrap: str, tmp_path: P
         assert worker.wait_ready(url + "/").status_code == 200
         report = _schemathesis(url, tmp_path / "report", 20)
         _verdict(report, worker, "open worker", minimum=800)
+    finally:
+        worker.stop()
+
+
+def test_openapi_document_with_basic_auth_read_only_user(
+    kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    jaas = jaas_file(tmp_path, "admin=admin-pw\nviewer=viewer-pw,readonly\n")
+    worker = WorkerProcess(
+        tmp_path,
+        base_props(kafka_bootstrap, tmp_path, port, **{"rest.extension.classes": BASIC_AUTH}),
+        env={"KAFKA_OPTS": f"-Djava.security.auth.login.config={jaas}"},
+    ).start()
+    try:
+        assert worker.wait_ready(url + "/").status_code == 401
+        doc = httpx.get(url + "/openapi.json", auth=("viewer", "viewer-pw")).json()
+        for path, item in doc["paths"].items():
+            for method, op in item.items():
+                assert {"401", "403"} <= set(op["responses"]), (method, path)
+        report = _schemathesis(
+            url, tmp_path / "report", 5, "--auth", "viewer:viewer-pw", "--phases",
+            "examples,coverage,fuzzing",
+        )  # fmt: skip
+        _verdict(report, worker, "basic auth, read-only user", minimum=150)
     finally:
         worker.stop()

@@ -77,7 +77,7 @@ def serve(herder: Any, config: Any) -> Any:
     from kconnect.rest.server import RestServer
     from kconnect.runtime.gc_tuning import tune_for_worker
 
-    app = create_app(herder, worker_config=config)
+    app = create_app(herder, worker_config=config, plugins=getattr(herder, "plugins", None))
     admin = create_admin_app(herder) if admin_listeners(config) else None
     server = RestServer(app, config, admin)
     try:

@@ -11,8 +11,10 @@ those, or nowhere when the list is empty). Every error is ``{"error_code", "mess
 A request to the regular listeners passes, outermost first: the request log (method, path,
 status, time; never bodies, query strings or headers), ``response.http.headers.config``,
 CORS (``access.control.allow.*``), ``OPTIONS`` answers, ``HEAD`` as ``GET``, the body capture
-(for forwarding), then the route. The admin listeners have the log, ``OPTIONS``, ``HEAD`` and the route only, as in Kafka Connect, where
-CORS and header rules are set up on the regular listeners alone.
+(for forwarding and filters), the REST extensions' filters (``rest.extension.classes``), then
+the route. The admin listeners have the log, ``OPTIONS``, ``HEAD`` and the route only, as in
+Kafka Connect, where extensions, CORS and header rules are set up on the regular listeners
+alone.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ import kconnect
 from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
+from kconnect.rest.extensions import (
+    ExtensionFilterMiddleware,
+    RestExtensions,
+    add_extension_routes,
+    load_extensions,
+)
 from kconnect.rest.forwarding import BodyCaptureMiddleware, install_forwarding
 from kconnect.rest.http_headers import (
     CorsMiddleware,
@@ -91,9 +99,11 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
     """The FastAPI app of the regular listeners, serving ``herder``.
 
     ``worker_config`` (a WorkerConfig) supplies ``admin.listeners``,
-    ``access.control.allow.*``, ``response.http.headers.config`` and the
-    ``listeners.https.*`` settings for forwarding to HTTPS workers. Raises ConfigException for
-    bad header rules.
+    ``access.control.allow.*``, ``response.http.headers.config`` and
+    ``rest.extension.classes``, whose names are resolved in ``plugins`` (default: the
+    herder's). Raises ConfigException for bad settings and ConnectException when an
+    extension fails to start; the extensions are closed by :meth:`close_extensions` on
+    ``app.state``.
     """
     app = _base_app(
         title="kconnect REST API",
@@ -145,10 +155,24 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
         app.include_router(router)
         table.add(router.routes)
 
-    rules = parse_header_rules(_setting(worker_config, "response.http.headers.config"))
-    install_openapi(app, dict)
+    extensions = RestExtensions()
+    names = list(_setting(worker_config, "rest.extension.classes") or [])
+    if names:
+        source = plugins if plugins is not None else getattr(herder, "plugins", None)
+        extensions = load_extensions(names, source, worker_config, herder)
+    try:
+        add_extension_routes(app, table, extensions.routes)
+        rules = parse_header_rules(_setting(worker_config, "response.http.headers.config"))
+    except Exception:
+        extensions.close()
+        raise
+    app.state.rest_extensions = extensions
+    app.state.close_extensions = extensions.close
+    install_openapi(app, lambda: extensions.filter_responses)
 
     # innermost first: each add_middleware wraps what is there
+    if extensions.filters:
+        app.add_middleware(ExtensionFilterMiddleware, routes=table, filters=extensions.filters)
     app.add_middleware(BodyCaptureMiddleware)
     app.add_middleware(HeadMiddleware, routes=table)
     app.add_middleware(OptionsMiddleware, routes=table)

@@ -52,7 +52,7 @@ def serve(
     """Build the apps as ``kconnect standalone`` does and serve them until the block ends."""
     config = worker_config(**dict(props or {}))
     herder = StandaloneHerder(None, plugins or Plugins([]), worker_config=config)
-    app = create_app(herder, worker_config=config, **kw)
+    app = create_app(herder, worker_config=config, plugins=plugins or Plugins([]), **kw)
     admin = create_admin_app(herder) if admin_listeners(config) else None
     server = RestServer(app, config, admin)
     try:

@@ -246,6 +246,12 @@ def server_context(worker_config: Any, prefix: str) -> ssl.SSLContext:
             f"An https listener needs {prefix}ssl.keystore.location (PEM or PKCS12) or "
             f"{prefix}ssl.keystore.key and {prefix}ssl.keystore.certificate.chain"
         )
+    if "ssl.client.authentication" in v:
+        log.warning(
+            "%sssl.client.authentication is not a Kafka Connect setting and is ignored; "
+            "client certificates are set with %sssl.client.auth=required|requested|none",
+            prefix, prefix,
+        )  # fmt: skip
     client_auth = v["ssl.client.auth"].strip().lower()
     if client_auth not in ("required", "requested", "none"):
         raise TlsConfigError(

@@ -232,3 +232,18 @@ def test_health_for_load_balancers(tmp_path: Path) -> None:
         assert httpx.get(w.url + "/connectors").status_code == 401
     with pytest.raises(ConfigException, match=key), _secured(tmp_path, "a=b\n", **{key: "maybe"}):
         pass
+
+
+def test_kconnect_status_sends_credentials(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kconnect.cli.main import main
+
+    monkeypatch.delenv("KCONNECT_REST_USER", raising=False)
+    with _secured(tmp_path, "alice=a\n") as w:
+        assert main(["status", "--url", w.url]) == 1
+        assert "needs basic-auth credentials; pass --user" in capsys.readouterr().err
+        assert main(["status", "--url", w.url, "--user", "alice:a"]) == 0
+        assert "No connectors." in capsys.readouterr().out
+        monkeypatch.setenv("KCONNECT_REST_USER", "alice:a")
+        assert main(["status", "--url", w.url]) == 0

@@ -180,3 +180,12 @@ def test_https_admin_listener_with_its_own_settings(pki: Pki, certs: dict[str, A
             httpx.get(admin + "/admin/loggers", verify=ssl.create_default_context(
                 cafile=str(pki.ca_cert)), timeout=5)  # fmt: skip
         assert httpx.get(w.url + "/connectors").status_code == 200  # plain HTTP, regular
+
+
+def test_a_mistyped_client_auth_key_is_pointed_out(
+    pki: Pki, certs: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    props = _https(certs, pki, **{"listeners.https.ssl.client.authentication": "required"})
+    with serve(props) as w:
+        assert _get(w.url, pki) == 200  # ignored, as Kafka ignores it
+    assert "listeners.https.ssl.client.auth=required|requested|none" in caplog.text

@@ -26,7 +26,14 @@ __all__ = ["connectors_router"]
 
 log = logging.getLogger(__name__)
 
-_CONFIG_EXAMPLE = {"connector.class": "FileStreamSource", "file": "/tmp/in.txt", "topic": "t"}
+# OpenAPI examples: tools such as schemathesis send them as they are, so the example file is
+# one that does not exist on a normal machine (the connector then reads nothing)
+_EXAMPLE_FILE = "/nonexistent/kconnect-example/in.txt"
+_CONFIG_EXAMPLE = {
+    "connector.class": "FileStreamSource",
+    "file": _EXAMPLE_FILE,
+    "topic": "kconnect-example",
+}
 
 
 def _check_name(name: str, config: dict[str, str | None]) -> None:
@@ -314,7 +321,7 @@ def connectors_router(herder: Herder) -> APIRouter:
         responses=responses({200: "Message"}, 400, 404, 409, 500),
         openapi_extra=json_body(
             "ConnectorOffsets",
-            {"offsets": [{"partition": {"filename": "/tmp/in.txt"}, "offset": {"position": 0}}]},
+            {"offsets": [{"partition": {"filename": _EXAMPLE_FILE}, "offset": {"position": 0}}]},
         ),
     )
     async def alter_offsets(

@@ -40,7 +40,9 @@ def internal_router(herder: Herder) -> APIRouter:
         status_code=204,
         summary="Write task configs for a connector (worker-to-worker, internal)",
         responses=responses({204: None}, 400, 403, 404, 405, 409, 500, 503),
-        openapi_extra=json_body("TaskConfigs", [{"task.class": "...", "file": "/tmp/in.txt"}]),
+        openapi_extra=json_body(
+            "TaskConfigs", [{"task.class": "...", "file": "/nonexistent/kconnect-example/in.txt"}]
+        ),
     )
     async def put_task_configs(connector: str, request: Request) -> Response:
         body = await request.body()

@@ -64,7 +64,7 @@ def plugins_router(herder: Herder) -> APIRouter:
         responses=responses({200: "ConfigInfos"}, 400, 404, 500),
         openapi_extra=json_body(
             "ConnectorConfig",
-            {"connector.class": "FileStreamSink", "topics": "t", "file": "/tmp/out"},
+            {"connector.class": "FileStreamSink", "topics": "kconnect-example", "file": "out.txt"},
         ),
     )
     async def validate(plugin_name: _Plugin, request: Request) -> Any:

@@ -155,11 +155,12 @@ def test_kill_9_rounds_leave_no_gap_and_no_duplicate(eos_cluster, tmp_path, kafk
         victim.stop(signal.SIGKILL)
         survivor = next(w for w in eos_cluster.alive())
         eos_cluster.add_worker()  # a replacement joins, as in Kafka's bounce tests
+        def moved(survivor=survivor, owner_id=owner_id) -> bool:
+            task = status(survivor, "eos-file")["tasks"][0]
+            return bool(task["state"] == "RUNNING" and task["worker_id"] != owner_id)
+
         wait_for(
-            lambda: (
-                status(survivor, "eos-file")["tasks"][0]["state"] == "RUNNING"
-                and status(survivor, "eos-file")["tasks"][0]["worker_id"] != owner_id
-            ),
+            moved,
             timeout=90,
             what=f"round {round_}: the task running again on another worker",
         )
@@ -232,8 +233,8 @@ def test_exactly_once_validation(eos_cluster, tmp_path):
     assert errors({**base, "exactly.once.support": "required"}, "exactly.once.support") == [
         "The connector does not support exactly-once semantics with the provided configuration."
     ]
-    assert errors({**base, "file": "/tmp/x", "transaction.boundary": "connector"},
-                  "transaction.boundary") == [  # fmt: skip
+    boundary = {**base, "file": "/tmp/x", "transaction.boundary": "connector"}
+    assert errors(boundary, "transaction.boundary") == [
         "The connector does not support connector-defined transaction boundaries with the "
         "given configuration. Please reconfigure it to use a different transaction boundary "
         "definition."

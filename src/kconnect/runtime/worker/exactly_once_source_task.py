@@ -68,6 +68,9 @@ __all__ = [
     "transaction_timeout_error",
 ]
 
+#: librdkafka's delivery errors for records an aborted transaction purged.
+_PURGED = frozenset({"_PURGE_QUEUE", "_PURGE_INFLIGHT"})
+
 #: How long ``init_transactions`` may take (Java: max.block.ms, unlimited in Connect).
 INIT_TRANSACTIONS_TIMEOUT_S = 60.0
 
@@ -407,7 +410,11 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     # -- delivery -------------------------------------------------------------------------------
 
     def _delivery_failed(self, err: Any, msg: Any, record: SourceRecord | None) -> bool:
-        """Never tolerated: the transaction's commit fails and so does the task."""
+        """Never tolerated: the transaction's commit fails and so does the task. Records an
+        abort purged from the producer's queue were dropped on purpose."""
+        name = err.name() if hasattr(err, "name") else ""
+        if name in _PURGED:
+            return True
         error = delivery_error(err, msg.topic() if msg is not None else "?")
         self.log.error("Failed to send record to topic '%s': %s",
                        msg.topic() if msg is not None else "?", error)  # fmt: skip

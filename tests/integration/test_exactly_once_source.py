@@ -155,6 +155,7 @@ def test_kill_9_rounds_leave_no_gap_and_no_duplicate(eos_cluster, tmp_path, kafk
         victim.stop(signal.SIGKILL)
         survivor = next(w for w in eos_cluster.alive())
         eos_cluster.add_worker()  # a replacement joins, as in Kafka's bounce tests
+
         def moved(survivor=survivor, owner_id=owner_id) -> bool:
             task = status(survivor, "eos-file")["tasks"][0]
             return bool(task["state"] == "RUNNING" and task["worker_id"] != owner_id)
@@ -218,9 +219,7 @@ def test_exactly_once_validation(eos_cluster, tmp_path):
     w = eos_cluster.add_worker()
 
     def errors(config: dict[str, str], key: str) -> list[str]:
-        r = w.request(
-            "PUT", f"/connector-plugins/{FILE_SOURCE}/config/validate", json=config
-        )
+        r = w.request("PUT", f"/connector-plugins/{FILE_SOURCE}/config/validate", json=config)
         assert r.status_code == 200, r.text
         for c in r.json()["configs"]:
             if c["value"]["name"] == key:

@@ -98,7 +98,9 @@ class ZombieFencing:
         """
         host = self._host
         if not host.is_leader():
-            raise NotLeaderException("Only the leader may perform zombie fencing.", host.leader_url())
+            raise NotLeaderException(
+                "Only the leader may perform zombie fencing.", host.leader_url()
+            )
         state = self._fresh_state()
         if not state.contains(name):
             raise NotFoundException(f"Connector {name} not found")
@@ -161,7 +163,9 @@ class ZombieFencing:
                  to_fence, name, to_record)  # fmt: skip
         threading.Thread(target=run, name=f"zombie-fencing-{name}", daemon=True).start()
 
-    def _after_fencing(self, name: str, to_record: int, generation: int, done: Future[None]) -> None:
+    def _after_fencing(
+        self, name: str, to_record: int, generation: int, done: Future[None]
+    ) -> None:
         try:
             state = self._fresh_state()
             if generation < state.task_config_generations.get(name, -1):

@@ -203,9 +203,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self.boundary = config.transaction_boundary
         interval = config.transaction_boundary_interval_ms
         self.boundary_interval_ms = commit.interval_ms if interval is None else interval
-        self.transactions = (
-            WorkerTransactionContext() if self.boundary == "connector" else None
-        )
+        self.transactions = WorkerTransactionContext() if self.boundary == "connector" else None
         self._commit_timeout_s = max(transaction_timeout_ms, 1000) / 1000.0
         self._transaction_open = False
         self._transaction_records = 0
@@ -328,8 +326,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
     def _abort_transaction(self) -> None:
         if not self._transaction_open:
             self.log.warning(
-                "Ignoring request by task to abort transaction as the current transaction is "
-                "empty"
+                "Ignoring request by task to abort transaction as the current transaction is empty"
             )
             return
         self.producer.abort_transaction(self._commit_timeout_s)

@@ -104,6 +104,7 @@ def config_records(bootstrap: str, topic: str) -> list[tuple[str, object]]:
         c.close()
 
 
+@pytest.mark.slow
 def test_kill_9_rounds_leave_no_gap_and_no_duplicate(eos_cluster, tmp_path, kafka_bootstrap):
     workers = [eos_cluster.add_worker(), eos_cluster.add_worker()]
     source = tmp_path / "in.txt"
@@ -238,3 +239,71 @@ def test_exactly_once_validation(eos_cluster, tmp_path):
         "given configuration. Please reconfigure it to use a different transaction boundary "
         "definition."
     ]
+
+
+class UpgradingCluster(Cluster):
+    """A cluster whose ``exactly.once.source.support`` changes between worker restarts."""
+
+    mode = "disabled"
+
+    def props(self, port: int) -> str:
+        return super().props(port) + f"exactly.once.source.support={self.mode}\n"
+
+
+@pytest.mark.slow
+def test_two_step_rolling_upgrade_and_the_fencable_leader(tmp_path, kafka_bootstrap):
+    """disabled -> preparing -> enabled, one worker at a time, with a connector running
+    throughout; then the leader's config-topic writer (``connect-cluster-<group>``) is fenced
+    from outside: its next write fails with Kafka's retriable error and the one after works."""
+    from kconnect.kafka.fencing import fence_producers
+
+    cluster = UpgradingCluster(tmp_path, kafka_bootstrap)
+    try:
+        workers = [cluster.add_worker(), cluster.add_worker()]
+        source = tmp_path / "in.txt"
+        source.write_text("".join(f"early-{i}\n" for i in range(1000)))
+        topic = f"eos-up-{uuid.uuid4().hex[:8]}"
+        config = {"connector.class": FILE_SOURCE, "file": str(source), "topic": topic}
+        r = workers[0].request("PUT", "/connectors/up/config", json=config)
+        assert r.status_code == 201, r.text
+
+        def running() -> bool:
+            alive = cluster.alive()
+            return bool(alive) and status(alive[0], "up")["tasks"][0]["state"] == "RUNNING"
+
+        wait_for(running, what="task RUNNING")
+        for mode in ("preparing", "enabled"):
+            cluster.mode = mode
+            for w in workers:
+                w.stop(signal.SIGTERM)
+                w.props.write_text(cluster.props(w.port))
+                w.start()
+                wait_for(running, 90, f"task RUNNING with {w.worker_id} on {mode}")
+                with open(source, "a") as f:
+                    f.write("".join(f"{mode}-{w.port}-{i}\n" for i in range(500)))
+        wait_for(
+            lambda: (
+                "tasks-fencing-up"
+                in dict(config_records(kafka_bootstrap, f"{cluster.group}-configs"))
+            ),
+            60,
+            "the task count record of the first exactly-once task generation",
+        )
+        lines = read_committed(kafka_bootstrap, topic, 3000, timeout=60)
+        assert set(lines) >= {f"early-{i}" for i in range(1000)}
+        assert len(set(lines)) == 3000, "a line is missing"
+
+        # Fence the leader's transactional config writer as a zombie leader would be fenced.
+        fence_producers(
+            {"bootstrap.servers": kafka_bootstrap}, [f"connect-cluster-{cluster.group}"], 30
+        )
+        r = workers[0].request("PUT", "/connectors/up/config", json={**config, "batch.size": "100"})
+        assert r.status_code == 500, r.text
+        assert r.json()["message"] == (
+            "Failed to write to config topic; this may be due to a transient error and the "
+            "request can be safely retried"
+        )
+        r = workers[0].request("PUT", "/connectors/up/config", json={**config, "batch.size": "100"})
+        assert r.status_code == 200, r.text
+    finally:
+        cluster.close()

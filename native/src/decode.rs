@@ -21,7 +21,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 
 enum Null {
     Required,
-    Null,
+    Nil,
     Default(Py<PyAny>),
 }
 
@@ -57,7 +57,7 @@ fn parse_node(plan: &Bound<'_, PyAny>) -> PyResult<Node> {
     let mode: u8 = t.get_item(1)?.extract()?;
     let null = match mode {
         0 => Null::Required,
-        1 => Null::Null,
+        1 => Null::Nil,
         2 => Null::Default(t.get_item(2)?.unbind()),
         _ => return Err(PyValueError::new_err("bad null mode")),
     };
@@ -439,7 +439,7 @@ impl<'a> Reader<'a> {
                 Kind::Py(f) => call1(f, ffi::Py_None()),
                 _ => match &node.null {
                     Null::Required => Err(Fallback),
-                    Null::Null => Ok(Owned::borrowed(ffi::Py_None())),
+                    Null::Nil => Ok(Owned::borrowed(ffi::Py_None())),
                     Null::Default(d) => Ok(Owned::borrowed(d.as_ptr())),
                 },
             }

@@ -15,7 +15,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple};
 
 enum Null {
     Required,
-    Null,
+    Nil,
     Default(Vec<u8>),
 }
 
@@ -49,7 +49,7 @@ fn parse_node(plan: &Bound<'_, PyAny>) -> PyResult<Node> {
     let mode: u8 = t.get_item(1)?.extract()?;
     let null = match mode {
         0 => Null::Required,
-        1 => Null::Null,
+        1 => Null::Nil,
         2 => Null::Default(t.get_item(2)?.extract::<Vec<u8>>()?),
         _ => return Err(PyValueError::new_err("bad null mode")),
     };
@@ -86,7 +86,7 @@ unsafe fn encode(node: &Node, v: *mut ffi::PyObject, buf: &mut Vec<u8>) -> Resul
     if v == ffi::Py_None() {
         return match &node.null {
             Null::Required => Err(Fallback),
-            Null::Null => {
+            Null::Nil => {
                 buf.extend_from_slice(b"null");
                 Ok(())
             }

@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import FastAPI, Request, Response
 
 import kconnect
+from kconnect import _hot_path as hot_path
 from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
@@ -89,6 +90,9 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
             "version": kconnect.__version__,
             "commit": "kconnect",
             "kafka_cluster_id": herder.kafka_cluster_id(),
+            # kconnect's own field (Kafka Connect clients read the three above): which hot
+            # path this worker runs, "native (kconnect_native x.y.z)" or "python (<why>)".
+            "kconnect_hot_path": hot_path.describe(),
         }
 
     @app.get("/health", tags=["root"], summary="Health check of the worker")

@@ -1,0 +1,320 @@
+"""The native twins do what the pure-Python reference does: same bytes, values and errors.
+
+Random schemas, values and (also malformed or unusual) JSON go through the JsonConverter's
+batch methods on the native path and through its pure-Python methods (``_from_connect_batch_py``
+/ ``_to_connect_batch_py``, the reference); random records go through the transformation chain
+fused in ``kconnect_native`` and through the Python stages. Runs only where the native path is
+on (CI builds it); the Java-oracle and SMT tests run on both paths.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kconnect import _hot_path
+from kconnect.api import (
+    DataException,
+    Headers,
+    Schema,
+    SchemaBuilder,
+    SinkRecord,
+    SourceRecord,
+    Struct,
+)
+from kconnect.converters.json_converter import JsonConverter
+from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
+from kconnect.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
+from kconnect.transforms.hoist_field import HoistFieldKey, HoistFieldValue
+from kconnect.transforms.insert_field import InsertFieldKey, InsertFieldValue
+from kconnect.transforms.value_to_key import ValueToKey
+
+pytestmark = pytest.mark.skipif(_hot_path.native is None, reason=_hot_path.describe())
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+text = st.text(
+    st.characters(codec="utf-8")
+    | st.sampled_from(["\x00", "\x1f", "\x7f", '"', "\\", "\U0001f600"]),
+    max_size=12,
+)
+PRIMS = {
+    "int8": (Schema.INT8_SCHEMA, st.integers(-(1 << 7), (1 << 7) - 1)),
+    "int32": (Schema.INT32_SCHEMA, st.integers(-(1 << 31), (1 << 31) - 1)),
+    "int64": (Schema.INT64_SCHEMA, st.integers(-(1 << 63), (1 << 63) - 1)),
+    "float64": (Schema.FLOAT64_SCHEMA, st.floats(allow_nan=False)),
+    "float32": (Schema.FLOAT32_SCHEMA, st.floats(width=32, allow_nan=False)),
+    "bool": (Schema.BOOLEAN_SCHEMA, st.booleans()),
+    "string": (Schema.STRING_SCHEMA, text),
+    "bytes": (Schema.BYTES_SCHEMA, st.binary(max_size=10)),
+}
+
+
+@st.composite
+def field_schema(draw: Any) -> tuple[Schema, Any]:
+    """A field schema (optional, with a default, inside an array or map, or plain) and a
+    strategy for its values (None included where the schema allows it, and sometimes not)."""
+    base, values = PRIMS[draw(st.sampled_from(sorted(PRIMS)))]
+    shape = draw(st.sampled_from(["plain", "optional", "default", "array", "map"]))
+    if shape == "optional":
+        b = SchemaBuilder.type(base.type).optional().build()
+        return b, st.none() | values
+    if shape == "default":
+        default = draw(values)
+        return SchemaBuilder.type(base.type).default_value(default).build(), st.none() | values
+    if shape == "array":
+        return SchemaBuilder.array(base).build(), st.lists(values, max_size=3)
+    if shape == "map":
+        return SchemaBuilder.map(Schema.STRING_SCHEMA, base).build(), st.dictionaries(
+            text, values, max_size=3
+        )
+    return base, values | st.none()  # None in a required field: an error on both paths
+
+
+@st.composite
+def struct_cases(draw: Any) -> tuple[Schema, list[Any]]:
+    fields = draw(st.lists(field_schema(), min_size=1, max_size=5))
+    builder = SchemaBuilder.struct().name("rand")
+    for i, (s, _) in enumerate(fields):
+        builder.field(f"f{i}", s)
+    schema = builder.build()
+    values = []
+    for _ in range(draw(st.integers(1, 4))):
+        v = Struct(schema)
+        for i, (_, strat) in enumerate(fields):
+            v._values[f"f{i}"] = draw(strat)  # unchecked on purpose: invalid values too
+        values.append(v)
+    return schema, values
+
+
+def _outcome(fn: Any, *args: Any) -> Any:
+    try:
+        return ("ok", fn(*args))
+    except DataException as e:
+        return ("error", type(e), str(e))
+
+
+def _converter(schemas: bool) -> JsonConverter:
+    c = JsonConverter()
+    c.configure({"schemas.enable": str(schemas).lower()}, False)
+    return c
+
+
+@SETTINGS
+@given(struct_cases(), st.booleans())
+def test_encode_batch_matches_the_reference(case: tuple[Schema, list[Any]], schemas: bool) -> None:
+    schema, values = case
+    items = [(schema, v) for v in values] + [(None, None)]
+    native, ref = _converter(schemas), _converter(schemas)
+    assert _outcome(native.from_connect_batch, "t", items) == _outcome(
+        ref._from_connect_batch_py, "t", items
+    )
+
+
+def _variants(data: bytes) -> list[bytes]:
+    """The record and spellings of it that orjson / the Python path read differently or not
+    at all: whitespace, escapes, big and float numbers, duplicate fields, truncation."""
+    head, sep, payload = data.partition(b',"payload":')
+    out = [data]
+    if not sep:
+        return out
+    for new in (
+        b" " + payload.replace(b":", b" : ").replace(b",", b" ,\n"),
+        payload.replace(b'"f0"', b'"f\\u0030"'),
+        payload.replace(b":", b":1.0,", 1) if payload.startswith(b"{") else payload,
+        payload.replace(b"{", b'{"f0":18446744073709551616,', 1),
+        payload.replace(b"{", b'{"f0":null,', 1),
+        payload.replace(b"{", b'{"zz":[1,{"a":-0.5e3}],', 1),
+        payload.replace(b"{", b'{"zz":[1,],', 1),
+        payload[:-2] + b"}",
+        payload.replace(b'"', b"'", 2),
+    ):
+        out.append(head + sep + new)
+    return out
+
+
+@SETTINGS
+@given(struct_cases())
+def test_decode_batch_matches_the_reference(case: tuple[Schema, list[Any]]) -> None:
+    schema, values = case
+    writer = _converter(True)
+    encoded = []
+    for v in values:
+        try:
+            encoded.append(writer._from_connect_batch_py("t", [(schema, v)])[0])
+        except DataException:
+            continue
+    batch = [x for e in encoded for x in _variants(e)] + [None]
+    native, ref = _converter(True), _converter(True)
+    # twice: the first batch teaches each converter the schema text
+    for _ in range(2):
+        got = [_outcome(native.to_connect_batch, "t", [d]) for d in batch]
+        want = [_outcome(ref._to_connect_batch_py, "t", [d]) for d in batch]
+        assert got == want
+    assert _outcome(native.to_connect_batch, "t", batch) == _outcome(
+        ref._to_connect_batch_py, "t", batch
+    )
+
+
+json_docs = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text,
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(text, kids, max_size=3),
+    max_leaves=8,
+)
+
+
+@SETTINGS
+@given(st.lists(json_docs, min_size=1, max_size=5), st.data())
+def test_schemaless_decode_matches_the_reference(docs: list[Any], data: Any) -> None:
+    import json
+
+    ascii_only = data.draw(st.booleans())
+    raw = [json.dumps(d, ensure_ascii=ascii_only).encode() for d in docs]
+    raw += [data.draw(st.binary(max_size=8)), b" [1, 2 ] ", b"", b"nul", b'"\\ud800"', None]
+    native, ref = _converter(False), _converter(False)
+    assert _outcome(native.to_connect_batch, "t", raw) == _outcome(
+        ref._to_connect_batch_py, "t", raw
+    )
+
+
+# ------------------------------------------------------------------------------------ chain
+
+VALUE = (
+    SchemaBuilder.struct()
+    .name("v")
+    .field("id", Schema.INT32_SCHEMA)
+    .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+    .field("d", SchemaBuilder.string().optional().default_value("dflt").build())
+    .build()
+)
+
+STAGES: dict[str, tuple[type, dict[str, str]]] = {
+    "v2k": (ValueToKey, {"fields": "id,name"}),
+    "v2k_d": (ValueToKey, {"fields": "d"}),
+    "extract_key": (ExtractFieldKey, {"field": "name"}),
+    "extract_value": (ExtractFieldValue, {"field": "d"}),
+    "extract_value_raw": (ExtractFieldValue, {"field": "d", "replace.null.with.default": "false"}),
+    "insert_value": (
+        InsertFieldValue,
+        {
+            "topic.field": "t",
+            "partition.field": "p",
+            "timestamp.field": "ts",
+            "static.field": "s",
+            "static.value": "x",
+        },
+    ),
+    "insert_key": (InsertFieldKey, {"topic.field": "t"}),
+    "insert_offset": (InsertFieldValue, {"offset.field": "o!"}),
+    "hoist_value": (HoistFieldValue, {"field": "h"}),
+    "hoist_key": (HoistFieldKey, {"field": "k"}),
+}
+
+
+def _chain(names: list[str]) -> TransformationChain:
+    stages = []
+    for n in names:
+        cls, cfg = STAGES[n]
+        t = cls()
+        t.configure(cfg)
+        stages.append(TransformationStage(n, cls.__name__, t))
+    return TransformationChain(stages)
+
+
+@st.composite
+def records(draw: Any) -> Any:
+    schemaless = draw(st.booleans())
+    v: Any
+    if schemaless:
+        v = draw(
+            st.dictionaries(st.sampled_from(["id", "name", "d"]), st.none() | text | st.integers())
+        )
+        vs = None
+    else:
+        v = Struct(VALUE)
+        v._values.update(
+            id=draw(st.integers(-5, 5) | st.none()),
+            name=draw(st.none() | text),
+            d=draw(st.none() | text),
+        )
+        vs = VALUE
+    if draw(st.integers(0, 9)) == 0:
+        v = None
+    headers = Headers() if draw(st.booleans()) else None
+    if headers is not None and draw(st.booleans()):
+        headers.add_string("h", "x")
+    ts = draw(st.none() | st.integers(0, 2**40))
+    if draw(st.booleans()):
+        return SinkRecord(
+            "topic", draw(st.integers(0, 3)), None, None, vs, v, 7, ts, headers=headers
+        )
+    return SourceRecord(
+        {"p": 1},
+        {"o": 2},
+        "topic",
+        draw(st.none() | st.integers(0, 3)),
+        None,
+        None,
+        vs,
+        v,
+        ts,
+        headers,
+    )
+
+
+def _shape(r: Any) -> Any:
+    if r is None:
+        return None
+    return (
+        type(r),
+        r.topic,
+        r.kafka_partition,
+        r.key_schema,
+        r.key,
+        r.value_schema,
+        r.value,
+        r.timestamp,
+        r.headers,
+        getattr(r, "kafka_offset", None),
+        getattr(r, "source_offset", None),
+    )
+
+
+@SETTINGS
+@given(
+    st.lists(st.sampled_from(sorted(STAGES)), min_size=1, max_size=4),
+    st.lists(records(), min_size=1, max_size=6),
+)
+def test_fused_chain_matches_the_python_stages(names: list[str], batch: list[Any]) -> None:
+    fused = _chain(names)
+    assert fused._native is not None
+    plain = _chain(names)
+    plain._native = None
+    got = _outcome(fused._native.apply, batch)
+    want = _outcome(plain.apply_batch, batch)
+    if got[0] == "ok" and got[1] is None:
+        return  # handed back: the runtime runs the Python stages (what `want` is)
+    assert got[0] == "ok", got
+    assert want[0] == "ok", want
+    assert [_shape(r) for r in got[1]] == [_shape(r) for r in want[1]]
+    for i, (a, b) in enumerate(zip(got[1], want[1], strict=True)):
+        assert (a is batch[i]) == (b is batch[i])  # unchanged records are the same object
+        if a is not batch[i] and a._headers is not None:
+            assert a._headers is not batch[i]._headers  # headers are copied
+
+
+def test_fused_chain_runs_the_common_case_natively() -> None:
+    chain = _chain(["v2k", "extract_key", "insert_value", "hoist_value"])
+    v = Struct(VALUE).put("id", 1).put("name", "n")
+    recs = [SourceRecord(None, None, "t", 0, None, None, VALUE, v, 5)] * 3
+    out = chain._native.apply(recs)
+    assert out is not None
+    assert out[0].key == "n"
+    assert out[0].key_schema == Schema.OPTIONAL_STRING_SCHEMA
+    assert out[0].value.schema.fields[0].name == "h"
+    inner = out[0].value.get("h")
+    assert inner.get("t") == "t" and inner.get("p") == 0 and inner.get("s") == "x"
+    assert chain.apply_batch(recs)[0].key == "n"

@@ -16,7 +16,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use smallvec::{smallvec, SmallVec};
 use std::cell::RefCell;
+
+type Vals = SmallVec<[Owned; 2]>;
 
 struct Fallback;
 type R<T> = Result<T, Fallback>;
@@ -29,8 +32,8 @@ fn err() -> Fallback {
 /// A struct that exists only inside the chain until the record is built.
 struct Pending {
     schema: Owned,
-    names: Vec<Owned>,
-    values: Vec<Owned>,
+    names: Vals,
+    values: Vals,
 }
 
 enum V {
@@ -130,31 +133,87 @@ impl Work {
     }
 }
 
-/// A per-schema answer of a Python helper, cached by schema identity (the schema is kept
-/// alive, so its id cannot be reused while cached).
-struct SchemaCache {
-    last: Option<(Owned, Owned)>,
+/// A per-schema plan, asked of a Python helper and parsed once per schema object (the schema
+/// is kept alive, so its id cannot be reused while cached).
+struct Cached<T> {
+    last: Option<(Owned, T)>,
 }
 
-impl SchemaCache {
-    unsafe fn get(&mut self, f: &Py<PyAny>, schema: *mut ffi::PyObject) -> R<*mut ffi::PyObject> {
-        if let Some((s, v)) = &self.last {
-            if s.0 == schema {
-                return Ok(v.0);
-            }
-        }
-        let v = Owned::new(ffi::PyObject_CallOneArg(f.as_ptr(), schema)).ok_or_else(err)?;
-        let p = v.0;
-        self.last = Some((Owned::borrowed(schema), v));
-        Ok(p)
+impl<T> Cached<T> {
+    fn new() -> Self {
+        Cached { last: None }
     }
+
+    #[inline]
+    unsafe fn get(
+        &mut self,
+        f: &Py<PyAny>,
+        schema: *mut ffi::PyObject,
+        parse: impl FnOnce(*mut ffi::PyObject) -> R<T>,
+    ) -> R<&T> {
+        let hit = matches!(&self.last, Some((s, _)) if s.0 == schema);
+        if !hit {
+            let v = Owned::new(ffi::PyObject_CallOneArg(f.as_ptr(), schema)).ok_or_else(err)?;
+            let plan = parse(v.0)?;
+            self.last = Some((Owned::borrowed(schema), plan));
+        }
+        Ok(&self.last.as_ref().unwrap().1)
+    }
+}
+
+/// A field name as a strong, interned reference (so dict lookups and name comparisons
+/// mostly compare pointers).
+unsafe fn interned(p: *mut ffi::PyObject) -> R<Owned> {
+    if ffi::PyUnicode_CheckExact(p) == 0 {
+        return Err(Fallback);
+    }
+    let mut o = Owned::borrowed(p).into_ptr();
+    ffi::PyUnicode_InternInPlace(&mut o);
+    Ok(Owned(o))
+}
+
+struct KeyField {
+    name: Owned,
+    default: Owned,
+    required: bool,
+}
+
+struct KeyPlan {
+    key_schema: Owned,
+    fields: Vec<KeyField>,
+}
+
+struct FieldPlan {
+    name: Owned,
+    schema: Owned,
+    default: Owned,
+}
+
+struct InsertPlan {
+    updated: Owned,
+    fields: Vec<(Owned, Owned)>,
+}
+
+enum Check {
+    Int(i64, i64),
+    Str,
+    Bool,
+    Bytes,
+    Any,
+}
+
+struct HoistPlan {
+    updated: Owned,
+    check: Check,
+    optional: bool,
+    validate: Owned,
 }
 
 enum Step {
     /// ValueToKey: `plan(schema) -> (key_schema, ((name, default|None, required), ...))`
-    ValueToKey { names: Vec<Owned>, plan: Py<PyAny>, cache: SchemaCache },
+    ValueToKey { names: Vec<Owned>, plan: Py<PyAny>, cache: Cached<KeyPlan> },
     /// ExtractField (top-level field): `field(schema) -> (name, field schema, default|None)`
-    Extract { is_key: bool, name: Owned, field: Py<PyAny>, rnwd: bool, cache: SchemaCache },
+    Extract { is_key: bool, name: Owned, field: Py<PyAny>, rnwd: bool, cache: Cached<FieldPlan> },
     /// InsertField: `schema(s) -> (updated schema, ((name, default|None), ...))`
     Insert {
         is_key: bool,
@@ -166,10 +225,14 @@ enum Step {
         static_value: Owned,
         to_datetime: Py<PyAny>,
         schema: Py<PyAny>,
-        cache: SchemaCache,
+        cache: Cached<InsertPlan>,
     },
-    /// HoistField: `schema(s) -> (updated schema, check kind, validate(value))`
-    Hoist { is_key: bool, name: Owned, schema: Py<PyAny>, cache: SchemaCache },
+    /// HoistField: `schema(s) -> (updated schema, (kind, optional[, lo, hi]), validate(value))`
+    Hoist { is_key: bool, name: Owned, schema: Py<PyAny>, cache: Cached<HoistPlan> },
+    /// ValueToKey of one field followed by ExtractField$Key of that field (Kafka's idiom for
+    /// "the key is this field of the value"): the two steps without the key struct between
+    /// them. Any other case runs the two steps one after the other.
+    KeyFromField(Box<Step>, Box<Step>),
 }
 
 fn opt_name(o: &Bound<'_, PyAny>) -> PyResult<Option<Owned>> {
@@ -188,21 +251,20 @@ fn name(o: &Bound<'_, PyAny>) -> PyResult<Owned> {
 fn parse_step(spec: &Bound<'_, PyAny>) -> PyResult<Step> {
     let t = spec.cast::<PyTuple>()?;
     let kind: String = t.get_item(0)?.extract()?;
-    let none = || SchemaCache { last: None };
     Ok(match kind.as_str() {
         "value_to_key" => {
             let mut names = Vec::new();
             for n in t.get_item(1)?.try_iter()? {
                 names.push(name(&n?)?);
             }
-            Step::ValueToKey { names, plan: t.get_item(2)?.unbind(), cache: none() }
+            Step::ValueToKey { names, plan: t.get_item(2)?.unbind(), cache: Cached::new() }
         }
         "extract" => Step::Extract {
             is_key: t.get_item(1)?.extract()?,
             name: name(&t.get_item(2)?)?,
             field: t.get_item(3)?.unbind(),
             rnwd: t.get_item(4)?.extract()?,
-            cache: none(),
+            cache: Cached::new(),
         },
         "insert" => Step::Insert {
             is_key: t.get_item(1)?.extract()?,
@@ -214,13 +276,13 @@ fn parse_step(spec: &Bound<'_, PyAny>) -> PyResult<Step> {
             static_value: Owned::borrowed(t.get_item(7)?.as_ptr()),
             to_datetime: t.get_item(8)?.unbind(),
             schema: t.get_item(9)?.unbind(),
-            cache: none(),
+            cache: Cached::new(),
         },
         "hoist" => Step::Hoist {
             is_key: t.get_item(1)?.extract()?,
             name: name(&t.get_item(2)?)?,
             schema: t.get_item(3)?.unbind(),
-            cache: none(),
+            cache: Cached::new(),
         },
         other => return Err(PyValueError::new_err(format!("unknown chain step {other}"))),
     })
@@ -233,7 +295,76 @@ unsafe fn tuple_item(t: *mut ffi::PyObject, i: isize) -> R<*mut ffi::PyObject> {
     Ok(ffi::PyTuple_GET_ITEM(t, i))
 }
 
+unsafe fn tuple_items(t: *mut ffi::PyObject) -> R<&'static [*mut ffi::PyObject]> {
+    if ffi::PyTuple_Check(t) == 0 {
+        return Err(Fallback);
+    }
+    let n = ffi::PyTuple_GET_SIZE(t) as usize;
+    let p = (*(t as *mut ffi::PyTupleObject)).ob_item.as_ptr();
+    Ok(std::slice::from_raw_parts(p, n))
+}
+
+unsafe fn parse_key_plan(p: *mut ffi::PyObject) -> R<KeyPlan> {
+    let key_schema = Owned::borrowed(tuple_item(p, 0)?);
+    let mut fields = Vec::new();
+    for &f in tuple_items(tuple_item(p, 1)?)? {
+        fields.push(KeyField {
+            name: interned(tuple_item(f, 0)?)?,
+            default: Owned::borrowed(tuple_item(f, 1)?),
+            required: tuple_item(f, 2)? == ffi::Py_True(),
+        });
+    }
+    Ok(KeyPlan { key_schema, fields })
+}
+
+unsafe fn parse_field_plan(p: *mut ffi::PyObject) -> R<FieldPlan> {
+    Ok(FieldPlan {
+        name: interned(tuple_item(p, 0)?)?,
+        schema: Owned::borrowed(tuple_item(p, 1)?),
+        default: Owned::borrowed(tuple_item(p, 2)?),
+    })
+}
+
+unsafe fn parse_insert_plan(p: *mut ffi::PyObject) -> R<InsertPlan> {
+    let updated = Owned::borrowed(tuple_item(p, 0)?);
+    let mut fields = Vec::new();
+    for &f in tuple_items(tuple_item(p, 1)?)? {
+        fields.push((interned(tuple_item(f, 0)?)?, Owned::borrowed(tuple_item(f, 1)?)));
+    }
+    Ok(InsertPlan { updated, fields })
+}
+
+unsafe fn parse_hoist_plan(p: *mut ffi::PyObject) -> R<HoistPlan> {
+    let updated = Owned::borrowed(tuple_item(p, 0)?);
+    let check = tuple_items(tuple_item(p, 1)?)?;
+    if check.len() < 2 {
+        return Err(Fallback);
+    }
+    let optional = check[1] == ffi::Py_True();
+    let mut size = 0isize;
+    let k = ffi::PyUnicode_AsUTF8AndSize(check[0], &mut size);
+    if k.is_null() {
+        return Err(err());
+    }
+    let kind = match std::slice::from_raw_parts(k as *const u8, size as usize) {
+        b"str" => Check::Str,
+        b"bool" => Check::Bool,
+        b"bytes" => Check::Bytes,
+        b"int" if check.len() == 4 => {
+            let lo = ffi::PyLong_AsLongLong(check[2]);
+            let hi = ffi::PyLong_AsLongLong(check[3]);
+            if !ffi::PyErr_Occurred().is_null() {
+                return Err(err());
+            }
+            Check::Int(lo, hi)
+        }
+        _ => Check::Any,
+    };
+    Ok(HoistPlan { updated, check: kind, optional, validate: Owned::borrowed(tuple_item(p, 2)?) })
+}
+
 /// The default-substituted value: `v`, or `default` when `v` is None and `default` is set.
+#[inline]
 unsafe fn with_default(v: Owned, default: *mut ffi::PyObject) -> Owned {
     if v.0 == ffi::Py_None() && default != ffi::Py_None() {
         Owned::borrowed(default)
@@ -242,10 +373,76 @@ unsafe fn with_default(v: Owned, default: *mut ffi::PyObject) -> Owned {
     }
 }
 
+/// Steps with the ValueToKey + ExtractField$Key pairs fused.
+fn fuse(steps: Vec<Step>) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    for s in steps {
+        let pair = matches!(
+            (out.last(), &s),
+            (Some(Step::ValueToKey { names, .. }), Step::Extract { is_key: true, name, .. })
+                if names.len() == 1 && unsafe { ffi::PyUnicode_Compare(names[0].0, name.0) } == 0
+        );
+        if pair {
+            let first = out.pop().unwrap();
+            out.push(Step::KeyFromField(Box::new(first), Box::new(s)));
+        } else {
+            out.push(s);
+        }
+    }
+    out
+}
+
 impl Step {
+    /// KeyFromField's fast case; Ok(false) when it does not apply (nothing was changed).
+    #[inline]
+    unsafe fn key_from_field(&mut self, t: &Types, w: &mut Work) -> R<bool> {
+        let Step::KeyFromField(a, b) = self else { return Ok(false) };
+        let (Step::ValueToKey { plan, cache, .. }, Step::Extract { field, rnwd, cache: ecache, .. }) =
+            (a.as_mut(), b.as_mut())
+        else {
+            return Ok(false);
+        };
+        let none = ffi::Py_None();
+        if w.value_schema.0 == none || !w.value.is_struct(t) {
+            return Ok(false);
+        }
+        let schema = w.value.struct_schema(t);
+        if schema.is_null() {
+            return Err(Fallback);
+        }
+        let p = cache.get(plan, schema, |x| parse_key_plan(x))?;
+        if p.fields.len() != 1 {
+            return Ok(false);
+        }
+        let kf = &p.fields[0];
+        let mut x = with_default(w.value.struct_get(t, kf.name.0)?, kf.default.0);
+        if kf.required && x.0 == none {
+            return Err(Fallback);
+        }
+        let fp = ecache.get(field, p.key_schema.0, |x| parse_field_plan(x))?;
+        if fp.name.0 != kf.name.0 && ffi::PyUnicode_Compare(fp.name.0, kf.name.0) != 0 {
+            return Ok(false);
+        }
+        if *rnwd {
+            x = with_default(x, fp.default.0);
+        }
+        w.key_schema = Owned::borrowed(fp.schema.0);
+        w.key = V::Obj(x);
+        w.value_schema = Owned::borrowed(schema);
+        w.changed = true;
+        Ok(true)
+    }
+
     unsafe fn apply(&mut self, t: &Types, rec: *mut ffi::PyObject, w: &mut Work) -> R<()> {
         let none = ffi::Py_None();
         match self {
+            Step::KeyFromField(..) => {
+                if !self.key_from_field(t, w)? {
+                    let Step::KeyFromField(a, b) = self else { unreachable!() };
+                    a.apply(t, rec, w)?;
+                    b.apply(t, rec, w)?;
+                }
+            }
             Step::ValueToKey { names, plan, cache } => {
                 if w.value_schema.0 == none {
                     // schemaless: the key is a dict of the listed fields of the value map
@@ -280,26 +477,19 @@ impl Step {
                 if schema.is_null() {
                     return Err(Fallback);
                 }
-                let p = cache.get(plan, schema)?;
-                let key_schema = tuple_item(p, 0)?;
-                let fields = tuple_item(p, 1)?;
-                let nf = ffi::PyTuple_GET_SIZE(fields);
-                let mut knames = Vec::with_capacity(nf as usize);
-                let mut kvalues = Vec::with_capacity(nf as usize);
-                for i in 0..nf {
-                    let f = ffi::PyTuple_GET_ITEM(fields, i);
-                    let fname = tuple_item(f, 0)?;
-                    let default = tuple_item(f, 1)?;
-                    let required = tuple_item(f, 2)? == ffi::Py_True();
-                    let v = with_default(w.value.struct_get(t, fname)?, default);
-                    if required && v.0 == none {
+                let p = cache.get(plan, schema, |x| parse_key_plan(x))?;
+                let mut knames = Vals::new();
+                let mut kvalues = Vals::new();
+                for f in p.fields.iter() {
+                    let v = with_default(w.value.struct_get(t, f.name.0)?, f.default.0);
+                    if f.required && v.0 == none {
                         return Err(Fallback); // Python's Struct.put names the null field
                     }
-                    knames.push(Owned::borrowed(fname));
+                    knames.push(Owned::borrowed(f.name.0));
                     kvalues.push(v);
                 }
-                w.key_schema = Owned::borrowed(key_schema);
-                w.key = V::Pending(Pending { schema: Owned::borrowed(key_schema), names: knames, values: kvalues });
+                w.key_schema = Owned::borrowed(p.key_schema.0);
+                w.key = V::Pending(Pending { schema: Owned::borrowed(p.key_schema.0), names: knames, values: kvalues });
                 w.value_schema = Owned::borrowed(schema);
                 w.changed = true;
             }
@@ -328,21 +518,18 @@ impl Step {
                     if !value.is_none() && !value.is_struct(t) {
                         return Err(Fallback);
                     }
-                    let f = cache.get(field, schema.0)?;
-                    let fname = tuple_item(f, 0)?;
-                    let fschema = tuple_item(f, 1)?;
-                    let default = tuple_item(f, 2)?;
+                    let f = cache.get(field, schema.0, |x| parse_field_plan(x))?;
                     let extracted = if value.is_none() {
                         Owned::borrowed(none)
                     } else {
-                        let v = value.struct_get(t, fname)?;
+                        let v = value.struct_get(t, f.name.0)?;
                         if *rnwd {
-                            with_default(v, default)
+                            with_default(v, f.default.0)
                         } else {
                             v
                         }
                     };
-                    *schema = Owned::borrowed(fschema);
+                    *schema = Owned::borrowed(f.schema.0);
                     *value = V::Obj(extracted);
                 }
                 w.changed = true;
@@ -401,18 +588,12 @@ impl Step {
                         return Err(Fallback);
                     }
                     let sschema = value.struct_schema(t);
-                    let p = cache.get(schema_fn, sschema)?;
-                    let updated = tuple_item(p, 0)?;
-                    let fields = tuple_item(p, 1)?;
-                    let nf = ffi::PyTuple_GET_SIZE(fields);
-                    let mut names = Vec::with_capacity(nf as usize + 4);
-                    let mut values = Vec::with_capacity(nf as usize + 4);
-                    for i in 0..nf {
-                        let f = ffi::PyTuple_GET_ITEM(fields, i);
-                        let fname = tuple_item(f, 0)?;
-                        let default = tuple_item(f, 1)?;
-                        names.push(Owned::borrowed(fname));
-                        values.push(with_default(value.struct_get(t, fname)?, default));
+                    let p = cache.get(schema_fn, sschema, |x| parse_insert_plan(x))?;
+                    let mut names = Vals::with_capacity(p.fields.len() + 4);
+                    let mut values = Vals::with_capacity(p.fields.len() + 4);
+                    for (fname, default) in p.fields.iter() {
+                        names.push(Owned::borrowed(fname.0));
+                        values.push(with_default(value.struct_get(t, fname.0)?, default.0));
                     }
                     let mut put = |k: &Option<Owned>, v: Owned| {
                         if let Some(k) = k {
@@ -432,6 +613,7 @@ impl Step {
                         put(timestamp, dt);
                     }
                     put(static_field, Owned::borrowed(static_value.0));
+                    let updated = p.updated.0;
                     *schema = Owned::borrowed(updated);
                     *value = V::Pending(Pending { schema: Owned::borrowed(updated), names, values });
                 }
@@ -447,19 +629,17 @@ impl Step {
                     }
                     *value = V::Obj(d);
                 } else {
-                    let p = cache.get(schema_fn, schema.0)?;
-                    let updated = tuple_item(p, 0)?;
-                    let check = tuple_item(p, 1)?;
-                    let validate = tuple_item(p, 2)?;
-                    if !quick_valid(check, inner.0) {
+                    let p = cache.get(schema_fn, schema.0, |x| parse_hoist_plan(x))?;
+                    if !quick_valid(&p.check, p.optional, inner.0) {
                         // Struct.put's validation, by the Python reference; raises for a bad value
-                        Owned::new(ffi::PyObject_CallOneArg(validate, inner.0)).ok_or_else(err)?;
+                        Owned::new(ffi::PyObject_CallOneArg(p.validate.0, inner.0)).ok_or_else(err)?;
                     }
+                    let updated = p.updated.0;
                     *schema = Owned::borrowed(updated);
                     *value = V::Pending(Pending {
                         schema: Owned::borrowed(updated),
-                        names: vec![Owned::borrowed(name.0)],
-                        values: vec![inner],
+                        names: smallvec![Owned::borrowed(name.0)],
+                        values: smallvec![inner],
                     });
                 }
                 w.changed = true;
@@ -469,40 +649,43 @@ impl Step {
     }
 }
 
-/// Whether `v` is certainly valid for a primitive schema described by `check`:
-/// `("int", optional, lo, hi)`, `("str"|"bool"|"bytes", optional)`, anything else: unknown.
-unsafe fn quick_valid(check: *mut ffi::PyObject, v: *mut ffi::PyObject) -> bool {
-    if ffi::PyTuple_Check(check) == 0 || ffi::PyTuple_GET_SIZE(check) < 2 {
-        return false;
-    }
-    let kind = ffi::PyTuple_GET_ITEM(check, 0);
-    let optional = ffi::PyTuple_GET_ITEM(check, 1) == ffi::Py_True();
+/// Whether `v` is certainly valid for the primitive schema `check` describes (Struct.put's
+/// validation would pass); false means "ask the Python validator".
+#[inline]
+unsafe fn quick_valid(check: &Check, optional: bool, v: *mut ffi::PyObject) -> bool {
     if v == ffi::Py_None() {
         return optional;
     }
-    let mut size = 0isize;
-    let k = ffi::PyUnicode_AsUTF8AndSize(kind, &mut size);
-    if k.is_null() {
-        ffi::PyErr_Clear();
-        return false;
-    }
-    match std::slice::from_raw_parts(k as *const u8, size as usize) {
-        b"str" => ffi::PyUnicode_CheckExact(v) != 0,
-        b"bool" => ffi::PyBool_Check(v) != 0,
-        b"bytes" => ffi::PyBytes_CheckExact(v) != 0,
-        b"int" if ffi::PyTuple_GET_SIZE(check) == 4 && ffi::PyLong_CheckExact(v) != 0 => {
+    match check {
+        Check::Str => ffi::PyUnicode_CheckExact(v) != 0,
+        Check::Bool => ffi::PyBool_Check(v) != 0,
+        Check::Bytes => ffi::PyBytes_CheckExact(v) != 0,
+        Check::Int(lo, hi) => {
+            if ffi::PyLong_CheckExact(v) == 0 {
+                return false;
+            }
             let mut overflow = 0;
             let n = ffi::PyLong_AsLongLongAndOverflow(v, &mut overflow);
-            let lo = ffi::PyLong_AsLongLong(ffi::PyTuple_GET_ITEM(check, 2));
-            let hi = ffi::PyLong_AsLongLong(ffi::PyTuple_GET_ITEM(check, 3));
-            if !ffi::PyErr_Occurred().is_null() {
+            if n == -1 && !ffi::PyErr_Occurred().is_null() {
                 ffi::PyErr_Clear();
                 return false;
             }
-            overflow == 0 && n >= lo && n <= hi
+            overflow == 0 && n >= *lo && n <= *hi
         }
-        _ => false,
+        Check::Any => false,
     }
+}
+
+#[inline(always)]
+fn prefetch(p: *mut ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch(p as *const i8, _MM_HINT_T0);
+        _mm_prefetch((p as *const i8).add(64), _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// The fused steps of a transformation chain.
@@ -522,7 +705,7 @@ impl Chain {
             v.push(parse_step(&s?)?);
         }
         Ok(Chain {
-            steps: RefCell::new(v),
+            steps: RefCell::new(fuse(v)),
             copied_headers: PyString::intern(py, "_copied_headers").unbind(),
             minus_one: (-1i64).into_pyobject(py)?.into_any().unbind(),
         })
@@ -540,8 +723,27 @@ impl Chain {
         let n = list.len();
         unsafe {
             let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
+            let items = (*(list.as_ptr() as *mut ffi::PyListObject)).ob_item;
             for i in 0..n {
-                let rec = ffi::PyList_GET_ITEM(list.as_ptr(), i as isize);
+                let rec = *items.add(i);
+                // The records are usually cold in the cache: ask for the next ones early
+                // (a record two ahead, and the value struct and its dict of the next one).
+                if i + 2 < n {
+                    prefetch(*items.add(i + 2));
+                }
+                if i + 1 < n {
+                    let next = *items.add(i + 1);
+                    let v = slot(next, t.value);
+                    if !v.is_null() {
+                        prefetch(v);
+                        if ffi::Py_TYPE(v) == t.struct_tp {
+                            let d = slot(v, t.struct_values);
+                            if !d.is_null() {
+                                prefetch(d);
+                            }
+                        }
+                    }
+                }
                 match self.one(t, &mut steps, rec) {
                     Ok(r) => ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr()),
                     Err(Fallback) => {

@@ -579,7 +579,7 @@ impl<'a> Reader<'a> {
 
     unsafe fn struct_body(&mut self, schema: &Py<PyAny>, fields: &[Field], depth: u32) -> R<Owned> {
         let t = types::get().ok_or(Fallback)?;
-        let mut found: Vec<Option<Owned>> = Vec::with_capacity(fields.len());
+        let mut found: smallvec::SmallVec<[Option<Owned>; 12]> = smallvec::SmallVec::new();
         found.resize_with(fields.len(), || None);
         self.ws();
         if self.peek()? == b'}' {

@@ -194,7 +194,10 @@ VALUE = (
 STAGES: dict[str, tuple[type, dict[str, str]]] = {
     "v2k": (ValueToKey, {"fields": "id,name"}),
     "v2k_d": (ValueToKey, {"fields": "d"}),
+    "v2k_name": (ValueToKey, {"fields": "name"}),  # + extract_key: the fused pair
+    "v2k_id": (ValueToKey, {"fields": "id"}),  # id is required: a null falls back
     "extract_key": (ExtractFieldKey, {"field": "name"}),
+    "extract_key_id": (ExtractFieldKey, {"field": "id", "replace.null.with.default": "false"}),
     "extract_value": (ExtractFieldValue, {"field": "d"}),
     "extract_value_raw": (ExtractFieldValue, {"field": "d", "replace.null.with.default": "false"}),
     "insert_value": (
@@ -307,7 +310,7 @@ def test_fused_chain_matches_the_python_stages(names: list[str], batch: list[Any
 
 
 def test_fused_chain_runs_the_common_case_natively() -> None:
-    chain = _chain(["v2k", "extract_key", "insert_value", "hoist_value"])
+    chain = _chain(["v2k_name", "extract_key", "insert_value", "hoist_value"])
     v = Struct(VALUE).put("id", 1).put("name", "n")
     recs = [SourceRecord(None, None, "t", 0, None, None, VALUE, v, 5)] * 3
     out = chain._native.apply(recs)

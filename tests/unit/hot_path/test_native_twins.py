@@ -286,11 +286,17 @@ def _shape(r: Any) -> Any:
     )
 
 
-@SETTINGS
-@given(
-    st.lists(st.sampled_from(sorted(STAGES)), min_size=1, max_size=4),
-    st.lists(records(), min_size=1, max_size=6),
+PAIRS = st.sampled_from([["v2k_name", "extract_key"], ["v2k_id", "extract_key_id"]])
+stage_lists = st.lists(st.sampled_from(sorted(STAGES)), min_size=1, max_size=4) | st.builds(
+    lambda a, pair, b: a + pair + b,
+    st.lists(st.sampled_from(sorted(STAGES)), max_size=1),
+    PAIRS,
+    st.lists(st.sampled_from(sorted(STAGES)), max_size=1),
 )
+
+
+@SETTINGS
+@given(stage_lists, st.lists(records(), min_size=1, max_size=6))
 def test_fused_chain_matches_the_python_stages(names: list[str], batch: list[Any]) -> None:
     fused = _chain(names)
     assert fused._native is not None

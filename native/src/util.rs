@@ -257,3 +257,41 @@ pub unsafe fn new_str(bytes: &[u8], ascii: bool) -> Option<Owned> {
         ))
     }
 }
+
+/// Append the Python str `s` encoded as UTF-8 (from its own representation, without caching
+/// a UTF-8 copy in the object); false when it holds a lone surrogate.
+pub unsafe fn push_utf8(buf: &mut Vec<u8>, s: *mut ffi::PyObject) -> bool {
+    let len = ffi::PyUnicode_GET_LENGTH(s) as usize;
+    let data = ffi::PyUnicode_DATA(s);
+    let mut put = |cp: u32| -> bool {
+        match char::from_u32(cp) {
+            Some(c) => {
+                let mut tmp = [0u8; 4];
+                buf.extend_from_slice(c.encode_utf8(&mut tmp).as_bytes());
+                true
+            }
+            None => false,
+        }
+    };
+    match ffi::PyUnicode_KIND(s) {
+        ffi::PyUnicode_1BYTE_KIND => {
+            let bytes = std::slice::from_raw_parts(data as *const u8, len);
+            if ffi::PyUnicode_IS_ASCII(s) != 0 {
+                buf.extend_from_slice(bytes);
+            } else {
+                for &b in bytes {
+                    put(b as u32);
+                }
+            }
+            true
+        }
+        ffi::PyUnicode_2BYTE_KIND => {
+            let units = std::slice::from_raw_parts(data as *const u16, len);
+            units.iter().all(|&u| put(u as u32))
+        }
+        _ => {
+            let units = std::slice::from_raw_parts(data as *const u32, len);
+            units.iter().all(|&u| put(u))
+        }
+    }
+}

@@ -10,7 +10,8 @@
 //!   between bytes and kconnect's data model (`Struct`, `SchemaAndValue`);
 //! * `Chain`: a run of the built-in SMTs (ValueToKey, ExtractField, InsertField, HoistField)
 //!   over a batch of records, without building the intermediate records;
-//! * `copy_binary`: the PostgreSQL binary COPY data of a batch of rows (the JDBC sink).
+//! * `copy_binary`: the PostgreSQL binary COPY data of a batch of rows (the JDBC sink);
+//! * `sink_records`: the SinkRecords of a consumed batch (the sink loop).
 //!
 //! The plans these objects run are built by the Python side (`kconnect.converters.
 //! json_native`, the transforms' `native_step`) from the Python reference codecs, so the two
@@ -20,6 +21,7 @@ mod chain;
 mod copy;
 mod decode;
 mod encode;
+mod records;
 mod types;
 mod util;
 
@@ -46,5 +48,6 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<chain::Chain>()?;
     m.add_function(wrap_pyfunction!(decode::decode_schemaless_batch, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_binary, m)?)?;
+    m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
     Ok(())
 }

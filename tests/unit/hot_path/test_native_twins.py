@@ -384,3 +384,89 @@ def test_copy_binary_handles_well_typed_rows_and_leaves_the_rest() -> None:
     assert _hot_path.native.copy_binary([(1, "", 1.5, 1, b"", 1)], oids) is None
     assert _hot_path.native.copy_binary([(1, "\ud800", 1.5, True, b"", 1)], oids) is None
     assert _hot_path.native.copy_binary(rows, [1042] * 6) is None  # bpchar: psycopg's call
+
+
+# ---------------------------------------------------------------------------- sink records
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b"]),
+            st.integers(0, 3),
+            st.integers(0, 2**40),
+            st.sampled_from([0, 1, 2]),
+            st.integers(-1, 2**41),
+            st.booleans(),
+        ),
+        max_size=6,
+    ),
+    st.booleans(),
+)
+def test_sink_records_are_what_the_python_loop_builds(msgs_spec: list[Any], skip: bool) -> None:
+    from confluent_kafka import Message
+
+    from kconnect.api import SchemaAndValue, TimestampType
+    from kconnect.runtime.worker import sink_delivery
+    from kconnect.runtime.worker.record_conversion import SKIP
+
+    msgs = [
+        Message(
+            topic=t,
+            partition=p,
+            offset=o,
+            key=b"k",
+            value=b"v",
+            timestamp=(tt, ts),
+            headers=[("h", b"x")] if with_headers else None,
+        )
+        for t, p, o, tt, ts, with_headers in msgs_spec
+    ]
+    keys: list[Any] = [SchemaAndValue(Schema.STRING_SCHEMA, f"k{i}") for i in range(len(msgs))]
+    values: list[Any] = [SchemaAndValue(None, {"i": i}) for i in range(len(msgs))]
+    if skip and values:
+        values[-1] = SKIP
+    topics = [m.topic() for m in msgs]
+    parts = [m.partition() for m in msgs]
+    offs = [m.offset() for m in msgs]
+    got = _hot_path.native.sink_records(
+        msgs,
+        keys,
+        values,
+        topics,
+        parts,
+        offs,
+        sink_delivery._TS_TYPE_LIST,
+        TimestampType.NO_TIMESTAMP_TYPE,
+    )
+    if (skip and values) or any(m.headers() for m in msgs):
+        assert got is None  # the Python loop converts headers and leaves out tolerated failures
+        return
+    want = []
+    for i, m in enumerate(msgs):
+        ts_type, ts = m.timestamp()
+        want.append(
+            SinkRecord(
+                topics[i],
+                parts[i],
+                keys[i].schema,
+                keys[i].value,
+                values[i].schema,
+                values[i].value,
+                offs[i],
+                ts if ts_type else None,
+                sink_delivery._TS_TYPE_LIST[ts_type],
+                None,
+            )
+        )
+    assert got is not None
+    assert all(r._headers is None for r in got)  # as the loop builds them (read before _shape)
+    assert [_shape(r) for r in got] == [_shape(r) for r in want]
+    for a, b in zip(got, want, strict=True):
+        assert (a.timestamp_type, a.original_topic, a.original_kafka_partition) == (
+            b.timestamp_type,
+            b.original_topic,
+            b.original_kafka_partition,
+        )
+        assert a.original_kafka_offset == b.original_kafka_offset

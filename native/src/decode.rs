@@ -96,6 +96,48 @@ struct Reader<'a> {
     i: usize,
     /// scratch for strings with escapes
     tmp: Vec<u8>,
+    /// short strings of this batch already made (see StrCache)
+    strs: StrCache,
+}
+
+/// Short ASCII strings seen in the current batch: a value repeated across records ("apple",
+/// a status code, a currency) is one str object shared by all of them, as CPython shares
+/// interned strings -- strs are immutable, so sharing is not observable but saves an
+/// allocation and a deallocation per value. Dropped at the end of each batch.
+struct StrCache {
+    slots: Vec<Option<Owned>>,
+}
+
+const STR_CACHE_SLOTS: usize = 1024;
+const STR_CACHE_MAX_LEN: usize = 32;
+
+impl StrCache {
+    fn new() -> Self {
+        let mut slots = Vec::with_capacity(STR_CACHE_SLOTS);
+        slots.resize_with(STR_CACHE_SLOTS, || None);
+        StrCache { slots }
+    }
+
+    #[inline]
+    unsafe fn get(&mut self, s: &[u8]) -> Option<Owned> {
+        // FNV-1a over at most 32 bytes
+        let mut h: u64 = 0xcbf29ce484222325;
+        for &b in s {
+            h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+        }
+        let slot = &mut self.slots[(h as usize) & (STR_CACHE_SLOTS - 1)];
+        if let Some(o) = slot {
+            if ffi::PyUnicode_GET_LENGTH(o.0) as usize == s.len() {
+                let data = std::slice::from_raw_parts(ffi::PyUnicode_DATA(o.0) as *const u8, s.len());
+                if data == s {
+                    return Some(Owned::borrowed(o.0));
+                }
+            }
+        }
+        let fresh = new_str(s, true)?;
+        *slot = Some(Owned::borrowed(fresh.0));
+        Some(fresh)
+    }
 }
 
 enum Num {
@@ -343,6 +385,12 @@ impl<'a> Reader<'a> {
 
     fn py_string(&mut self) -> R<Owned> {
         let (s, ascii) = self.string()?;
+        // `s` points into the input or into `tmp`, neither of which changes before the next
+        // string is read
+        let s: &[u8] = unsafe { std::slice::from_raw_parts(s.as_ptr(), s.len()) };
+        if ascii && s.len() <= STR_CACHE_MAX_LEN {
+            return unsafe { self.strs.get(s) }.ok_or_else(err);
+        }
         unsafe { new_str(s, ascii) }.ok_or_else(err)
     }
 
@@ -675,6 +723,7 @@ impl JsonDecoder {
         let n = values.len();
         let mut misses = 0usize;
         let mut tmp = Vec::new();
+        let mut strs = StrCache::new();
         unsafe {
             let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
             let list = values.as_ptr();
@@ -686,11 +735,12 @@ impl JsonDecoder {
                     let len = ffi::Py_SIZE(data) as usize;
                     let b = std::slice::from_raw_parts(p, len);
                     if len > head.len() && b.starts_with(head) && b[len - 1] == b'}' {
-                        let mut rd = Reader { b: &b[head.len()..len - 1], i: 0, tmp: std::mem::take(&mut tmp) };
+                        let mut rd = Reader { b: &b[head.len()..len - 1], i: 0, tmp: std::mem::take(&mut tmp), strs: std::mem::replace(&mut strs, StrCache { slots: Vec::new() }) };
                         let v = rd.value(&self.root, 0);
                         rd.ws();
                         let at_end = rd.i == rd.b.len();
                         tmp = rd.tmp;
+                        strs = rd.strs;
                         if let (Ok(v), true) = (v, at_end) {
                             let sv = Owned::new(((*t.sav_tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(t.sav_tp, 2))
                                 .ok_or_else(|| PyErr::fetch(py))?;
@@ -729,6 +779,7 @@ pub fn decode_schemaless_batch<'py>(
     let n = values.len();
     let mut misses = 0usize;
     let mut tmp = Vec::new();
+    let mut strs = StrCache::new();
     unsafe {
         let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
         let list = values.as_ptr();
@@ -739,11 +790,12 @@ pub fn decode_schemaless_batch<'py>(
                 let p = ffi::PyBytes_AS_STRING(data) as *const u8;
                 let len = ffi::Py_SIZE(data) as usize;
                 let b = std::slice::from_raw_parts(p, len);
-                let mut rd = Reader { b, i: 0, tmp: std::mem::take(&mut tmp) };
+                let mut rd = Reader { b, i: 0, tmp: std::mem::take(&mut tmp), strs: std::mem::replace(&mut strs, StrCache { slots: Vec::new() }) };
                 let v = rd.generic(0);
                 rd.ws();
                 let at_end = rd.i == rd.b.len();
                 tmp = rd.tmp;
+                strs = rd.strs;
                 if let (Ok(v), true) = (v, at_end) {
                     let sv = Owned::new(((*t.sav_tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(t.sav_tp, 2))
                         .ok_or_else(|| PyErr::fetch(py))?;

@@ -470,3 +470,32 @@ def test_sink_records_are_what_the_python_loop_builds(msgs_spec: list[Any], skip
             b.original_kafka_partition,
         )
         assert a.original_kafka_offset == b.original_kafka_offset
+
+
+# ------------------------------------------------------------------------- StringConverter
+
+
+@SETTINGS
+@given(
+    st.lists(text | st.none() | st.integers() | st.just("\ud800x"), max_size=6),
+    st.lists(st.binary(max_size=8) | st.none() | st.just(b"\xff\xfe"), max_size=6),
+)
+def test_string_converter_batches_match_the_reference(strs: list[Any], raw: list[Any]) -> None:
+    from kconnect.converters.string_converter import StringConverter
+
+    conv = StringConverter()
+    conv.configure({}, False)
+    items = [(Schema.OPTIONAL_STRING_SCHEMA, v) for v in strs]
+    want_enc = [
+        v.encode("utf-8", "replace") if type(v) is str else conv.from_connect_data("t", s, v)
+        for s, v in items
+    ]
+    assert conv.from_connect_batch("t", items) == want_enc
+    values = [*raw, bytearray(b"ab")]
+    want_dec = [
+        (Schema.OPTIONAL_STRING_SCHEMA, None if v is None else bytes(v).decode("utf-8", "replace"))
+        for v in values
+    ]
+    got = conv.to_connect_batch("t", values)
+    assert [tuple(g) for g in got] == want_dec
+    assert all(type(g).__name__ == "SchemaAndValue" for g in got)

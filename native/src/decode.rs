@@ -710,13 +710,15 @@ impl JsonDecoder {
 
     /// Decode `values` (a list of bytes): `(out, misses)`; in `out` each value that is
     /// `head + payload + b"}"` gives a `SchemaAndValue(schema, decoded payload)`; every other
-    /// value, and any payload outside the fast rules, gives `fallback` (`misses` counts them).
+    /// value, and any payload outside the fast rules, gives `fallback` (`misses` counts them);
+    /// None (a tombstone) gives `null`.
     fn decode_batch<'py>(
         &self,
         py: Python<'py>,
         values: Bound<'py, PyList>,
         head: Bound<'py, PyBytes>,
         fallback: Bound<'py, PyAny>,
+        null: Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyList>, usize)> {
         let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
         let head = head.as_bytes();
@@ -730,7 +732,9 @@ impl JsonDecoder {
             for i in 0..n {
                 let data = ffi::PyList_GET_ITEM(list, i as isize);
                 let mut r: Option<Owned> = None;
-                if ffi::PyBytes_CheckExact(data) != 0 {
+                if data == ffi::Py_None() {
+                    r = Some(Owned::borrowed(null.as_ptr())); // a tombstone: SchemaAndValue.NULL
+                } else if ffi::PyBytes_CheckExact(data) != 0 {
                     let p = ffi::PyBytes_AS_STRING(data) as *const u8;
                     let len = ffi::Py_SIZE(data) as usize;
                     let b = std::slice::from_raw_parts(p, len);
@@ -768,12 +772,13 @@ impl JsonDecoder {
 /// `schemas.enable=false`: each value (bytes) parsed as orjson would, as
 /// `SchemaAndValue(None, value)`: `(out, misses)`, with `fallback` for a value that is not
 /// bytes or not plainly valid JSON (the Python path then reads it, with Jackson's leniencies
-/// and its error messages).
+/// and its error messages); None (a tombstone) gives `null`.
 #[pyfunction]
 pub fn decode_schemaless_batch<'py>(
     py: Python<'py>,
     values: Bound<'py, PyList>,
     fallback: Bound<'py, PyAny>,
+    null: Bound<'py, PyAny>,
 ) -> PyResult<(Bound<'py, PyList>, usize)> {
     let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
     let n = values.len();
@@ -786,7 +791,9 @@ pub fn decode_schemaless_batch<'py>(
         for i in 0..n {
             let data = ffi::PyList_GET_ITEM(list, i as isize);
             let mut r: Option<Owned> = None;
-            if ffi::PyBytes_CheckExact(data) != 0 {
+            if data == ffi::Py_None() {
+                r = Some(Owned::borrowed(null.as_ptr())); // a tombstone: SchemaAndValue.NULL
+            } else if ffi::PyBytes_CheckExact(data) != 0 {
                 let p = ffi::PyBytes_AS_STRING(data) as *const u8;
                 let len = ffi::Py_SIZE(data) as usize;
                 let b = std::slice::from_raw_parts(p, len);

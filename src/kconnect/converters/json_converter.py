@@ -418,16 +418,21 @@ class JsonConverter(DataHeaderConverter):
             out: Any = None
             batch = values if values.__class__ is list else list(values)
             if not self._schemas_enabled:
-                out, misses = native.decode_schemaless_batch(batch, FALLBACK)
+                out, misses = native.decode_schemaless_batch(batch, FALLBACK, SchemaAndValue.NULL)
             else:
-                known = self._native_head(batch[0])
-                if known is None and batch[0] is not None:
+                first = next((v for v in batch if v is not None), None)
+                if first is None:
+                    return [SchemaAndValue.NULL] * len(batch)  # only tombstones
+                known = self._native_head(first)
+                if known is None:
                     # A schema not seen yet: the Python path reads the first record and
                     # learns its schema text.
-                    self._to_connect_batch_py(topic, batch[:1])
-                    known = self._native_head(batch[0])
+                    self._to_connect_batch_py(topic, [first])
+                    known = self._native_head(first)
                 if known is not None and known[1].native_decoder is not None:
-                    out, misses = known[1].native_decoder.decode_batch(batch, known[0], FALLBACK)
+                    out, misses = known[1].native_decoder.decode_batch(
+                        batch, known[0], FALLBACK, SchemaAndValue.NULL
+                    )
             if out is not None:
                 if misses:
                     py = self._to_connect_batch_py

@@ -17,7 +17,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use smallvec::{smallvec, SmallVec};
-use std::cell::RefCell;
+use std::sync::Mutex;
 
 type Vals = SmallVec<[Owned; 2]>;
 
@@ -689,9 +689,16 @@ fn prefetch(p: *mut ffi::PyObject) {
 }
 
 /// The fused steps of a transformation chain.
-#[pyclass(module = "kconnect_native", unsendable)]
+/// The steps, with the Python references they hold. Those are only touched with the GIL held
+/// (every method of Chain holds it), so the chain may be built on one thread (the worker's)
+/// and run on another (the task's).
+struct Steps(Vec<Step>);
+
+unsafe impl Send for Steps {}
+
+#[pyclass(module = "kconnect_native", frozen)]
 pub struct Chain {
-    steps: RefCell<Vec<Step>>,
+    steps: Mutex<Steps>,
     copied_headers: Py<PyString>,
     minus_one: Py<PyAny>,
 }
@@ -705,7 +712,7 @@ impl Chain {
             v.push(parse_step(&s?)?);
         }
         Ok(Chain {
-            steps: RefCell::new(fuse(v)),
+            steps: Mutex::new(Steps(fuse(v))),
             copied_headers: PyString::intern(py, "_copied_headers").unbind(),
             minus_one: (-1i64).into_pyobject(py)?.into_any().unbind(),
         })
@@ -719,7 +726,10 @@ impl Chain {
             Ok(l) => l.clone(),
             Err(_) => return Ok(None),
         };
-        let mut steps = self.steps.borrow_mut();
+        // a chain is used by one task thread; should two threads ever share one, the second
+        // takes the Python stages rather than wait
+        let Ok(mut guard) = self.steps.try_lock() else { return Ok(None) };
+        let steps = &mut guard.0;
         let n = list.len();
         unsafe {
             let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
@@ -744,7 +754,7 @@ impl Chain {
                         }
                     }
                 }
-                match self.one(t, &mut steps, rec) {
+                match self.one(t, steps, rec) {
                     Ok(r) => ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr()),
                     Err(Fallback) => {
                         crate::util::clear_error();

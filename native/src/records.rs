@@ -93,3 +93,87 @@ pub fn sink_records<'py>(
         Ok(Some(Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap()))
     }
 }
+
+/// The rows of the JDBC sink for `records` (SinkRecords), one tuple per record with a column
+/// per entry of `sources`: `(0, _)` topic, `(1, _)` partition, `(2, _)` offset, `(3, name)` a
+/// field of the value (a Struct, or a dict when `schemaless`), `(4, name)` a field of the key
+/// (a Struct or a dict), `(5, _)` the key itself, `(6, name)` the field of a Struct or dict key
+/// or else the key itself (the one key column of pk.mode=record_key). A field never put is
+/// None, as the Python row
+/// functions give it. None when a record does not fit (another class, a value of another
+/// type): then the Python row function makes every row.
+#[pyfunction]
+pub fn sink_rows<'py>(
+    py: Python<'py>,
+    records: Bound<'py, PyList>,
+    sources: Vec<(u8, Option<String>)>,
+    schemaless: bool,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
+    let cols: Vec<(u8, Option<Bound<'py, PyString>>)> = sources
+        .into_iter()
+        .map(|(k, n)| (k, n.map(|n| PyString::intern(py, &n))))
+        .collect();
+    if cols.iter().any(|(k, n)| *k > 6 || ((*k == 3 || *k == 4 || *k == 6) && n.is_none())) {
+        return Ok(None);
+    }
+    let n = records.len();
+    unsafe {
+        let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
+        for i in 0..n {
+            let r = ffi::PyList_GET_ITEM(records.as_ptr(), i as isize);
+            if ffi::Py_TYPE(r) != t.sink_tp {
+                return Ok(None);
+            }
+            let row = Owned::new(ffi::PyTuple_New(cols.len() as isize)).ok_or_else(|| PyErr::fetch(py))?;
+            for (j, (kind, name)) in cols.iter().enumerate() {
+                let v: *mut ffi::PyObject = match kind {
+                    0 => crate::util::slot(r, t.topic),
+                    1 => crate::util::slot(r, t.kafka_partition),
+                    2 => crate::util::slot(r, t.kafka_offset),
+                    5 => crate::util::slot(r, t.key),
+                    _ => {
+                        let holder = crate::util::slot(r, if *kind == 3 { t.value } else { t.key });
+                        if holder.is_null() {
+                            return Ok(None);
+                        }
+                        let dict = if ffi::Py_TYPE(holder) == t.struct_tp {
+                            crate::util::slot(holder, t.struct_values)
+                        } else if ffi::PyDict_CheckExact(holder) != 0 && (*kind != 3 || schemaless) {
+                            holder
+                        } else if *kind == 6
+                            && ffi::PyDict_Check(holder) == 0
+                            && ffi::PyObject_TypeCheck(holder, t.struct_tp) == 0
+                        {
+                            // a key that is neither a struct nor a map is the key column itself
+                            ffi::Py_INCREF(holder);
+                            ffi::PyTuple_SET_ITEM(row.0, j as isize, holder);
+                            continue;
+                        } else {
+                            return Ok(None);
+                        };
+                        if dict.is_null() || ffi::PyDict_CheckExact(dict) == 0 {
+                            return Ok(None);
+                        }
+                        let x = ffi::PyDict_GetItemWithError(dict, name.as_ref().unwrap().as_ptr());
+                        if x.is_null() {
+                            if !ffi::PyErr_Occurred().is_null() {
+                                return Err(PyErr::fetch(py));
+                            }
+                            ffi::Py_None()
+                        } else {
+                            x
+                        }
+                    }
+                };
+                if v.is_null() {
+                    return Ok(None);
+                }
+                ffi::Py_INCREF(v);
+                ffi::PyTuple_SET_ITEM(row.0, j as isize, v);
+            }
+            ffi::PyList_SET_ITEM(out.0, i as isize, row.into_ptr());
+        }
+        Ok(Some(Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap()))
+    }
+}

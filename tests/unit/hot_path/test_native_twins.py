@@ -499,3 +499,66 @@ def test_string_converter_batches_match_the_reference(strs: list[Any], raw: list
     got = conv.to_connect_batch("t", values)
     assert [tuple(g) for g in got] == want_dec
     assert all(type(g).__name__ == "SchemaAndValue" for g in got)
+
+
+# ------------------------------------------------------------------------------ JDBC rows
+
+ROW_VALUE = (
+    SchemaBuilder.struct()
+    .name("row")
+    .field("id", Schema.INT32_SCHEMA)
+    .field("item", Schema.OPTIONAL_STRING_SCHEMA)
+    .build()
+)
+ROW_KEY = SchemaBuilder.struct().name("key").field("k", Schema.STRING_SCHEMA).build()
+
+
+@SETTINGS
+@given(
+    st.sampled_from(["none", "kafka", "record_value", "record_key_struct", "record_key_prim"]),
+    st.lists(st.tuples(st.integers(-3, 3), st.none() | text, st.booleans()), max_size=5),
+)
+def test_sink_rows_are_the_row_functions_rows(mode: str, specs: list[Any]) -> None:
+    from kconnect.connectors.jdbc.sink.buffered_records import BufferedRecords
+    from kconnect.connectors.jdbc.sink.fields_metadata import fields_metadata
+    from kconnect.connectors.jdbc.sink.sink_config import JdbcSinkConfig
+
+    props = {"connection.url": "jdbc:postgresql://h/db", "pk.mode": mode.split("_key")[0]}
+    if mode.startswith("record_key"):
+        props["pk.mode"] = "record_key"
+        props["pk.fields"] = "k"
+    if mode == "record_value":
+        props["pk.fields"] = "id"
+    key_schema = ROW_KEY if mode == "record_key_struct" else Schema.STRING_SCHEMA
+    records = []
+    for i, (id_, item, unset) in enumerate(specs):
+        v = Struct(ROW_VALUE)
+        v._values["id"] = id_
+        if not unset:
+            v._values["item"] = item  # a field never put is null in the row
+        k: Any = Struct(ROW_KEY).put("k", f"k{i}") if key_schema is ROW_KEY else f"k{i}"
+        records.append(SinkRecord("t", 0, key_schema, k, ROW_VALUE, v, 10 + i))
+    if not records:
+        return
+    config = JdbcSinkConfig(props)
+    br = BufferedRecords.__new__(BufferedRecords)
+    br._config = config
+    meta = fields_metadata(config, "t", records[0])
+    row_of = br._row_function(meta, [None] * len(meta.columns))
+    got = _hot_path.native.sink_rows(records, br._native_row_sources(meta), meta.schemaless)
+    assert got is not None
+    assert got == [row_of(r) for r in records]
+
+
+def test_a_chain_built_on_one_thread_runs_on_another() -> None:
+    """The worker builds a task's chain; the task thread runs it."""
+    import threading
+
+    chain = _chain(["v2k_name", "extract_key", "hoist_value"])
+    v = Struct(VALUE).put("id", 1).put("name", "n")
+    recs = [SourceRecord(None, None, "t", 0, None, None, VALUE, v, 5)] * 3
+    out: list[Any] = []
+    th = threading.Thread(target=lambda: out.append(chain._native.apply(recs)))
+    th.start()
+    th.join()
+    assert out[0] is not None and out[0][0].key == "n"

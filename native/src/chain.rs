@@ -19,7 +19,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use smallvec::{smallvec, SmallVec};
 use std::sync::Mutex;
 
-type Vals = SmallVec<[Owned; 2]>;
+type Vals = SmallVec<[Owned; 4]>;
 
 struct Fallback;
 type R<T> = Result<T, Fallback>;
@@ -38,7 +38,8 @@ struct Pending {
 
 enum V {
     Obj(Owned),
-    Pending(Pending),
+    // boxed: keeps V (and the per-record Work) small to move around
+    Pending(Box<Pending>),
 }
 
 impl V {
@@ -489,7 +490,7 @@ impl Step {
                     kvalues.push(v);
                 }
                 w.key_schema = Owned::borrowed(p.key_schema.0);
-                w.key = V::Pending(Pending { schema: Owned::borrowed(p.key_schema.0), names: knames, values: kvalues });
+                w.key = V::Pending(Box::new(Pending { schema: Owned::borrowed(p.key_schema.0), names: knames, values: kvalues }));
                 w.value_schema = Owned::borrowed(schema);
                 w.changed = true;
             }
@@ -615,7 +616,7 @@ impl Step {
                     put(static_field, Owned::borrowed(static_value.0));
                     let updated = p.updated.0;
                     *schema = Owned::borrowed(updated);
-                    *value = V::Pending(Pending { schema: Owned::borrowed(updated), names, values });
+                    *value = V::Pending(Box::new(Pending { schema: Owned::borrowed(updated), names, values }));
                 }
                 w.changed = true;
             }
@@ -636,11 +637,11 @@ impl Step {
                     }
                     let updated = p.updated.0;
                     *schema = Owned::borrowed(updated);
-                    *value = V::Pending(Pending {
+                    *value = V::Pending(Box::new(Pending {
                         schema: Owned::borrowed(updated),
                         names: smallvec![Owned::borrowed(name.0)],
                         values: smallvec![inner],
-                    });
+                    }));
                 }
                 w.changed = true;
             }

@@ -222,6 +222,17 @@ impl<'a> Reader<'a> {
         // the token is ASCII digits and signs only
         let text = unsafe { std::str::from_utf8_unchecked(&b[start..i]) };
         if is_float {
+            // At most 17 significant digits (what Jackson, Python and orjson write): a correctly
+            // rounded parse is then unambiguous; longer spellings are left to orjson.
+            let digits = text
+                .bytes()
+                .take_while(|c| *c != b'e' && *c != b'E')
+                .filter(|c| c.is_ascii_digit())
+                .skip_while(|c| *c == b'0')
+                .count();
+            if digits > 17 {
+                return Err(Fallback);
+            }
             let f: f64 = text.parse().map_err(|_| Fallback)?;
             if !f.is_finite() {
                 return Err(Fallback);

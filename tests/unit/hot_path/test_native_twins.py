@@ -562,3 +562,32 @@ def test_a_chain_built_on_one_thread_runs_on_another() -> None:
     th.start()
     th.join()
     assert out[0] is not None and out[0][0].key == "n"
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 10**22), st.integers(-340, 320), st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_float_spellings_decode_as_the_reference(spellings: list[Any]) -> None:
+    """Long mantissas, huge and tiny exponents, a FLOAT32 and a FLOAT64 field."""
+    schema = (
+        SchemaBuilder.struct()
+        .name("f")
+        .field("d", Schema.FLOAT64_SCHEMA)
+        .field("s", Schema.FLOAT32_SCHEMA)
+        .build()
+    )
+    native, ref = _converter(True), _converter(True)
+    head = ref._codec(schema).prefix
+    batch = []
+    for m, e, frac, neg in spellings:
+        txt = ("-" if neg else "") + (f"0.{m}e{e}" if frac else f"{m}e{e}")
+        batch.append(head + b'{"d":' + txt.encode() + b',"s":' + txt.encode() + b"}}")
+    for _ in range(2):
+        got = [_outcome(native.to_connect_batch, "t", [d]) for d in batch]
+        want = [_outcome(ref._to_connect_batch_py, "t", [d]) for d in batch]
+        assert got == want

@@ -47,7 +47,8 @@ impl V {
         match self {
             V::Obj(o) => Ok(o),
             V::Pending(p) => {
-                let dict = Owned::new(ffi::_PyDict_NewPresized(p.names.len() as isize)).ok_or_else(err)?;
+                let dict =
+                    Owned::new(ffi::_PyDict_NewPresized(p.names.len() as isize)).ok_or_else(err)?;
                 for (k, v) in p.names.iter().zip(p.values.iter()) {
                     if ffi::PyDict_SetItem(dict.0, k.0, v.0) != 0 {
                         return Err(err());
@@ -212,9 +213,19 @@ struct HoistPlan {
 
 enum Step {
     /// ValueToKey: `plan(schema) -> (key_schema, ((name, default|None, required), ...))`
-    ValueToKey { names: Vec<Owned>, plan: Py<PyAny>, cache: Cached<KeyPlan> },
+    ValueToKey {
+        names: Vec<Owned>,
+        plan: Py<PyAny>,
+        cache: Cached<KeyPlan>,
+    },
     /// ExtractField (top-level field): `field(schema) -> (name, field schema, default|None)`
-    Extract { is_key: bool, name: Owned, field: Py<PyAny>, rnwd: bool, cache: Cached<FieldPlan> },
+    Extract {
+        is_key: bool,
+        name: Owned,
+        field: Py<PyAny>,
+        rnwd: bool,
+        cache: Cached<FieldPlan>,
+    },
     /// InsertField: `schema(s) -> (updated schema, ((name, default|None), ...))`
     Insert {
         is_key: bool,
@@ -229,7 +240,12 @@ enum Step {
         cache: Cached<InsertPlan>,
     },
     /// HoistField: `schema(s) -> (updated schema, (kind, optional[, lo, hi]), validate(value))`
-    Hoist { is_key: bool, name: Owned, schema: Py<PyAny>, cache: Cached<HoistPlan> },
+    Hoist {
+        is_key: bool,
+        name: Owned,
+        schema: Py<PyAny>,
+        cache: Cached<HoistPlan>,
+    },
     /// ValueToKey of one field followed by ExtractField$Key of that field (Kafka's idiom for
     /// "the key is this field of the value"): the two steps without the key struct between
     /// them. Any other case runs the two steps one after the other.
@@ -258,7 +274,11 @@ fn parse_step(spec: &Bound<'_, PyAny>) -> PyResult<Step> {
             for n in t.get_item(1)?.try_iter()? {
                 names.push(name(&n?)?);
             }
-            Step::ValueToKey { names, plan: t.get_item(2)?.unbind(), cache: Cached::new() }
+            Step::ValueToKey {
+                names,
+                plan: t.get_item(2)?.unbind(),
+                cache: Cached::new(),
+            }
         }
         "extract" => Step::Extract {
             is_key: t.get_item(1)?.extract()?,
@@ -330,7 +350,10 @@ unsafe fn parse_insert_plan(p: *mut ffi::PyObject) -> R<InsertPlan> {
     let updated = Owned::borrowed(tuple_item(p, 0)?);
     let mut fields = Vec::new();
     for &f in tuple_items(tuple_item(p, 1)?)? {
-        fields.push((interned(tuple_item(f, 0)?)?, Owned::borrowed(tuple_item(f, 1)?)));
+        fields.push((
+            interned(tuple_item(f, 0)?)?,
+            Owned::borrowed(tuple_item(f, 1)?),
+        ));
     }
     Ok(InsertPlan { updated, fields })
 }
@@ -361,7 +384,12 @@ unsafe fn parse_hoist_plan(p: *mut ffi::PyObject) -> R<HoistPlan> {
         }
         _ => Check::Any,
     };
-    Ok(HoistPlan { updated, check: kind, optional, validate: Owned::borrowed(tuple_item(p, 2)?) })
+    Ok(HoistPlan {
+        updated,
+        check: kind,
+        optional,
+        validate: Owned::borrowed(tuple_item(p, 2)?),
+    })
 }
 
 /// The default-substituted value: `v`, or `default` when `v` is None and `default` is set.
@@ -397,9 +425,18 @@ impl Step {
     /// KeyFromField's fast case; Ok(false) when it does not apply (nothing was changed).
     #[inline]
     unsafe fn key_from_field(&mut self, t: &Types, w: &mut Work) -> R<bool> {
-        let Step::KeyFromField(a, b) = self else { return Ok(false) };
-        let (Step::ValueToKey { plan, cache, .. }, Step::Extract { field, rnwd, cache: ecache, .. }) =
-            (a.as_mut(), b.as_mut())
+        let Step::KeyFromField(a, b) = self else {
+            return Ok(false);
+        };
+        let (
+            Step::ValueToKey { plan, cache, .. },
+            Step::Extract {
+                field,
+                rnwd,
+                cache: ecache,
+                ..
+            },
+        ) = (a.as_mut(), b.as_mut())
         else {
             return Ok(false);
         };
@@ -439,7 +476,9 @@ impl Step {
         match self {
             Step::KeyFromField(..) => {
                 if !self.key_from_field(t, w)? {
-                    let Step::KeyFromField(a, b) = self else { unreachable!() };
+                    let Step::KeyFromField(a, b) = self else {
+                        unreachable!()
+                    };
                     a.apply(t, rec, w)?;
                     b.apply(t, rec, w)?;
                 }
@@ -490,11 +529,21 @@ impl Step {
                     kvalues.push(v);
                 }
                 w.key_schema = Owned::borrowed(p.key_schema.0);
-                w.key = V::Pending(Box::new(Pending { schema: Owned::borrowed(p.key_schema.0), names: knames, values: kvalues }));
+                w.key = V::Pending(Box::new(Pending {
+                    schema: Owned::borrowed(p.key_schema.0),
+                    names: knames,
+                    values: kvalues,
+                }));
                 w.value_schema = Owned::borrowed(schema);
                 w.changed = true;
             }
-            Step::Extract { is_key, name, field, rnwd, cache } => {
+            Step::Extract {
+                is_key,
+                name,
+                field,
+                rnwd,
+                cache,
+            } => {
                 let (schema, value) = w.side(*is_key);
                 if schema.0 == none {
                     let extracted = if value.is_none() {
@@ -535,7 +584,18 @@ impl Step {
                 }
                 w.changed = true;
             }
-            Step::Insert { is_key, topic, partition, offset, timestamp, static_field, static_value, to_datetime, schema: schema_fn, cache } => {
+            Step::Insert {
+                is_key,
+                topic,
+                partition,
+                offset,
+                timestamp,
+                static_field,
+                static_value,
+                to_datetime,
+                schema: schema_fn,
+                cache,
+            } => {
                 let is_key = *is_key;
                 let (schema, value) = w.side(is_key);
                 if value.is_none() {
@@ -610,19 +670,30 @@ impl Step {
                     }
                     put(offset, Owned::borrowed(roffset));
                     if rts != none && timestamp.is_some() {
-                        let dt = Owned::new(ffi::PyObject_CallOneArg(to_datetime.as_ptr(), rts)).ok_or_else(err)?;
+                        let dt = Owned::new(ffi::PyObject_CallOneArg(to_datetime.as_ptr(), rts))
+                            .ok_or_else(err)?;
                         put(timestamp, dt);
                     }
                     put(static_field, Owned::borrowed(static_value.0));
                     let updated = p.updated.0;
                     *schema = Owned::borrowed(updated);
-                    *value = V::Pending(Box::new(Pending { schema: Owned::borrowed(updated), names, values }));
+                    *value = V::Pending(Box::new(Pending {
+                        schema: Owned::borrowed(updated),
+                        names,
+                        values,
+                    }));
                 }
                 w.changed = true;
             }
-            Step::Hoist { is_key, name, schema: schema_fn, cache } => {
+            Step::Hoist {
+                is_key,
+                name,
+                schema: schema_fn,
+                cache,
+            } => {
                 let (schema, value) = w.side(*is_key);
-                let inner = std::mem::replace(value, V::Obj(Owned::borrowed(none))).materialize(t)?;
+                let inner =
+                    std::mem::replace(value, V::Obj(Owned::borrowed(none))).materialize(t)?;
                 if schema.0 == none {
                     let d = Owned::new(ffi::PyDict_New()).ok_or_else(err)?;
                     if ffi::PyDict_SetItem(d.0, name.0, inner.0) != 0 {
@@ -633,7 +704,8 @@ impl Step {
                     let p = cache.get(schema_fn, schema.0, |x| parse_hoist_plan(x))?;
                     if !quick_valid(&p.check, p.optional, inner.0) {
                         // Struct.put's validation, by the Python reference; raises for a bad value
-                        Owned::new(ffi::PyObject_CallOneArg(p.validate.0, inner.0)).ok_or_else(err)?;
+                        Owned::new(ffi::PyObject_CallOneArg(p.validate.0, inner.0))
+                            .ok_or_else(err)?;
                     }
                     let updated = p.updated.0;
                     *schema = Owned::borrowed(updated);
@@ -721,15 +793,22 @@ impl Chain {
 
     /// The batch through every step: a list aligned with `records`, or None when some record
     /// is outside what the steps handle (then the caller runs the Python stages).
-    fn apply<'py>(&self, py: Python<'py>, records: Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyList>>> {
-        let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
+    fn apply<'py>(
+        &self,
+        py: Python<'py>,
+        records: Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let t =
+            types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
         let list = match records.cast::<PyList>() {
             Ok(l) => l.clone(),
             Err(_) => return Ok(None),
         };
         // a chain is used by one task thread; should two threads ever share one, the second
         // takes the Python stages rather than wait
-        let Ok(mut guard) = self.steps.try_lock() else { return Ok(None) };
+        let Ok(mut guard) = self.steps.try_lock() else {
+            return Ok(None);
+        };
         let steps = &mut guard.0;
         let n = list.len();
         unsafe {
@@ -763,7 +842,11 @@ impl Chain {
                     }
                 }
             }
-            Ok(Some(Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap()))
+            Ok(Some(
+                Bound::from_owned_ptr(py, out.into_ptr())
+                    .cast_into::<PyList>()
+                    .unwrap(),
+            ))
         }
     }
 }
@@ -802,7 +885,11 @@ impl Chain {
         let headers = if headers == ffi::Py_None() {
             Owned::borrowed(headers)
         } else {
-            Owned::new(ffi::PyObject_CallMethodNoArgs(rec, self.copied_headers.as_ptr())).ok_or_else(err)?
+            Owned::new(ffi::PyObject_CallMethodNoArgs(
+                rec,
+                self.copied_headers.as_ptr(),
+            ))
+            .ok_or_else(err)?
         };
         let r = alloc(tp).ok_or_else(err)?;
         let mut part = get(t.kafka_partition)?;
@@ -818,7 +905,13 @@ impl Chain {
         init_slot(r.0, t.timestamp, get(t.timestamp)?);
         init_slot_steal(r.0, t.headers, headers.into_ptr());
         if sink {
-            for off in [t.kafka_offset, t.timestamp_type, t.original_topic, t.original_kafka_partition, t.original_kafka_offset] {
+            for off in [
+                t.kafka_offset,
+                t.timestamp_type,
+                t.original_topic,
+                t.original_kafka_partition,
+                t.original_kafka_offset,
+            ] {
                 init_slot(r.0, off, get(off)?);
             }
         } else {

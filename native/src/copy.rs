@@ -140,9 +140,15 @@ pub fn copy_binary<'py>(
         for i in 0..n {
             let row = ffi::PyList_GET_ITEM(list, i as isize);
             let (items, len) = if ffi::PyTuple_CheckExact(row) != 0 {
-                ((*(row as *mut ffi::PyTupleObject)).ob_item.as_mut_ptr(), ffi::PyTuple_GET_SIZE(row))
+                (
+                    (*(row as *mut ffi::PyTupleObject)).ob_item.as_mut_ptr(),
+                    ffi::PyTuple_GET_SIZE(row),
+                )
             } else if ffi::PyList_CheckExact(row) != 0 {
-                ((*(row as *mut ffi::PyListObject)).ob_item, ffi::PyList_GET_SIZE(row))
+                (
+                    (*(row as *mut ffi::PyListObject)).ob_item,
+                    ffi::PyList_GET_SIZE(row),
+                )
             } else {
                 return Ok(None);
             };
@@ -159,8 +165,15 @@ pub fn copy_binary<'py>(
     }
     buf.extend_from_slice(TRAILER);
     let b = unsafe {
-        Owned::new(ffi::PyBytes_FromStringAndSize(buf.as_ptr() as *const _, buf.len() as isize))
-            .ok_or_else(|| PyErr::fetch(py))?
+        Owned::new(ffi::PyBytes_FromStringAndSize(
+            buf.as_ptr() as *const _,
+            buf.len() as isize,
+        ))
+        .ok_or_else(|| PyErr::fetch(py))?
     };
-    Ok(Some(unsafe { Bound::from_owned_ptr(py, b.into_ptr()).cast_into::<PyBytes>().unwrap() }))
+    Ok(Some(unsafe {
+        Bound::from_owned_ptr(py, b.into_ptr())
+            .cast_into::<PyBytes>()
+            .unwrap()
+    }))
 }

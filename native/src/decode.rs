@@ -86,7 +86,11 @@ fn parse_node(plan: &Bound<'_, PyAny>) -> PyResult<Node> {
             Kind::Struct(schema, fields)
         }
         "py" => Kind::Py(t.get_item(3)?.unbind()),
-        other => return Err(PyValueError::new_err(format!("unknown decoder node {other}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown decoder node {other}"
+            )))
+        }
     };
     Ok(Node { kind, null })
 }
@@ -128,7 +132,8 @@ impl StrCache {
         let slot = &mut self.slots[(h as usize) & (STR_CACHE_SLOTS - 1)];
         if let Some(o) = slot {
             if ffi::PyUnicode_GET_LENGTH(o.0) as usize == s.len() {
-                let data = std::slice::from_raw_parts(ffi::PyUnicode_DATA(o.0) as *const u8, s.len());
+                let data =
+                    std::slice::from_raw_parts(ffi::PyUnicode_DATA(o.0) as *const u8, s.len());
                 if data == s {
                     return Some(Owned::borrowed(o.0));
                 }
@@ -291,7 +296,12 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    fn escaped_string(&mut self, start: usize, first_escape: usize, ascii0: bool) -> R<(&[u8], bool)> {
+    fn escaped_string(
+        &mut self,
+        start: usize,
+        first_escape: usize,
+        ascii0: bool,
+    ) -> R<(&[u8], bool)> {
         let b = self.b;
         let mut out = std::mem::take(&mut self.tmp);
         out.clear();
@@ -377,7 +387,9 @@ impl<'a> Reader<'a> {
                         ascii = false;
                     }
                     let mut tmp = [0u8; 4];
-                    out.extend_from_slice(char::from_u32(cp).unwrap().encode_utf8(&mut tmp).as_bytes());
+                    out.extend_from_slice(
+                        char::from_u32(cp).unwrap().encode_utf8(&mut tmp).as_bytes(),
+                    );
                 }
                 _ => {
                     self.tmp = out;
@@ -535,7 +547,11 @@ impl<'a> Reader<'a> {
                         Num::Int(n) => n as f64,
                         Num::Float(f) => f,
                     };
-                    let f = if matches!(node.kind, Kind::Float32) { f as f32 as f64 } else { f };
+                    let f = if matches!(node.kind, Kind::Float32) {
+                        f as f32 as f64
+                    } else {
+                        f
+                    };
                     Owned::new(ffi::PyFloat_FromDouble(f)).ok_or_else(err)
                 }
                 Kind::Bool => {
@@ -716,7 +732,10 @@ pub struct JsonDecoder {
 impl JsonDecoder {
     #[new]
     fn new(schema: Bound<'_, PyAny>, plan: Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(JsonDecoder { root: parse_node(&plan)?, schema: schema.unbind() })
+        Ok(JsonDecoder {
+            root: parse_node(&plan)?,
+            schema: schema.unbind(),
+        })
     }
 
     /// Decode `values` (a list of bytes): `(out, misses)`; in `out` each value that is
@@ -731,7 +750,8 @@ impl JsonDecoder {
         fallback: Bound<'py, PyAny>,
         null: Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyList>, usize)> {
-        let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
+        let t =
+            types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
         let head = head.as_bytes();
         let n = values.len();
         let mut misses = 0usize;
@@ -750,15 +770,24 @@ impl JsonDecoder {
                     let len = ffi::Py_SIZE(data) as usize;
                     let b = std::slice::from_raw_parts(p, len);
                     if len > head.len() && b.starts_with(head) && b[len - 1] == b'}' {
-                        let mut rd = Reader { b: &b[head.len()..len - 1], i: 0, tmp: std::mem::take(&mut tmp), strs: std::mem::replace(&mut strs, StrCache { slots: Vec::new() }) };
+                        let mut rd = Reader {
+                            b: &b[head.len()..len - 1],
+                            i: 0,
+                            tmp: std::mem::take(&mut tmp),
+                            strs: std::mem::replace(&mut strs, StrCache { slots: Vec::new() }),
+                        };
                         let v = rd.value(&self.root, 0);
                         rd.ws();
                         let at_end = rd.i == rd.b.len();
                         tmp = rd.tmp;
                         strs = rd.strs;
                         if let (Ok(v), true) = (v, at_end) {
-                            let sv = Owned::new(((*t.sav_tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(t.sav_tp, 2))
-                                .ok_or_else(|| PyErr::fetch(py))?;
+                            let sv = Owned::new(((*t.sav_tp)
+                                .tp_alloc
+                                .unwrap_or(ffi::PyType_GenericAlloc))(
+                                t.sav_tp, 2
+                            ))
+                            .ok_or_else(|| PyErr::fetch(py))?;
                             ffi::Py_INCREF(self.schema.as_ptr());
                             ffi::PyTuple_SET_ITEM(sv.0, 0, self.schema.as_ptr());
                             ffi::PyTuple_SET_ITEM(sv.0, 1, v.into_ptr());
@@ -775,7 +804,12 @@ impl JsonDecoder {
                 };
                 ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr());
             }
-            Ok((Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap(), misses))
+            Ok((
+                Bound::from_owned_ptr(py, out.into_ptr())
+                    .cast_into::<PyList>()
+                    .unwrap(),
+                misses,
+            ))
         }
     }
 }
@@ -808,15 +842,22 @@ pub fn decode_schemaless_batch<'py>(
                 let p = ffi::PyBytes_AS_STRING(data) as *const u8;
                 let len = ffi::Py_SIZE(data) as usize;
                 let b = std::slice::from_raw_parts(p, len);
-                let mut rd = Reader { b, i: 0, tmp: std::mem::take(&mut tmp), strs: std::mem::replace(&mut strs, StrCache { slots: Vec::new() }) };
+                let mut rd = Reader {
+                    b,
+                    i: 0,
+                    tmp: std::mem::take(&mut tmp),
+                    strs: std::mem::replace(&mut strs, StrCache { slots: Vec::new() }),
+                };
                 let v = rd.generic(0);
                 rd.ws();
                 let at_end = rd.i == rd.b.len();
                 tmp = rd.tmp;
                 strs = rd.strs;
                 if let (Ok(v), true) = (v, at_end) {
-                    let sv = Owned::new(((*t.sav_tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(t.sav_tp, 2))
-                        .ok_or_else(|| PyErr::fetch(py))?;
+                    let sv = Owned::new(
+                        ((*t.sav_tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(t.sav_tp, 2),
+                    )
+                    .ok_or_else(|| PyErr::fetch(py))?;
                     ffi::Py_INCREF(ffi::Py_None());
                     ffi::PyTuple_SET_ITEM(sv.0, 0, ffi::Py_None());
                     ffi::PyTuple_SET_ITEM(sv.0, 1, v.into_ptr());
@@ -832,6 +873,11 @@ pub fn decode_schemaless_batch<'py>(
             };
             ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr());
         }
-        Ok((Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap(), misses))
+        Ok((
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyList>()
+                .unwrap(),
+            misses,
+        ))
     }
 }

@@ -77,7 +77,11 @@ fn parse_node(plan: &Bound<'_, PyAny>) -> PyResult<Node> {
             Kind::Struct(schema, fields)
         }
         "py" => Kind::Py(t.get_item(3)?.unbind()),
-        other => return Err(PyValueError::new_err(format!("unknown encoder node {other}"))),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown encoder node {other}"
+            )))
+        }
     };
     Ok(Node { kind, null })
 }
@@ -212,7 +216,10 @@ pub struct JsonEncoder {
 impl JsonEncoder {
     #[new]
     fn new(schema: Bound<'_, PyAny>, plan: Bound<'_, PyAny>) -> PyResult<Self> {
-        Ok(JsonEncoder { root: parse_node(&plan)?, schema: schema.unbind() })
+        Ok(JsonEncoder {
+            root: parse_node(&plan)?,
+            schema: schema.unbind(),
+        })
     }
 
     /// Encode `items` (a list of `(schema, value)` pairs): `(out, misses)`, `out` aligned with

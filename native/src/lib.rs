@@ -44,7 +44,10 @@ fn init(
 fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // which sources it was built from (scripts/lib.sh rebuilds when they change)
-    m.add("__build__", option_env!("KCONNECT_NATIVE_BUILD").unwrap_or(""))?;
+    m.add(
+        "__build__",
+        option_env!("KCONNECT_NATIVE_BUILD").unwrap_or(""),
+    )?;
     m.add_function(wrap_pyfunction!(init, m)?)?;
     m.add_class::<encode::JsonEncoder>()?;
     m.add_class::<decode::JsonDecoder>()?;

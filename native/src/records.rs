@@ -27,7 +27,12 @@ pub fn sink_records<'py>(
 ) -> PyResult<Option<Bound<'py, PyList>>> {
     let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
     let n = msgs.len();
-    if keys.len() != n || values.len() != n || topics.len() != n || parts.len() != n || offs.len() != n {
+    if keys.len() != n
+        || values.len() != n
+        || topics.len() != n
+        || parts.len() != n
+        || offs.len() != n
+    {
         return Ok(None);
     }
     let headers_name = PyString::intern(py, "headers");
@@ -90,7 +95,11 @@ pub fn sink_records<'py>(
             init_slot(r.0, t.original_kafka_offset, off);
             ffi::PyList_SET_ITEM(out.0, i_, r.into_ptr());
         }
-        Ok(Some(Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap()))
+        Ok(Some(
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyList>()
+                .unwrap(),
+        ))
     }
 }
 
@@ -114,7 +123,10 @@ pub fn sink_rows<'py>(
         .into_iter()
         .map(|(k, n)| (k, n.map(|n| PyString::intern(py, &n))))
         .collect();
-    if cols.iter().any(|(k, n)| *k > 6 || ((*k == 3 || *k == 4 || *k == 6) && n.is_none())) {
+    if cols
+        .iter()
+        .any(|(k, n)| *k > 6 || ((*k == 3 || *k == 4 || *k == 6) && n.is_none()))
+    {
         return Ok(None);
     }
     let n = records.len();
@@ -125,7 +137,8 @@ pub fn sink_rows<'py>(
             if ffi::Py_TYPE(r) != t.sink_tp {
                 return Ok(None);
             }
-            let row = Owned::new(ffi::PyTuple_New(cols.len() as isize)).ok_or_else(|| PyErr::fetch(py))?;
+            let row = Owned::new(ffi::PyTuple_New(cols.len() as isize))
+                .ok_or_else(|| PyErr::fetch(py))?;
             for (j, (kind, name)) in cols.iter().enumerate() {
                 let v: *mut ffi::PyObject = match kind {
                     0 => crate::util::slot(r, t.topic),
@@ -139,7 +152,8 @@ pub fn sink_rows<'py>(
                         }
                         let dict = if ffi::Py_TYPE(holder) == t.struct_tp {
                             crate::util::slot(holder, t.struct_values)
-                        } else if ffi::PyDict_CheckExact(holder) != 0 && (*kind != 3 || schemaless) {
+                        } else if ffi::PyDict_CheckExact(holder) != 0 && (*kind != 3 || schemaless)
+                        {
                             holder
                         } else if *kind == 6
                             && ffi::PyDict_Check(holder) == 0
@@ -174,6 +188,10 @@ pub fn sink_rows<'py>(
             }
             ffi::PyList_SET_ITEM(out.0, i as isize, row.into_ptr());
         }
-        Ok(Some(Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap()))
+        Ok(Some(
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyList>()
+                .unwrap(),
+        ))
     }
 }

@@ -31,8 +31,12 @@ pub fn utf8_encode_batch<'py>(
                 let v = ffi::PyTuple_GET_ITEM(item, 1);
                 if ffi::PyUnicode_CheckExact(v) != 0 {
                     r = Some(
-                        Owned::new(ffi::PyUnicode_AsEncodedString(v, UTF8.as_ptr(), REPLACE.as_ptr()))
-                            .ok_or_else(|| PyErr::fetch(py))?,
+                        Owned::new(ffi::PyUnicode_AsEncodedString(
+                            v,
+                            UTF8.as_ptr(),
+                            REPLACE.as_ptr(),
+                        ))
+                        .ok_or_else(|| PyErr::fetch(py))?,
                     );
                 }
             }
@@ -42,7 +46,12 @@ pub fn utf8_encode_batch<'py>(
             });
             ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr());
         }
-        Ok((Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap(), misses))
+        Ok((
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyList>()
+                .unwrap(),
+            misses,
+        ))
     }
 }
 
@@ -78,8 +87,10 @@ pub fn utf8_decode_batch<'py>(
             };
             let r = match s {
                 Some(s) => {
-                    let sv = Owned::new(((*t.sav_tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(t.sav_tp, 2))
-                        .ok_or_else(|| PyErr::fetch(py))?;
+                    let sv = Owned::new(
+                        ((*t.sav_tp).tp_alloc.unwrap_or(ffi::PyType_GenericAlloc))(t.sav_tp, 2),
+                    )
+                    .ok_or_else(|| PyErr::fetch(py))?;
                     ffi::Py_INCREF(schema.as_ptr());
                     ffi::PyTuple_SET_ITEM(sv.0, 0, schema.as_ptr());
                     ffi::PyTuple_SET_ITEM(sv.0, 1, s.into_ptr());
@@ -92,6 +103,11 @@ pub fn utf8_decode_batch<'py>(
             };
             ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr());
         }
-        Ok((Bound::from_owned_ptr(py, out.into_ptr()).cast_into::<PyList>().unwrap(), misses))
+        Ok((
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyList>()
+                .unwrap(),
+            misses,
+        ))
     }
 }

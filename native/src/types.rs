@@ -46,16 +46,17 @@ pub fn get() -> Option<&'static Types> {
 }
 
 fn off(cls: &Bound<'_, PyAny>, name: &str) -> PyResult<isize> {
-    unsafe { member_offset(cls.as_ptr(), name) }.ok_or_else(|| {
-        PyTypeError::new_err(format!("{cls}: '{name}' is not a __slots__ member"))
-    })
+    unsafe { member_offset(cls.as_ptr(), name) }
+        .ok_or_else(|| PyTypeError::new_err(format!("{cls}: '{name}' is not a __slots__ member")))
 }
 
 fn plain_slots_type(cls: &Bound<'_, PyAny>) -> PyResult<*mut ffi::PyTypeObject> {
     let tp = cls.as_ptr() as *mut ffi::PyTypeObject;
     unsafe {
         if ffi::PyType_Check(cls.as_ptr()) == 0 || (*tp).tp_dictoffset != 0 {
-            return Err(PyTypeError::new_err(format!("{cls} must be a class with __slots__ only")));
+            return Err(PyTypeError::new_err(format!(
+                "{cls} must be a class with __slots__ only"
+            )));
         }
     }
     Ok(tp)
@@ -96,7 +97,9 @@ pub fn init(
     // ConnectRecord's slots must sit at the same offsets in both record classes.
     for name in ["topic", "key", "value", "_headers", "timestamp"] {
         if off(source_cls, name)? != off(sink_cls, name)? {
-            return Err(PyTypeError::new_err("record classes disagree on slot offsets"));
+            return Err(PyTypeError::new_err(
+                "record classes disagree on slot offsets",
+            ));
         }
     }
     // Keep the classes alive for the life of the process.

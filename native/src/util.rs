@@ -33,7 +33,6 @@ impl Owned {
         std::mem::forget(self);
         p
     }
-
 }
 
 impl Drop for Owned {
@@ -248,7 +247,11 @@ pub fn push_base64_str(buf: &mut Vec<u8>, data: &[u8]) {
 pub unsafe fn new_str(bytes: &[u8], ascii: bool) -> Option<Owned> {
     if ascii {
         let s = Owned::new(ffi::PyUnicode_New(bytes.len() as isize, 127))?;
-        ptr::copy_nonoverlapping(bytes.as_ptr(), ffi::PyUnicode_DATA(s.0) as *mut u8, bytes.len());
+        ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            ffi::PyUnicode_DATA(s.0) as *mut u8,
+            bytes.len(),
+        );
         Some(s)
     } else {
         Owned::new(ffi::PyUnicode_FromStringAndSize(

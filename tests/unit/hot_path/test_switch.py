@@ -8,6 +8,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +53,31 @@ def test_insisting_on_native_fails_loudly_without_it() -> None:
     else:
         assert done.returncode != 0
         assert "KCONNECT_NATIVE=1 but kconnect_native cannot be imported" in done.stderr
+
+
+def test_without_the_native_module_kconnect_runs_in_python(tmp_path: Path) -> None:
+    """A machine without a compiler: kconnect_native cannot be imported at all."""
+    stub = tmp_path / "kconnect_native"
+    stub.mkdir()
+    (stub / "__init__.py").write_text("raise ImportError('no compiler on this machine')\n")
+    script = (
+        "from kconnect import _hot_path as h\n"
+        "from kconnect.api import Schema, SchemaBuilder, Struct\n"
+        "from kconnect.converters.json_converter import JsonConverter\n"
+        "s = SchemaBuilder.struct().field('id', Schema.INT32_SCHEMA).build()\n"
+        "c = JsonConverter(); c.configure({}, False)\n"
+        "data = c.from_connect_batch('t', [(s, Struct(s).put('id', 7))])\n"
+        "back = c.to_connect_batch('t', data)[0]\n"
+        "print(h.describe()); print(data[0].decode()); print(back.value.get('id'))\n"
+    )
+    env = dict(os.environ)
+    env.pop("KCONNECT_NATIVE", None)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    describe, payload, value = done.stdout.strip().splitlines()
+    assert describe == "python (kconnect_native not installed)"
+    assert payload.endswith('"payload":{"id":7}}')
+    assert value == "7"

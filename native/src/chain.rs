@@ -816,20 +816,35 @@ impl Chain {
             let items = (*(list.as_ptr() as *mut ffi::PyListObject)).ob_item;
             for i in 0..n {
                 let rec = *items.add(i);
-                // The records are usually cold in the cache: ask for the next ones early
-                // (a record two ahead, and the value struct and its dict of the next one).
-                if i + 2 < n {
-                    prefetch(*items.add(i + 2));
+                // The records are usually cold in the cache: fetch what the next ones touch a
+                // few iterations early, one pointer hop per stage (record, its value struct,
+                // the struct's dict, the dict's keys table).
+                if i + 8 < n {
+                    prefetch(*items.add(i + 8));
                 }
-                if i + 1 < n {
-                    let next = *items.add(i + 1);
-                    let v = slot(next, t.value);
+                if i + 6 < n {
+                    let v = slot(*items.add(i + 6), t.value);
                     if !v.is_null() {
                         prefetch(v);
-                        if ffi::Py_TYPE(v) == t.struct_tp {
-                            let d = slot(v, t.struct_values);
-                            if !d.is_null() {
-                                prefetch(d);
+                    }
+                }
+                if i + 4 < n {
+                    let v = slot(*items.add(i + 4), t.value);
+                    if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
+                        let d = slot(v, t.struct_values);
+                        if !d.is_null() {
+                            prefetch(d);
+                        }
+                    }
+                }
+                if i + 2 < n {
+                    let v = slot(*items.add(i + 2), t.value);
+                    if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
+                        let d = slot(v, t.struct_values);
+                        if !d.is_null() && ffi::PyDict_CheckExact(d) != 0 {
+                            let keys = (*(d as *mut ffi::PyDictObject)).ma_keys;
+                            if !keys.is_null() {
+                                prefetch(keys as *mut ffi::PyObject);
                             }
                         }
                     }

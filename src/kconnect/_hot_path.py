@@ -51,7 +51,13 @@ def _load() -> tuple[Any, str]:
         if wanted in ("1", "true", "yes", "on"):
             raise ImportError(f"kconnect_native {version} does not match kconnect ({_COMPATIBLE}x)")
         return None, f"python (kconnect_native {version} does not match {_COMPATIBLE}x)"
-    kconnect_native.init(Struct, SchemaAndValue, SourceRecord, SinkRecord)
+    try:
+        # reads the __slots__ layout of the data-model classes; refuses one it cannot use
+        kconnect_native.init(Struct, SchemaAndValue, SourceRecord, SinkRecord)
+    except (TypeError, ValueError) as e:
+        if wanted in ("1", "true", "yes", "on"):
+            raise ImportError(f"kconnect_native {version} cannot be used: {e}") from e
+        return None, f"python (kconnect_native {version} cannot be used: {e})"
     return kconnect_native, f"native (kconnect_native {version})"
 
 

@@ -54,7 +54,15 @@ kc_install_native() {
   fi
   kc_say "Building the native hot path (pip install ./native: cargo build --release, 1-2 min)"
   local started=$SECONDS
-  KCONNECT_NATIVE_BUILD="$stamp" PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q "$KC_ROOT/native"
+  if ! KCONNECT_NATIVE_BUILD="$stamp" PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q "$KC_ROOT/native"; then
+    # CI must build it; elsewhere (scripts/demo on a new machine) kconnect still runs.
+    if [[ "${CI:-}" == true ]]; then
+      echo "building native/ failed" >&2
+      return 1
+    fi
+    echo "note: building native/ failed (see above), so kconnect runs on its pure-Python hot path"
+    return 0
+  fi
   kc_say "Native hot path built in $((SECONDS - started)) s: $("$PY" -c 'from kconnect import _hot_path as h; print(h.describe())')"
 }
 

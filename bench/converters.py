@@ -7,7 +7,13 @@ user_id and item optional STRING) with ``schemas.enable=true``: encode (fromConn
 decode (toConnectData). The Java side (``bench/java/ConverterBench.java``, compiled with javac
 against the jars resolved from Maven Central) warms the JIT up before timing. When
 ``kconnect.transforms.value_to_key`` is importable, the ValueToKey(user_id) + ExtractField$Key
-chain is timed too, against Kafka's classes from ``connect-transforms``.
+chain is timed too, against Kafka's classes from ``connect-transforms``: kconnect's through
+``TransformationChain.apply_batch`` (what the worker calls) over 10,000-record batches of
+SourceRecords built before timing, Java's ``apply`` calls over the same records built before
+timing (best of three rounds).
+Both sides run as a worker does: kconnect with the worker's GC settings
+(``kconnect.runtime.gc_tuning``, applied after the inputs are built), on the hot path
+``kconnect._hot_path`` picked (printed; ``KCONNECT_NATIVE=0`` for the pure-Python one).
 Prints, for each operation and both sides, records/s, CPU-µs per record and cores used (CPU
 time of the converting process -- this Python process, or the whole JVM with its JIT compiler
 and GC threads -- over the timed loop alone, ÷ records and ÷ wall time), and the kconnect/Java
@@ -29,10 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Interval, cpu_interval, table
 
+from kconnect import _hot_path
 from kconnect.api import Schema, SchemaBuilder, SourceRecord, Struct
 from kconnect.converters.json_converter import JsonConverter
 from kconnect.local import maven
 from kconnect.local.paths import cache_dir
+from kconnect.runtime.gc_tuning import tune_for_worker
+from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
 
 JAVA_SRC = Path(__file__).resolve().parent / "java" / "ConverterBench.java"
 
@@ -96,7 +105,18 @@ def python_bench(records: int, chain: bool) -> dict[str, Interval]:
     conv.configure({}, False)
     batch = 10_000  # what a task's poll() typically hands over
     pairs = [(schema, v) for v in values]
-    conv.from_connect_batch("t", pairs[:batch])  # compile the schema's codec before timing
+    built: list[list[SourceRecord]] = []
+    if chain:
+        for i in range(0, records, batch):
+            built.append(
+                [
+                    SourceRecord(None, None, "t", None, None, None, schema, v)
+                    for v in values[i : i + batch]
+                ]
+            )
+    tune_for_worker()
+    # compile the schema's codecs and learn its text before timing
+    conv.to_connect_batch("t", conv.from_connect_batch("t", pairs[:batch]))
     encoded: list[bytes | None] = []
     with cpu_interval() as enc:
         for i in range(0, records, batch):
@@ -106,7 +126,6 @@ def python_bench(records: int, chain: bool) -> dict[str, Interval]:
             conv.to_connect_batch("t", encoded[i : i + batch])
     result = {"encode": enc[0], "decode": dec[0]}
     if chain:
-        # --- ValueToKey + ExtractField$Key chain (transforms by another engineer) ---------
         from kconnect.transforms.extract_field import ExtractFieldKey
         from kconnect.transforms.value_to_key import ValueToKey
 
@@ -114,10 +133,16 @@ def python_bench(records: int, chain: bool) -> dict[str, Interval]:
         v2k.configure({"fields": "user_id"})
         extract = ExtractFieldKey()
         extract.configure({"field": "user_id"})
+        tchain = TransformationChain(
+            [
+                TransformationStage("v2k", "ValueToKey", v2k),
+                TransformationStage("extract", "ExtractField$Key", extract),
+            ]
+        )
+        tchain.apply_batch(built[0])
         with cpu_interval() as ch:
-            for v in values:
-                r = SourceRecord(None, None, "t", None, None, None, schema, v)
-                extract.apply(v2k.apply(r))  # type: ignore[arg-type]
+            for b in built:
+                tchain.apply_batch(b)
         result["chain"] = ch[0]
     return result
 
@@ -162,7 +187,10 @@ def main() -> None:
                 ]
             )
     print()
-    print(f"records: {n:,}  (schemas.enable=true, struct table01 with 3 fields)")
+    print(
+        f"records: {n:,}  (schemas.enable=true, struct table01 with 3 fields; "
+        f"kconnect hot path: {_hot_path.describe()})"
+    )
     print(
         table(
             [

@@ -14,11 +14,13 @@ kc_need_python() {
   fi
 }
 
-# kc_install: pip install -e '.[dev]' unless kconnect and the dev tools are importable already.
+# kc_install: pip install -e '.[dev]' unless kconnect and the dev tools are importable already,
+# then the native hot path (kc_install_native).
 kc_install() {
   kc_need_python
   if [[ "${KC_FORCE_INSTALL:-0}" != 1 ]] &&
      "$PY" -c 'import kconnect.cli.main, pytest, psycopg, confluent_kafka' 2>/dev/null; then
+    kc_install_native
     return 0
   fi
   if ! "$PY" -m pip --version >/dev/null 2>&1; then
@@ -33,6 +35,35 @@ kc_install() {
   kc_say "Installing kconnect with its dev dependencies (pip install -e '.[dev]')"
   # A Debian system Python is "externally managed"; this is a dev/CI box, so install anyway.
   PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q -e "$KC_ROOT[dev]"
+  kc_install_native
+}
+
+# kc_install_native: build and install the optional compiled hot path (native/, Rust + PyO3,
+# built by maturin, which pip fetches) when cargo is present; without a compiler kconnect runs
+# on its pure-Python path. Skipped when the installed kconnect_native is this checkout's.
+kc_install_native() {
+  if ! command -v cargo >/dev/null 2>&1; then
+    echo "note: cargo not found, so kconnect runs on its pure-Python hot path (install Rust to build native/)"
+    return 0
+  fi
+  local stamp
+  stamp="$(cat "$KC_ROOT"/native/Cargo.toml "$KC_ROOT"/native/Cargo.lock "$KC_ROOT"/native/pyproject.toml "$KC_ROOT"/native/src/*.rs | sha256sum | cut -c1-16)"
+  if [[ "${KC_FORCE_INSTALL:-0}" != 1 ]] &&
+     [[ "$("$PY" -c 'import kconnect_native as n; print(getattr(n, "__build__", ""))' 2>/dev/null)" == "$stamp" ]]; then
+    return 0
+  fi
+  kc_say "Building the native hot path (pip install ./native: cargo build --release, 1-2 min)"
+  local started=$SECONDS
+  if ! KCONNECT_NATIVE_BUILD="$stamp" PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q "$KC_ROOT/native"; then
+    # CI must build it; elsewhere (scripts/demo on a new machine) kconnect still runs.
+    if [[ "${CI:-}" == true ]]; then
+      echo "building native/ failed" >&2
+      return 1
+    fi
+    echo "note: building native/ failed (see above), so kconnect runs on its pure-Python hot path"
+    return 0
+  fi
+  kc_say "Native hot path built in $((SECONDS - started)) s: $("$PY" -c 'from kconnect import _hot_path as h; print(h.describe())')"
 }
 
 # kc_have_postgres: true when PostgreSQL server binaries (initdb) are installed.

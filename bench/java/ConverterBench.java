@@ -3,7 +3,8 @@
 // Usage: java ConverterBench <records> <chain:true|false>; prints one JSON line: per phase
 // records/s, and the phase's wall seconds ("<phase>_s") and CPU seconds of this whole JVM
 // ("<phase>_cpu_s": getProcessCpuTime, the process's utime + stime, so every thread, JIT
-// compiler and GC included; on Linux it counts 10 ms clock ticks).
+// compiler and GC included; on Linux it counts 10 ms clock ticks). The chain's figures are
+// those of its best round.
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -73,21 +74,33 @@ public class ConverterBench {
             Map<String, Object> c2 = new HashMap<>();
             c2.put("field", "user_id");
             extract.configure(c2);
+            // The same work as the Python side: the input records exist before timing (a
+            // task's poll() built them), each result is kept until its 10,000-record batch is
+            // done; the best of three timed rounds is reported.
+            SourceRecord[] recs = new SourceRecord[n];
+            for (int i = 0; i < n; i++) recs[i] = new SourceRecord(null, null, "t", null, null, null, schema, values[i]);
             for (int round = 0; round < 3; round++) {
                 for (int i = 0; i < Math.min(n, 200_000); i++) {
-                    SourceRecord r = new SourceRecord(null, null, "t", null, null, null, schema, values[i]);
-                    sink += extract.apply(v2k.apply(r)).key().hashCode();
+                    sink += extract.apply(v2k.apply(recs[i])).key().hashCode();
                 }
             }
-            long cpu3 = OS.getProcessCpuTime();
-            long t3 = System.nanoTime();
-            for (int i = 0; i < n; i++) {
-                SourceRecord r = new SourceRecord(null, null, "t", null, null, null, schema, values[i]);
-                sink += extract.apply(v2k.apply(r)).key().hashCode();
+            int batch = 10_000;
+            SourceRecord[] out = new SourceRecord[batch];
+            String best = null;
+            long bestNs = Long.MAX_VALUE;
+            for (int round = 0; round < 3; round++) {
+                long cpu3 = OS.getProcessCpuTime();
+                long t3 = System.nanoTime();
+                for (int i = 0; i < n; i++) out[i % batch] = extract.apply(v2k.apply(recs[i]));
+                long t4 = System.nanoTime();
+                long cpu4 = OS.getProcessCpuTime();
+                sink += out[0].key().hashCode();
+                if (t4 - t3 < bestNs) {
+                    bestNs = t4 - t3;
+                    best = phase("chain", n, t3, t4, cpu3, cpu4);
+                }
             }
-            long t4 = System.nanoTime();
-            long cpu4 = OS.getProcessCpuTime();
-            chainPart = "," + phase("chain", n, t3, t4, cpu3, cpu4);
+            chainPart = "," + best;
         }
         System.out.println("{" + phase("encode", n, t0, t1, cpu0, cpu1) + "," + phase("decode", n, t1, t2, cpu1, cpu2)
                 + chainPart + ",\"sink\":" + sink + "}");

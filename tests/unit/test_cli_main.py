@@ -41,3 +41,14 @@ def test_kafka_only_and_postgres_only_exclude_each_other(
     with pytest.raises(SystemExit):
         cli.build_parser().parse_args(["local", "start", "--kafka-only", "--postgres-only"])
     assert "not allowed with" in capsys.readouterr().err
+
+
+def test_version_names_the_hot_path(capsys: pytest.CaptureFixture[str]) -> None:
+    from kconnect import _hot_path
+
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--version"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kconnect ")
+    assert f"hot path: {_hot_path.describe()}" in out

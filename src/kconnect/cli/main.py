@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 
 import kconnect
+from kconnect import _hot_path as hot_path
 
 DESCRIPTION = """\
 kconnect is Apache Kafka Connect, written in Python: the same worker properties, the same
@@ -60,7 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"kconnect {kconnect.__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"kconnect {kconnect.__version__}, hot path: {hot_path.describe()}",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name in _subcommand_modules():
         try:

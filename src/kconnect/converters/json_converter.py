@@ -34,6 +34,7 @@ from typing import Any, TypeGuard, TypeVar
 
 import orjson
 
+from kconnect._hot_path import FALLBACK, native
 from kconnect.api import (
     CaseInsensitiveValidString,
     ConfigDef,
@@ -46,6 +47,7 @@ from kconnect.api import (
     ValidString,
     Width,
 )
+from kconnect.converters import json_native
 from kconnect.converters.data_header_converter import DataHeaderConverter
 from kconnect.converters.json_schema import from_json_schema, to_json_schema
 from kconnect.converters.json_values import (
@@ -172,15 +174,26 @@ class _LRU(OrderedDict[_K, _V]):
 
 
 class _Codec:
-    """Everything compiled for one schema: envelope prefix, encoder, decoder."""
+    """Everything compiled for one schema: envelope prefix, encoder, decoder, and on the
+    native path their ``kconnect_native`` twins (None when that path is off)."""
 
-    __slots__ = ("decoder", "encoder", "prefix", "schema")
+    __slots__ = ("decoder", "encoder", "native_decoder", "native_encoder", "prefix", "schema")
 
-    def __init__(self, schema: Schema | None, prefix: bytes, encoder: Any, decoder: Any) -> None:
+    def __init__(
+        self,
+        schema: Schema | None,
+        prefix: bytes,
+        encoder: Any,
+        decoder: Any,
+        native_encoder: Any = None,
+        native_decoder: Any = None,
+    ) -> None:
         self.schema = schema
         self.prefix = prefix
         self.encoder = encoder
         self.decoder = decoder
+        self.native_encoder = native_encoder
+        self.native_decoder = native_decoder
 
 
 def _all_enveloped(values: Sequence[bytes | None], head: bytes) -> TypeGuard[Sequence[bytes]]:
@@ -275,7 +288,14 @@ class JsonConverter(DataHeaderConverter):
         opts = self._opts
         schema_json = to_json_schema(schema, self._encode_default)
         prefix = _ENVELOPE_HEAD + jackson_dumps(schema_json) + _PAYLOAD_SEP
-        return _Codec(schema, prefix, compile_encoder(schema, opts), compile_decoder(schema, opts))
+        return _Codec(
+            schema,
+            prefix,
+            compile_encoder(schema, opts),
+            compile_decoder(schema, opts),
+            json_native.native_encoder(schema, opts),
+            json_native.native_decoder(schema, opts),
+        )
 
     def _encode_default(self, schema: Schema, value: Any) -> Any:
         return compile_encoder(schema, self._opts)(value)
@@ -287,9 +307,12 @@ class JsonConverter(DataHeaderConverter):
     def from_connect_data(
         self, topic: str, schema: Schema | None, value: Any, headers: Headers | None = None
     ) -> bytes | None:
-        """Serialize one value; ``(None, None)`` gives None (a tombstone)."""
+        """Serialize one value; ``(None, None)`` gives None (a tombstone). On the native path
+        this is a batch of one (the same bytes and errors as the Python code below)."""
         if schema is None and value is None:
             return None
+        if native is not None:
+            return self.from_connect_batch(topic, [(schema, value)])[0]
         codec = self._codec(schema)
         try:
             payload = _dumps(codec.encoder(value))
@@ -308,7 +331,32 @@ class JsonConverter(DataHeaderConverter):
     def from_connect_batch(
         self, topic: str, items: Sequence[tuple[Schema | None, Any]]
     ) -> list[bytes | None]:
-        """Serialize many (schema, value) pairs; one compiled encoder per distinct schema."""
+        """Serialize many (schema, value) pairs; one compiled encoder per distinct schema.
+
+        On the native path the pairs of the first pair's schema are encoded by its native
+        twin; the Python loop does every pair that one hands back, in order (so the first
+        failing pair raises exactly as on the pure-Python path).
+        """
+        if native is not None and items:
+            schema = items[0][0]
+            if schema is not None:
+                enc = self._codec(schema).native_encoder
+                if enc is not None:
+                    batch = items if items.__class__ is list else list(items)
+                    prefix = self._last_codec.prefix if self._schemas_enabled else None  # type: ignore[union-attr]
+                    out, misses = enc.encode_batch(batch, prefix, FALLBACK)
+                    if misses:
+                        py = self._from_connect_batch_py
+                        for i, r in enumerate(out):
+                            if r is FALLBACK:
+                                out[i] = py(topic, [batch[i]])[0]
+                    return out  # type: ignore[no-any-return]
+        return self._from_connect_batch_py(topic, items)
+
+    def _from_connect_batch_py(
+        self, topic: str, items: Sequence[tuple[Schema | None, Any]]
+    ) -> list[bytes | None]:
+        """The pure-Python batch encoder (the reference)."""
         out: list[bytes | None] = []
         append = out.append
         enveloped = self._schemas_enabled
@@ -346,9 +394,12 @@ class JsonConverter(DataHeaderConverter):
     def to_connect_data(
         self, topic: str, value: bytes | None, headers: Headers | None = None
     ) -> SchemaAndValue:
-        """Deserialize one value; None (a tombstone) gives ``SchemaAndValue.NULL``."""
+        """Deserialize one value; None (a tombstone) gives ``SchemaAndValue.NULL``. On the
+        native path this is a batch of one (the same results and errors as the code below)."""
         if value is None:
             return SchemaAndValue.NULL
+        if native is not None:
+            return self.to_connect_batch(topic, [value])[0]
         if self._schemas_enabled:
             fast = self._decode_known_envelope(value)
             if fast is not None:
@@ -359,8 +410,59 @@ class JsonConverter(DataHeaderConverter):
         """Deserialize many values; records sharing the schema text skip parsing it.
 
         Fast path: a record that starts with the same ``{"schema":<text>,"payload":`` as the
-        previous one (compared in one ``startswith``) only has its payload parsed.
+        previous one (compared in one ``startswith``) only has its payload parsed. On the
+        native path that payload is read by the schema's native decoder (schemaless values by
+        the native JSON reader); the Python loop does every value it hands back, in order.
         """
+        if native is not None and values:
+            out: Any = None
+            batch = values if values.__class__ is list else list(values)
+            if not self._schemas_enabled:
+                out, misses = native.decode_schemaless_batch(batch, FALLBACK, SchemaAndValue.NULL)
+            else:
+                first = next((v for v in batch if v is not None), None)
+                if first is None:
+                    return [SchemaAndValue.NULL] * len(batch)  # only tombstones
+                known = self._native_head(first)
+                if known is None:
+                    # A schema not seen yet: the Python path reads the first record and
+                    # learns its schema text.
+                    self._to_connect_batch_py(topic, [first])
+                    known = self._native_head(first)
+                if known is not None and known[1].native_decoder is not None:
+                    out, misses = known[1].native_decoder.decode_batch(
+                        batch, known[0], FALLBACK, SchemaAndValue.NULL
+                    )
+            if out is not None:
+                if misses:
+                    py = self._to_connect_batch_py
+                    for i, r in enumerate(out):
+                        if r is FALLBACK:
+                            out[i] = py(topic, [batch[i]])[0]
+                return out  # type: ignore[no-any-return]
+        return self._to_connect_batch_py(topic, values)
+
+    def _native_head(self, first: bytes | None) -> tuple[bytes, _Codec] | None:
+        """The envelope head and codec of ``first`` when its schema text is known (as the
+        Python loop finds it: the last head, else the schema text seen before)."""
+        if first is None or first.__class__ is not bytes:
+            return None
+        last = self._last_head
+        if last is not None and first.startswith(last[0]):
+            return last
+        if first[:10] == _ENVELOPE_HEAD:
+            p = first.find(_PAYLOAD_SEP, 10)
+            if p > 0:
+                codec = self._by_text.lookup(first[10:p])
+                if codec is not None:
+                    self._last_head = (first[: p + 11], codec)
+                    return self._last_head
+        return None
+
+    def _to_connect_batch_py(
+        self, topic: str, values: Sequence[bytes | None]
+    ) -> list[SchemaAndValue]:
+        """The pure-Python batch decoder (the reference)."""
         if not self._schemas_enabled:
             return self._to_connect_batch_schemaless(values)
         if self._last_head is not None:

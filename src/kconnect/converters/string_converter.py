@@ -20,6 +20,7 @@ import importlib.metadata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kconnect._hot_path import FALLBACK, native
 from kconnect.api import (
     NO_DEFAULT_VALUE,
     ConfigDef,
@@ -246,6 +247,13 @@ class StringConverter(DataHeaderConverter):
     ) -> list[bytes | None]:
         if self._utf8:
             slow = self.from_connect_data
+            if native is not None and items.__class__ is list:
+                out, misses = native.utf8_encode_batch(items, FALLBACK)
+                if misses:
+                    for i, r in enumerate(out):
+                        if r is FALLBACK:
+                            out[i] = slow(topic, *items[i])
+                return out  # type: ignore[no-any-return]
             return [
                 v.encode("utf-8", "replace") if type(v) is str else slow(topic, s, v)
                 for s, v in items
@@ -255,6 +263,15 @@ class StringConverter(DataHeaderConverter):
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
         schema = Schema.OPTIONAL_STRING_SCHEMA
         if self._utf8:
+            if native is not None and values.__class__ is list:
+                out, misses = native.utf8_decode_batch(values, schema, FALLBACK)
+                if misses:
+                    for i, r in enumerate(out):
+                        if r is FALLBACK:
+                            raw = values[i]
+                            assert raw is not None  # None is done natively
+                            out[i] = SchemaAndValue(schema, bytes(raw).decode("utf-8", "replace"))
+                return out  # type: ignore[no-any-return]
             return [
                 SchemaAndValue(schema, None if v is None else bytes(v).decode("utf-8", "replace"))
                 for v in values

@@ -25,6 +25,7 @@ from typing import Any
 from fastapi import FastAPI, Response
 
 import kconnect
+from kconnect import _hot_path as hot_path
 from kconnect.rest.auto_restart_resource import auto_restart_router
 from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
@@ -125,6 +126,9 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
             "version": kconnect.__version__,
             "commit": "kconnect",
             "kafka_cluster_id": herder.kafka_cluster_id(),
+            # kconnect's own field (Kafka Connect clients read the three above): which hot
+            # path this worker runs, "native (kconnect_native x.y.z)" or "python (<why>)".
+            "kconnect_hot_path": hot_path.describe(),
         }
 
     @app.get(

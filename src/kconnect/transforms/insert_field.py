@@ -52,6 +52,11 @@ def _spec(text: str | None) -> tuple[str, bool] | None:
     return text, True
 
 
+def _timestamp_value(epoch_ms: int) -> _dt.datetime:
+    """A record timestamp as the Connect Timestamp value inserted with a schema."""
+    return _EPOCH + _dt.timedelta(milliseconds=epoch_ms)
+
+
 class _InsertField(SidedSmt):
     CONFIG_DEF = (
         ConfigDef()
@@ -133,15 +138,47 @@ class _InsertField(SidedSmt):
             self._insert(record, updated, schemaless=True)
             return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
-        updated_schema = self._cache.get(struct.schema)
-        if updated_schema is None:
-            updated_schema = self._updated_schema(struct.schema)
-            self._cache[struct.schema] = updated_schema
+        updated_schema = self._schema_for(struct.schema)
         get = struct.get if self._rnwd else struct.get_without_default
         values = {f.name: get(f) for f in struct.schema.fields}
         self._insert(record, values, schemaless=False)
         out = Struct.trusted(updated_schema, values)
         return self.new_record(record, updated_schema, out)
+
+    def _schema_for(self, schema: Schema) -> Schema:
+        updated = self._cache.get(schema)
+        if updated is None:
+            updated = self._updated_schema(schema)
+            self._cache[schema] = updated
+        return updated
+
+    def native_step(self) -> tuple[Any, ...]:
+        """This transformation as a ``kconnect_native.Chain`` step: the names of the inserted
+        fields in ``_insert``'s order, the static value, and the per-schema helpers."""
+
+        def name(spec: tuple[str, bool] | None) -> str | None:
+            return None if spec is None else spec[0]
+
+        return (
+            "insert",
+            self.IS_KEY,
+            name(self._topic),
+            name(self._partition),
+            name(self._offset),
+            name(self._timestamp),
+            name(self._static),
+            self._static_value,
+            _timestamp_value,
+            self._native_schema,
+        )
+
+    def _native_schema(self, schema: Schema) -> tuple[Schema, tuple[tuple[str, Any], ...]]:
+        """For the native step: the updated schema and, per field of ``schema``, (name, the
+        default that replaces a null: ``struct.get``'s when replace.null.with.default)."""
+        updated = self._schema_for(schema)
+        return updated, tuple(
+            (f.name, f.schema.default_value if self._rnwd else None) for f in schema.fields
+        )
 
     def _insert(self, record: ConnectRecord, out: dict[str, Any], schemaless: bool) -> None:
         if self._topic is not None:
@@ -152,9 +189,7 @@ class _InsertField(SidedSmt):
             out[self._offset[0]] = require_sink_record(record, _PURPOSE, self._who).kafka_offset
         if self._timestamp is not None and record.timestamp is not None:
             out[self._timestamp[0]] = (
-                record.timestamp
-                if schemaless
-                else _EPOCH + _dt.timedelta(milliseconds=record.timestamp)
+                record.timestamp if schemaless else _timestamp_value(record.timestamp)
             )
         if self._static is not None and self._static_value is not None:
             out[self._static[0]] = self._static_value

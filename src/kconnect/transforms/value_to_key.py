@@ -70,6 +70,17 @@ class ValueToKey(SmtBase):
         self._last = (value_schema, plan)
         return plan
 
+    def native_step(self) -> tuple[Any, ...]:
+        """This transformation as a ``kconnect_native.Chain`` step (see ``_native_plan``)."""
+        return ("value_to_key", self._fields, self._native_plan)
+
+    def _native_plan(
+        self, value_schema: Schema
+    ) -> tuple[Schema, tuple[tuple[str, Any, bool], ...]]:
+        """For the native step: the key schema and, per key field, (name, the default that
+        replaces a null, required). Raises DataException for a missing field."""
+        return self._plan(value_schema).native_fields()
+
     def apply(self, record: ConnectRecord) -> ConnectRecord:
         value_schema = record.value_schema
         if value_schema is None:
@@ -123,6 +134,13 @@ class _KeyPlan:
         defaults = tuple(f.schema.default_value if rnwd else None for f in fields)
         self._defaults = defaults if any(d is not None for d in defaults) else None
         self._required = tuple(f.name for f in fields if not f.schema.optional)
+
+    def native_fields(self) -> tuple[Schema, tuple[tuple[str, Any, bool], ...]]:
+        defaults = self._defaults or (None,) * len(self._names)
+        required = set(self._required)
+        return self.key_schema, tuple(
+            (n, d, n in required) for n, d in zip(self._names, defaults, strict=True)
+        )
 
     def key_of(self, struct: Struct, who: str) -> Struct:
         raw = struct.raw_values()

@@ -351,3 +351,13 @@ def test_standalone_refuses_the_internal_task_configs_endpoint(client):
         "message": "Kafka Connect in standalone mode does not support externally setting "
         "task configurations.",
     }
+
+
+def test_root_names_the_hot_path_beside_kafka_connects_fields(client):
+    from kconnect import _hot_path
+
+    body = client.get("/").json()
+    assert {"version", "commit", "kafka_cluster_id"} <= body.keys()
+    assert body["kconnect_hot_path"] == _hot_path.describe()
+    expected = "native (kconnect_native " if _hot_path.native is not None else "python ("
+    assert body["kconnect_hot_path"].startswith(expected)

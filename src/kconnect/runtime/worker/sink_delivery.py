@@ -24,6 +24,7 @@ from concurrent.futures import Future
 from functools import partial
 from typing import Any
 
+from kconnect._hot_path import native
 from kconnect.api.converter import HeaderConverter
 from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.headers import Header, Headers
@@ -187,7 +188,23 @@ class SinkDelivery:
         chain = plugins.chain
         # Batch index of each record, for the transformation stage's error contexts.
         index: list[int] | None = [] if chain is not None else None
-        for i, m in enumerate(msgs):
+        # On the native path the records of a batch with no headers and no tolerated failure
+        # are built in one call, as the loop below builds them.
+        built = (
+            native.sink_records(
+                msgs, keys, values, topics, parts, offs, ts_types, TimestampType.NO_TIMESTAMP_TYPE
+            )
+            if native is not None
+            and msgs.__class__ is list
+            and keys.__class__ is list
+            and values.__class__ is list
+            else None
+        )
+        if built is not None:
+            records = built
+            if index is not None:
+                index = list(range(n))
+        for i, m in enumerate(msgs if built is None else ()):
             k = keys[i]
             v = values[i]
             if k is skip or v is skip:

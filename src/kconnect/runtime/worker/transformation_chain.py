@@ -24,6 +24,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from kconnect._hot_path import native_chain
 from kconnect.api import (
     ConfigDef,
     ConfigException,
@@ -149,6 +150,13 @@ class TransformationChain:
             (s.transformation.apply, s.predicate.test if s.predicate else None, s.negate, s)
             for s in self._stages
         ]
+        # On the native path, a chain of built-in SMTs without predicates also runs fused in
+        # kconnect_native; a batch it does not fully handle takes the loop below.
+        self._native = (
+            native_chain([s.transformation for s in self._stages])
+            if all(s.predicate is None for s in self._stages)
+            else None
+        )
 
     @property
     def stages(self) -> list[TransformationStage]:
@@ -255,6 +263,10 @@ class TransformationChain:
         fast = self._fast
         if not fast:
             return list(records)
+        if self._native is not None:
+            done = self._native.apply(records)
+            if done is not None:
+                return done  # type: ignore[no-any-return]
         out: list[Any] = []
         append = out.append
         for i, record in enumerate(records):

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord, Struct, Type
 from kconnect.api.data.schema import (
     DATE_LOGICAL_NAME,
@@ -74,6 +75,7 @@ class RowPlan:
         key_of: Callable[[SinkRecord], _Row],
         oids: list[int] | None,
         key_oids: list[int] | None,
+        native_rows: list[tuple[int, str | None]] | None = None,
     ) -> None:
         self.meta = meta
         self.sql_cols = sql_cols
@@ -82,6 +84,19 @@ class RowPlan:
         self.key_of = key_of
         self.oids = oids
         self.key_oids = key_oids
+        #: where each column of ``row_of`` comes from, for ``kconnect_native.sink_rows`` (None
+        #: when a column is converted or defaulted: then only ``row_of`` makes the rows)
+        self.native_rows = native_rows
+
+    def rows(self, records: list[SinkRecord]) -> list[_Row]:
+        """``row_of`` of each record (made by the native code when it can, the same tuples)."""
+        if self.native_rows is not None and native is not None:
+            rows: list[_Row] | None = native.sink_rows(
+                records, self.native_rows, self.meta.schemaless
+            )
+            if rows is not None:
+                return rows
+        return list(map(self.row_of, records))
 
 
 class RowWriter(Protocol):
@@ -224,7 +239,7 @@ class BufferedRecords:
         self._records, self._deletes = [], []
         pending = None
         if records:
-            rows = list(map(plan.row_of, records))
+            rows = plan.rows(records)
             pending = self._writer.write_rows(
                 self._conn, self._table, plan, rows, self._use_copy, records, defer and not deletes
             )
@@ -256,7 +271,26 @@ class BufferedRecords:
         key_of = self._key_function(meta, convs[:n_keys])
         oids = self._binary_oids(meta.columns, infos)
         key_oids = self._binary_oids(meta.key_columns, infos[:n_keys])
-        return RowPlan(meta, sql_cols, row_of, key_of, oids, key_oids)
+        native_rows = None
+        if all(c is None for c in convs) and not _defaults(meta, config.replace_null_with_default):
+            native_rows = self._native_row_sources(meta)
+        return RowPlan(meta, sql_cols, row_of, key_of, oids, key_oids, native_rows)
+
+    def _native_row_sources(self, meta: FieldsMetadata) -> list[tuple[int, str | None]]:
+        """``_row_function``'s columns without conversions, as ``kconnect_native.sink_rows``
+        sources: (0) topic, (1) partition, (2) offset, (3, name) a value field, (4, name) a key
+        field, (6, name) the key field or the key itself."""
+        mode = self._config.pk_mode
+        keys = [c.name for c in meta.key_columns]
+        values: list[tuple[int, str | None]] = [(3, c.name) for c in meta.value_columns]
+        if mode is PrimaryKeyMode.KAFKA:
+            return [(0, None), (1, None), (2, None), *values]
+        if mode is PrimaryKeyMode.RECORD_VALUE:
+            return [(3, n) for n in keys] + values
+        if mode is PrimaryKeyMode.RECORD_KEY:
+            kind = 6 if len(keys) == 1 else 4
+            return [(kind, n) for n in keys] + values
+        return values
 
     def _binary_oids(self, cols: Sequence[Column], infos: Sequence[ColumnInfo]) -> list[int] | None:
         if self._writer.dialect.name != "postgresql":

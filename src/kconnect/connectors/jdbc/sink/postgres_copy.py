@@ -9,7 +9,9 @@
 Rows arrive as tuples already in column order (keys first). Binary COPY is used when the
 caller vouches that every value has the Python type the column's binary format expects (it
 passes the column type OIDs); otherwise text COPY, where PostgreSQL parses each value and the
-result is the same as for a parameterised INSERT. Both are exact.
+result is the same as for a parameterised INSERT. Both are exact. On the native path
+(``kconnect._hot_path``) a binary COPY's whole stream is encoded by ``kconnect_native`` in
+one call, byte for byte what psycopg writes row by row; rows it does not handle go to psycopg.
 
 Within one batch the last row per key wins (as Confluent's sequential ``executeBatch``): the
 rows are de-duplicated before an upsert/update, which PostgreSQL needs since one statement may
@@ -30,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from kconnect._hot_path import native
 from kconnect.connectors.jdbc.common.identifiers import TableId
 from kconnect.connectors.jdbc.sink.sink_dialect import PostgresSinkDialect
 
@@ -134,6 +137,12 @@ class PostgresCopyWriter:
         writer = pending.writer if pending is not None else None
         with cur.copy(f"COPY {target} ({col_list}) FROM STDIN{fmt}", writer=writer) as copy:
             if oids is not None:
+                data = _native_binary(cur, rows, oids)
+                if data is not None:
+                    # The whole stream at once (psycopg's block mode): the same bytes as the
+                    # rows written one by one below.
+                    copy.write(data)
+                    return
                 copy.set_types(list(oids))
             write_row = copy.write_row
             for row in rows:
@@ -235,6 +244,19 @@ class PostgresCopyWriter:
             match = " AND ".join(f"t.{q(k)} = s.{q(k)}" for k in keys)
             cur.execute(f"DELETE FROM {target} AS t USING {stage} AS s WHERE {match}")
             cur.execute(f"TRUNCATE {stage}")
+
+
+def _native_binary(cur: Any, rows: Sequence[Sequence[Any]], oids: Sequence[int]) -> bytes | None:
+    """On the native path, the binary COPY stream of ``rows`` exactly as psycopg's
+    ``write_row`` would write it (signature, tuples, trailer); None when the native code does
+    not handle one of the column types or values (then psycopg writes them), or on another
+    client encoding than UTF-8."""
+    if native is None or cur.connection.info.encoding != "utf-8":
+        return None
+    data: bytes | None = native.copy_binary(
+        rows if rows.__class__ is list else list(rows), list(oids)
+    )
+    return data
 
 
 def _last_per_key(rows: Sequence[Sequence[Any]], n_keys: int) -> Sequence[Sequence[Any]]:

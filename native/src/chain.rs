@@ -1,0 +1,939 @@
+//! A run of built-in SMTs over a batch of records, fused: each record goes through every step
+//! in Rust, intermediate records and structs are never built, and only the final record (and
+//! any struct it holds) becomes a Python object.
+//!
+//! Each step reproduces its transformation's `apply` exactly for the cases it handles; the
+//! per-schema work (derived schemas, field lookups, defaults) is asked of the Python
+//! transformation itself, once per schema. Whenever a record falls outside those cases, or a
+//! Python helper raises, `apply` returns None and the runtime runs the batch through the
+//! Python stages instead, so every result, error and message is the Python path's. The
+//! transformations are pure, so running a batch again after an abandoned native pass is not
+//! observable.
+
+use crate::types::{self, Types};
+use crate::util::{alloc, init_slot, init_slot_steal, slot, Owned};
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+use smallvec::{smallvec, SmallVec};
+use std::sync::Mutex;
+
+type Vals = SmallVec<[Owned; 4]>;
+
+struct Fallback;
+type R<T> = Result<T, Fallback>;
+
+fn err() -> Fallback {
+    unsafe { crate::util::clear_error() };
+    Fallback
+}
+
+/// A struct that exists only inside the chain until the record is built.
+struct Pending {
+    schema: Owned,
+    names: Vals,
+    values: Vals,
+}
+
+enum V {
+    Obj(Owned),
+    // boxed: keeps V (and the per-record Work) small to move around
+    Pending(Box<Pending>),
+}
+
+impl V {
+    unsafe fn materialize(self, t: &Types) -> R<Owned> {
+        match self {
+            V::Obj(o) => Ok(o),
+            V::Pending(p) => {
+                let dict =
+                    Owned::new(ffi::_PyDict_NewPresized(p.names.len() as isize)).ok_or_else(err)?;
+                for (k, v) in p.names.iter().zip(p.values.iter()) {
+                    if ffi::PyDict_SetItem(dict.0, k.0, v.0) != 0 {
+                        return Err(err());
+                    }
+                }
+                let s = alloc(t.struct_tp).ok_or_else(err)?;
+                init_slot(s.0, t.struct_schema, p.schema.0);
+                init_slot_steal(s.0, t.struct_values, dict.into_ptr());
+                Ok(s)
+            }
+        }
+    }
+
+    /// Field `name` of a Struct (or pending struct), without defaults; None when unset.
+    unsafe fn struct_get(&self, t: &Types, name: *mut ffi::PyObject) -> R<Owned> {
+        match self {
+            V::Pending(p) => {
+                for (k, v) in p.names.iter().zip(p.values.iter()) {
+                    if k.0 == name || ffi::PyUnicode_Compare(k.0, name) == 0 {
+                        return Ok(Owned::borrowed(v.0));
+                    }
+                }
+                Ok(Owned::borrowed(ffi::Py_None()))
+            }
+            V::Obj(o) => {
+                let values = slot(o.0, t.struct_values);
+                if values.is_null() || ffi::PyDict_CheckExact(values) == 0 {
+                    return Err(Fallback);
+                }
+                let x = ffi::PyDict_GetItemWithError(values, name);
+                if x.is_null() {
+                    if !ffi::PyErr_Occurred().is_null() {
+                        return Err(err());
+                    }
+                    return Ok(Owned::borrowed(ffi::Py_None()));
+                }
+                Ok(Owned::borrowed(x))
+            }
+        }
+    }
+
+    unsafe fn is_struct(&self, t: &Types) -> bool {
+        match self {
+            V::Pending(_) => true,
+            V::Obj(o) => ffi::Py_TYPE(o.0) == t.struct_tp,
+        }
+    }
+
+    unsafe fn struct_schema(&self, t: &Types) -> *mut ffi::PyObject {
+        match self {
+            V::Pending(p) => p.schema.0,
+            V::Obj(o) => slot(o.0, t.struct_schema),
+        }
+    }
+
+    fn ptr(&self) -> Option<*mut ffi::PyObject> {
+        match self {
+            V::Obj(o) => Some(o.0),
+            V::Pending(_) => None,
+        }
+    }
+
+    unsafe fn is_none(&self) -> bool {
+        self.ptr() == Some(ffi::Py_None())
+    }
+}
+
+/// The record as it goes through the steps.
+struct Work {
+    key_schema: Owned,
+    key: V,
+    value_schema: Owned,
+    value: V,
+    changed: bool,
+}
+
+impl Work {
+    fn side(&mut self, is_key: bool) -> (&mut Owned, &mut V) {
+        if is_key {
+            (&mut self.key_schema, &mut self.key)
+        } else {
+            (&mut self.value_schema, &mut self.value)
+        }
+    }
+}
+
+/// A per-schema plan, asked of a Python helper and parsed once per schema object (the schema
+/// is kept alive, so its id cannot be reused while cached).
+struct Cached<T> {
+    last: Option<(Owned, T)>,
+}
+
+impl<T> Cached<T> {
+    fn new() -> Self {
+        Cached { last: None }
+    }
+
+    #[inline]
+    unsafe fn get(
+        &mut self,
+        f: &Py<PyAny>,
+        schema: *mut ffi::PyObject,
+        parse: impl FnOnce(*mut ffi::PyObject) -> R<T>,
+    ) -> R<&T> {
+        let hit = matches!(&self.last, Some((s, _)) if s.0 == schema);
+        if !hit {
+            let v = Owned::new(ffi::PyObject_CallOneArg(f.as_ptr(), schema)).ok_or_else(err)?;
+            let plan = parse(v.0)?;
+            self.last = Some((Owned::borrowed(schema), plan));
+        }
+        Ok(&self.last.as_ref().unwrap().1)
+    }
+}
+
+/// A field name as a strong, interned reference (so dict lookups and name comparisons
+/// mostly compare pointers).
+unsafe fn interned(p: *mut ffi::PyObject) -> R<Owned> {
+    if ffi::PyUnicode_CheckExact(p) == 0 {
+        return Err(Fallback);
+    }
+    let mut o = Owned::borrowed(p).into_ptr();
+    ffi::PyUnicode_InternInPlace(&mut o);
+    Ok(Owned(o))
+}
+
+struct KeyField {
+    name: Owned,
+    default: Owned,
+    required: bool,
+}
+
+struct KeyPlan {
+    key_schema: Owned,
+    fields: Vec<KeyField>,
+}
+
+struct FieldPlan {
+    name: Owned,
+    schema: Owned,
+    default: Owned,
+}
+
+struct InsertPlan {
+    updated: Owned,
+    fields: Vec<(Owned, Owned)>,
+}
+
+enum Check {
+    Int(i64, i64),
+    Str,
+    Bool,
+    Bytes,
+    Any,
+}
+
+struct HoistPlan {
+    updated: Owned,
+    check: Check,
+    optional: bool,
+    validate: Owned,
+}
+
+enum Step {
+    /// ValueToKey: `plan(schema) -> (key_schema, ((name, default|None, required), ...))`
+    ValueToKey {
+        names: Vec<Owned>,
+        plan: Py<PyAny>,
+        cache: Cached<KeyPlan>,
+    },
+    /// ExtractField (top-level field): `field(schema) -> (name, field schema, default|None)`
+    Extract {
+        is_key: bool,
+        name: Owned,
+        field: Py<PyAny>,
+        rnwd: bool,
+        cache: Cached<FieldPlan>,
+    },
+    /// InsertField: `schema(s) -> (updated schema, ((name, default|None), ...))`
+    Insert {
+        is_key: bool,
+        topic: Option<Owned>,
+        partition: Option<Owned>,
+        offset: Option<Owned>,
+        timestamp: Option<Owned>,
+        static_field: Option<Owned>,
+        static_value: Owned,
+        to_datetime: Py<PyAny>,
+        schema: Py<PyAny>,
+        cache: Cached<InsertPlan>,
+    },
+    /// HoistField: `schema(s) -> (updated schema, (kind, optional[, lo, hi]), validate(value))`
+    Hoist {
+        is_key: bool,
+        name: Owned,
+        schema: Py<PyAny>,
+        cache: Cached<HoistPlan>,
+    },
+    /// ValueToKey of one field followed by ExtractField$Key of that field (Kafka's idiom for
+    /// "the key is this field of the value"): the two steps without the key struct between
+    /// them. Any other case runs the two steps one after the other.
+    KeyFromField(Box<Step>, Box<Step>),
+}
+
+fn opt_name(o: &Bound<'_, PyAny>) -> PyResult<Option<Owned>> {
+    if o.is_none() {
+        Ok(None)
+    } else {
+        let s: String = o.extract()?;
+        Ok(Some(Owned::borrowed(PyString::intern(o.py(), &s).as_ptr())))
+    }
+}
+
+fn name(o: &Bound<'_, PyAny>) -> PyResult<Owned> {
+    opt_name(o)?.ok_or_else(|| PyValueError::new_err("a field name is required"))
+}
+
+fn parse_step(spec: &Bound<'_, PyAny>) -> PyResult<Step> {
+    let t = spec.cast::<PyTuple>()?;
+    let kind: String = t.get_item(0)?.extract()?;
+    Ok(match kind.as_str() {
+        "value_to_key" => {
+            let mut names = Vec::new();
+            for n in t.get_item(1)?.try_iter()? {
+                names.push(name(&n?)?);
+            }
+            Step::ValueToKey {
+                names,
+                plan: t.get_item(2)?.unbind(),
+                cache: Cached::new(),
+            }
+        }
+        "extract" => Step::Extract {
+            is_key: t.get_item(1)?.extract()?,
+            name: name(&t.get_item(2)?)?,
+            field: t.get_item(3)?.unbind(),
+            rnwd: t.get_item(4)?.extract()?,
+            cache: Cached::new(),
+        },
+        "insert" => Step::Insert {
+            is_key: t.get_item(1)?.extract()?,
+            topic: opt_name(&t.get_item(2)?)?,
+            partition: opt_name(&t.get_item(3)?)?,
+            offset: opt_name(&t.get_item(4)?)?,
+            timestamp: opt_name(&t.get_item(5)?)?,
+            static_field: opt_name(&t.get_item(6)?)?,
+            static_value: Owned::borrowed(t.get_item(7)?.as_ptr()),
+            to_datetime: t.get_item(8)?.unbind(),
+            schema: t.get_item(9)?.unbind(),
+            cache: Cached::new(),
+        },
+        "hoist" => Step::Hoist {
+            is_key: t.get_item(1)?.extract()?,
+            name: name(&t.get_item(2)?)?,
+            schema: t.get_item(3)?.unbind(),
+            cache: Cached::new(),
+        },
+        other => return Err(PyValueError::new_err(format!("unknown chain step {other}"))),
+    })
+}
+
+unsafe fn tuple_item(t: *mut ffi::PyObject, i: isize) -> R<*mut ffi::PyObject> {
+    if ffi::PyTuple_Check(t) == 0 || ffi::PyTuple_GET_SIZE(t) <= i {
+        return Err(Fallback);
+    }
+    Ok(ffi::PyTuple_GET_ITEM(t, i))
+}
+
+unsafe fn tuple_items(t: *mut ffi::PyObject) -> R<&'static [*mut ffi::PyObject]> {
+    if ffi::PyTuple_Check(t) == 0 {
+        return Err(Fallback);
+    }
+    let n = ffi::PyTuple_GET_SIZE(t) as usize;
+    let p = (*(t as *mut ffi::PyTupleObject)).ob_item.as_ptr();
+    Ok(std::slice::from_raw_parts(p, n))
+}
+
+unsafe fn parse_key_plan(p: *mut ffi::PyObject) -> R<KeyPlan> {
+    let key_schema = Owned::borrowed(tuple_item(p, 0)?);
+    let mut fields = Vec::new();
+    for &f in tuple_items(tuple_item(p, 1)?)? {
+        fields.push(KeyField {
+            name: interned(tuple_item(f, 0)?)?,
+            default: Owned::borrowed(tuple_item(f, 1)?),
+            required: tuple_item(f, 2)? == ffi::Py_True(),
+        });
+    }
+    Ok(KeyPlan { key_schema, fields })
+}
+
+unsafe fn parse_field_plan(p: *mut ffi::PyObject) -> R<FieldPlan> {
+    Ok(FieldPlan {
+        name: interned(tuple_item(p, 0)?)?,
+        schema: Owned::borrowed(tuple_item(p, 1)?),
+        default: Owned::borrowed(tuple_item(p, 2)?),
+    })
+}
+
+unsafe fn parse_insert_plan(p: *mut ffi::PyObject) -> R<InsertPlan> {
+    let updated = Owned::borrowed(tuple_item(p, 0)?);
+    let mut fields = Vec::new();
+    for &f in tuple_items(tuple_item(p, 1)?)? {
+        fields.push((
+            interned(tuple_item(f, 0)?)?,
+            Owned::borrowed(tuple_item(f, 1)?),
+        ));
+    }
+    Ok(InsertPlan { updated, fields })
+}
+
+unsafe fn parse_hoist_plan(p: *mut ffi::PyObject) -> R<HoistPlan> {
+    let updated = Owned::borrowed(tuple_item(p, 0)?);
+    let check = tuple_items(tuple_item(p, 1)?)?;
+    if check.len() < 2 {
+        return Err(Fallback);
+    }
+    let optional = check[1] == ffi::Py_True();
+    let mut size = 0isize;
+    let k = ffi::PyUnicode_AsUTF8AndSize(check[0], &mut size);
+    if k.is_null() {
+        return Err(err());
+    }
+    let kind = match std::slice::from_raw_parts(k as *const u8, size as usize) {
+        b"str" => Check::Str,
+        b"bool" => Check::Bool,
+        b"bytes" => Check::Bytes,
+        b"int" if check.len() == 4 => {
+            let lo = ffi::PyLong_AsLongLong(check[2]);
+            let hi = ffi::PyLong_AsLongLong(check[3]);
+            if !ffi::PyErr_Occurred().is_null() {
+                return Err(err());
+            }
+            Check::Int(lo, hi)
+        }
+        _ => Check::Any,
+    };
+    Ok(HoistPlan {
+        updated,
+        check: kind,
+        optional,
+        validate: Owned::borrowed(tuple_item(p, 2)?),
+    })
+}
+
+/// The default-substituted value: `v`, or `default` when `v` is None and `default` is set.
+#[inline]
+unsafe fn with_default(v: Owned, default: *mut ffi::PyObject) -> Owned {
+    if v.0 == ffi::Py_None() && default != ffi::Py_None() {
+        Owned::borrowed(default)
+    } else {
+        v
+    }
+}
+
+/// Steps with the ValueToKey + ExtractField$Key pairs fused.
+fn fuse(steps: Vec<Step>) -> Vec<Step> {
+    let mut out: Vec<Step> = Vec::with_capacity(steps.len());
+    for s in steps {
+        let pair = matches!(
+            (out.last(), &s),
+            (Some(Step::ValueToKey { names, .. }), Step::Extract { is_key: true, name, .. })
+                if names.len() == 1 && unsafe { ffi::PyUnicode_Compare(names[0].0, name.0) } == 0
+        );
+        if pair {
+            let first = out.pop().unwrap();
+            out.push(Step::KeyFromField(Box::new(first), Box::new(s)));
+        } else {
+            out.push(s);
+        }
+    }
+    out
+}
+
+impl Step {
+    /// KeyFromField's fast case; Ok(false) when it does not apply (nothing was changed).
+    #[inline]
+    unsafe fn key_from_field(&mut self, t: &Types, w: &mut Work) -> R<bool> {
+        let Step::KeyFromField(a, b) = self else {
+            return Ok(false);
+        };
+        let (
+            Step::ValueToKey { plan, cache, .. },
+            Step::Extract {
+                field,
+                rnwd,
+                cache: ecache,
+                ..
+            },
+        ) = (a.as_mut(), b.as_mut())
+        else {
+            return Ok(false);
+        };
+        let none = ffi::Py_None();
+        if w.value_schema.0 == none || !w.value.is_struct(t) {
+            return Ok(false);
+        }
+        let schema = w.value.struct_schema(t);
+        if schema.is_null() {
+            return Err(Fallback);
+        }
+        let p = cache.get(plan, schema, |x| parse_key_plan(x))?;
+        if p.fields.len() != 1 {
+            return Ok(false);
+        }
+        let kf = &p.fields[0];
+        let mut x = with_default(w.value.struct_get(t, kf.name.0)?, kf.default.0);
+        if kf.required && x.0 == none {
+            return Err(Fallback);
+        }
+        let fp = ecache.get(field, p.key_schema.0, |x| parse_field_plan(x))?;
+        if fp.name.0 != kf.name.0 && ffi::PyUnicode_Compare(fp.name.0, kf.name.0) != 0 {
+            return Ok(false);
+        }
+        if *rnwd {
+            x = with_default(x, fp.default.0);
+        }
+        w.key_schema = Owned::borrowed(fp.schema.0);
+        w.key = V::Obj(x);
+        w.value_schema = Owned::borrowed(schema);
+        w.changed = true;
+        Ok(true)
+    }
+
+    unsafe fn apply(&mut self, t: &Types, rec: *mut ffi::PyObject, w: &mut Work) -> R<()> {
+        let none = ffi::Py_None();
+        match self {
+            Step::KeyFromField(..) => {
+                if !self.key_from_field(t, w)? {
+                    let Step::KeyFromField(a, b) = self else {
+                        unreachable!()
+                    };
+                    a.apply(t, rec, w)?;
+                    b.apply(t, rec, w)?;
+                }
+            }
+            Step::ValueToKey { names, plan, cache } => {
+                if w.value_schema.0 == none {
+                    // schemaless: the key is a dict of the listed fields of the value map
+                    let m = w.value.ptr().ok_or(Fallback)?;
+                    if ffi::PyDict_CheckExact(m) == 0 {
+                        return Err(Fallback);
+                    }
+                    let key = Owned::new(ffi::PyDict_New()).ok_or_else(err)?;
+                    for n in names.iter() {
+                        let x = ffi::PyDict_GetItemWithError(m, n.0);
+                        let x = if x.is_null() {
+                            if !ffi::PyErr_Occurred().is_null() {
+                                return Err(err());
+                            }
+                            none
+                        } else {
+                            x
+                        };
+                        if ffi::PyDict_SetItem(key.0, n.0, x) != 0 {
+                            return Err(err());
+                        }
+                    }
+                    w.key_schema = Owned::borrowed(none);
+                    w.key = V::Obj(key);
+                    w.changed = true;
+                    return Ok(());
+                }
+                if !w.value.is_struct(t) {
+                    return Err(Fallback);
+                }
+                let schema = w.value.struct_schema(t);
+                if schema.is_null() {
+                    return Err(Fallback);
+                }
+                let p = cache.get(plan, schema, |x| parse_key_plan(x))?;
+                let mut knames = Vals::new();
+                let mut kvalues = Vals::new();
+                for f in p.fields.iter() {
+                    let v = with_default(w.value.struct_get(t, f.name.0)?, f.default.0);
+                    if f.required && v.0 == none {
+                        return Err(Fallback); // Python's Struct.put names the null field
+                    }
+                    knames.push(Owned::borrowed(f.name.0));
+                    kvalues.push(v);
+                }
+                w.key_schema = Owned::borrowed(p.key_schema.0);
+                w.key = V::Pending(Box::new(Pending {
+                    schema: Owned::borrowed(p.key_schema.0),
+                    names: knames,
+                    values: kvalues,
+                }));
+                w.value_schema = Owned::borrowed(schema);
+                w.changed = true;
+            }
+            Step::Extract {
+                is_key,
+                name,
+                field,
+                rnwd,
+                cache,
+            } => {
+                let (schema, value) = w.side(*is_key);
+                if schema.0 == none {
+                    let extracted = if value.is_none() {
+                        Owned::borrowed(none)
+                    } else {
+                        let m = value.ptr().ok_or(Fallback)?;
+                        if ffi::PyDict_CheckExact(m) == 0 {
+                            return Err(Fallback);
+                        }
+                        let x = ffi::PyDict_GetItemWithError(m, name.0);
+                        if x.is_null() {
+                            if !ffi::PyErr_Occurred().is_null() {
+                                return Err(err());
+                            }
+                            Owned::borrowed(none)
+                        } else {
+                            Owned::borrowed(x)
+                        }
+                    };
+                    *value = V::Obj(extracted);
+                } else {
+                    if !value.is_none() && !value.is_struct(t) {
+                        return Err(Fallback);
+                    }
+                    let f = cache.get(field, schema.0, |x| parse_field_plan(x))?;
+                    let extracted = if value.is_none() {
+                        Owned::borrowed(none)
+                    } else {
+                        let v = value.struct_get(t, f.name.0)?;
+                        if *rnwd {
+                            with_default(v, f.default.0)
+                        } else {
+                            v
+                        }
+                    };
+                    *schema = Owned::borrowed(f.schema.0);
+                    *value = V::Obj(extracted);
+                }
+                w.changed = true;
+            }
+            Step::Insert {
+                is_key,
+                topic,
+                partition,
+                offset,
+                timestamp,
+                static_field,
+                static_value,
+                to_datetime,
+                schema: schema_fn,
+                cache,
+            } => {
+                let is_key = *is_key;
+                let (schema, value) = w.side(is_key);
+                if value.is_none() {
+                    return Ok(()); // the record itself, unchanged
+                }
+                let rtopic = slot(rec, t.topic);
+                let rpart = slot(rec, t.kafka_partition);
+                let rts = slot(rec, t.timestamp);
+                if rtopic.is_null() || rpart.is_null() || rts.is_null() {
+                    return Err(Fallback);
+                }
+                let roffset = if offset.is_some() {
+                    // offset.field needs a SinkRecord (Python's message says so)
+                    if ffi::Py_TYPE(rec) != t.sink_tp {
+                        return Err(Fallback);
+                    }
+                    let o = slot(rec, t.kafka_offset);
+                    if o.is_null() {
+                        return Err(Fallback);
+                    }
+                    o
+                } else {
+                    none
+                };
+                if schema.0 == none {
+                    let m = value.ptr().ok_or(Fallback)?;
+                    if ffi::PyDict_CheckExact(m) == 0 {
+                        return Err(Fallback);
+                    }
+                    let d = Owned::new(ffi::PyDict_Copy(m)).ok_or_else(err)?;
+                    let set = |k: &Option<Owned>, v: *mut ffi::PyObject| -> R<()> {
+                        if let Some(k) = k {
+                            if ffi::PyDict_SetItem(d.0, k.0, v) != 0 {
+                                return Err(err());
+                            }
+                        }
+                        Ok(())
+                    };
+                    set(topic, rtopic)?;
+                    if rpart != none {
+                        set(partition, rpart)?;
+                    }
+                    set(offset, roffset)?;
+                    if rts != none {
+                        set(timestamp, rts)?;
+                    }
+                    set(static_field, static_value.0)?;
+                    *value = V::Obj(d);
+                } else {
+                    if !value.is_struct(t) {
+                        return Err(Fallback);
+                    }
+                    let sschema = value.struct_schema(t);
+                    let p = cache.get(schema_fn, sschema, |x| parse_insert_plan(x))?;
+                    let mut names = Vals::with_capacity(p.fields.len() + 4);
+                    let mut values = Vals::with_capacity(p.fields.len() + 4);
+                    for (fname, default) in p.fields.iter() {
+                        names.push(Owned::borrowed(fname.0));
+                        values.push(with_default(value.struct_get(t, fname.0)?, default.0));
+                    }
+                    let mut put = |k: &Option<Owned>, v: Owned| {
+                        if let Some(k) = k {
+                            // a schema cannot hold two fields of one name: InsertField's
+                            // derived schema would have refused it (then this step is not run)
+                            names.push(Owned::borrowed(k.0));
+                            values.push(v);
+                        }
+                    };
+                    put(topic, Owned::borrowed(rtopic));
+                    if rpart != none {
+                        put(partition, Owned::borrowed(rpart));
+                    }
+                    put(offset, Owned::borrowed(roffset));
+                    if rts != none && timestamp.is_some() {
+                        let dt = Owned::new(ffi::PyObject_CallOneArg(to_datetime.as_ptr(), rts))
+                            .ok_or_else(err)?;
+                        put(timestamp, dt);
+                    }
+                    put(static_field, Owned::borrowed(static_value.0));
+                    let updated = p.updated.0;
+                    *schema = Owned::borrowed(updated);
+                    *value = V::Pending(Box::new(Pending {
+                        schema: Owned::borrowed(updated),
+                        names,
+                        values,
+                    }));
+                }
+                w.changed = true;
+            }
+            Step::Hoist {
+                is_key,
+                name,
+                schema: schema_fn,
+                cache,
+            } => {
+                let (schema, value) = w.side(*is_key);
+                let inner =
+                    std::mem::replace(value, V::Obj(Owned::borrowed(none))).materialize(t)?;
+                if schema.0 == none {
+                    let d = Owned::new(ffi::PyDict_New()).ok_or_else(err)?;
+                    if ffi::PyDict_SetItem(d.0, name.0, inner.0) != 0 {
+                        return Err(err());
+                    }
+                    *value = V::Obj(d);
+                } else {
+                    let p = cache.get(schema_fn, schema.0, |x| parse_hoist_plan(x))?;
+                    if !quick_valid(&p.check, p.optional, inner.0) {
+                        // Struct.put's validation, by the Python reference; raises for a bad value
+                        Owned::new(ffi::PyObject_CallOneArg(p.validate.0, inner.0))
+                            .ok_or_else(err)?;
+                    }
+                    let updated = p.updated.0;
+                    *schema = Owned::borrowed(updated);
+                    *value = V::Pending(Box::new(Pending {
+                        schema: Owned::borrowed(updated),
+                        names: smallvec![Owned::borrowed(name.0)],
+                        values: smallvec![inner],
+                    }));
+                }
+                w.changed = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `v` is certainly valid for the primitive schema `check` describes (Struct.put's
+/// validation would pass); false means "ask the Python validator".
+#[inline]
+unsafe fn quick_valid(check: &Check, optional: bool, v: *mut ffi::PyObject) -> bool {
+    if v == ffi::Py_None() {
+        return optional;
+    }
+    match check {
+        Check::Str => ffi::PyUnicode_CheckExact(v) != 0,
+        Check::Bool => ffi::PyBool_Check(v) != 0,
+        Check::Bytes => ffi::PyBytes_CheckExact(v) != 0,
+        Check::Int(lo, hi) => {
+            if ffi::PyLong_CheckExact(v) == 0 {
+                return false;
+            }
+            let mut overflow = 0;
+            let n = ffi::PyLong_AsLongLongAndOverflow(v, &mut overflow);
+            if n == -1 && !ffi::PyErr_Occurred().is_null() {
+                ffi::PyErr_Clear();
+                return false;
+            }
+            overflow == 0 && n >= *lo && n <= *hi
+        }
+        Check::Any => false,
+    }
+}
+
+#[inline(always)]
+fn prefetch(p: *mut ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch(p as *const i8, _MM_HINT_T0);
+        _mm_prefetch((p as *const i8).add(64), _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// The fused steps of a transformation chain.
+/// The steps, with the Python references they hold. Those are only touched with the GIL held
+/// (every method of Chain holds it), so the chain may be built on one thread (the worker's)
+/// and run on another (the task's).
+struct Steps(Vec<Step>);
+
+unsafe impl Send for Steps {}
+
+#[pyclass(module = "kconnect_native", frozen)]
+pub struct Chain {
+    steps: Mutex<Steps>,
+    copied_headers: Py<PyString>,
+    minus_one: Py<PyAny>,
+}
+
+#[pymethods]
+impl Chain {
+    #[new]
+    fn new(py: Python<'_>, steps: Bound<'_, PyAny>) -> PyResult<Self> {
+        let mut v = Vec::new();
+        for s in steps.try_iter()? {
+            v.push(parse_step(&s?)?);
+        }
+        Ok(Chain {
+            steps: Mutex::new(Steps(fuse(v))),
+            copied_headers: PyString::intern(py, "_copied_headers").unbind(),
+            minus_one: (-1i64).into_pyobject(py)?.into_any().unbind(),
+        })
+    }
+
+    /// The batch through every step: a list aligned with `records`, or None when some record
+    /// is outside what the steps handle (then the caller runs the Python stages).
+    fn apply<'py>(
+        &self,
+        py: Python<'py>,
+        records: Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyList>>> {
+        let t =
+            types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
+        let list = match records.cast::<PyList>() {
+            Ok(l) => l.clone(),
+            Err(_) => return Ok(None),
+        };
+        // a chain is used by one task thread; should two threads ever share one, the second
+        // takes the Python stages rather than wait
+        let Ok(mut guard) = self.steps.try_lock() else {
+            return Ok(None);
+        };
+        let steps = &mut guard.0;
+        let n = list.len();
+        unsafe {
+            let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
+            let items = (*(list.as_ptr() as *mut ffi::PyListObject)).ob_item;
+            for i in 0..n {
+                let rec = *items.add(i);
+                // The records are usually cold in the cache: fetch what the next ones touch a
+                // few iterations early, one pointer hop per stage (record, its value struct,
+                // the struct's dict, the dict's keys table).
+                if i + 8 < n {
+                    prefetch(*items.add(i + 8));
+                }
+                if i + 6 < n {
+                    let v = slot(*items.add(i + 6), t.value);
+                    if !v.is_null() {
+                        prefetch(v);
+                    }
+                }
+                if i + 4 < n {
+                    let v = slot(*items.add(i + 4), t.value);
+                    if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
+                        let d = slot(v, t.struct_values);
+                        if !d.is_null() {
+                            prefetch(d);
+                        }
+                    }
+                }
+                if i + 2 < n {
+                    let v = slot(*items.add(i + 2), t.value);
+                    if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
+                        let d = slot(v, t.struct_values);
+                        if !d.is_null() && ffi::PyDict_CheckExact(d) != 0 {
+                            let keys = (*(d as *mut ffi::PyDictObject)).ma_keys;
+                            if !keys.is_null() {
+                                prefetch(keys as *mut ffi::PyObject);
+                            }
+                        }
+                    }
+                }
+                match self.one(t, steps, rec) {
+                    Ok(r) => ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr()),
+                    Err(Fallback) => {
+                        crate::util::clear_error();
+                        return Ok(None);
+                    }
+                }
+            }
+            Ok(Some(
+                Bound::from_owned_ptr(py, out.into_ptr())
+                    .cast_into::<PyList>()
+                    .unwrap(),
+            ))
+        }
+    }
+}
+
+impl Chain {
+    unsafe fn one(&self, t: &Types, steps: &mut [Step], rec: *mut ffi::PyObject) -> R<Owned> {
+        let tp = ffi::Py_TYPE(rec);
+        let sink = tp == t.sink_tp;
+        if !sink && tp != t.source_tp {
+            return Err(Fallback);
+        }
+        let get = |off: isize| -> R<*mut ffi::PyObject> {
+            let p = slot(rec, off);
+            if p.is_null() {
+                Err(Fallback)
+            } else {
+                Ok(p)
+            }
+        };
+        let mut w = Work {
+            key_schema: Owned::borrowed(get(t.key_schema)?),
+            key: V::Obj(Owned::borrowed(get(t.key)?)),
+            value_schema: Owned::borrowed(get(t.value_schema)?),
+            value: V::Obj(Owned::borrowed(get(t.value)?)),
+            changed: false,
+        };
+        for s in steps.iter_mut() {
+            s.apply(t, rec, &mut w)?;
+        }
+        if !w.changed {
+            return Ok(Owned::borrowed(rec));
+        }
+        let key = w.key.materialize(t)?;
+        let value = w.value.materialize(t)?;
+        let headers = get(t.headers)?;
+        let headers = if headers == ffi::Py_None() {
+            Owned::borrowed(headers)
+        } else {
+            Owned::new(ffi::PyObject_CallMethodNoArgs(
+                rec,
+                self.copied_headers.as_ptr(),
+            ))
+            .ok_or_else(err)?
+        };
+        let r = alloc(tp).ok_or_else(err)?;
+        let mut part = get(t.kafka_partition)?;
+        if sink && part == ffi::Py_None() {
+            part = self.minus_one.as_ptr();
+        }
+        init_slot(r.0, t.topic, get(t.topic)?);
+        init_slot(r.0, t.kafka_partition, part);
+        init_slot_steal(r.0, t.key_schema, w.key_schema.into_ptr());
+        init_slot_steal(r.0, t.key, key.into_ptr());
+        init_slot_steal(r.0, t.value_schema, w.value_schema.into_ptr());
+        init_slot_steal(r.0, t.value, value.into_ptr());
+        init_slot(r.0, t.timestamp, get(t.timestamp)?);
+        init_slot_steal(r.0, t.headers, headers.into_ptr());
+        if sink {
+            for off in [
+                t.kafka_offset,
+                t.timestamp_type,
+                t.original_topic,
+                t.original_kafka_partition,
+                t.original_kafka_offset,
+            ] {
+                init_slot(r.0, off, get(off)?);
+            }
+        } else {
+            for off in [t.source_partition, t.source_offset] {
+                init_slot(r.0, off, get(off)?);
+            }
+        }
+        Ok(r)
+    }
+}

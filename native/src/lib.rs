@@ -1,0 +1,62 @@
+//! kconnect_native: the optional compiled hot path of kconnect.
+//!
+//! kconnect works without this module; `kconnect._hot_path` imports it when it is installed
+//! (and `KCONNECT_NATIVE` is not `0`). Each entry point does, over a whole batch, exactly what
+//! the pure-Python reference does record by record, for the cases it fully understands; for
+//! anything else it hands the record (or the batch) back, and the Python code does it, so
+//! results, errors and messages are the Python path's own:
+//!
+//! * `JsonEncoder` / `JsonDecoder`: JsonConverter payloads of one compiled schema, straight
+//!   between bytes and kconnect's data model (`Struct`, `SchemaAndValue`);
+//! * `Chain`: a run of the built-in SMTs (ValueToKey, ExtractField, InsertField, HoistField)
+//!   over a batch of records, without building the intermediate records;
+//! * `copy_binary`: the PostgreSQL binary COPY data of a batch of rows (the JDBC sink);
+//! * `sink_records`: the SinkRecords of a consumed batch (the sink loop), `sink_rows`: the
+//!   JDBC sink's rows of a batch;
+//! * `utf8_encode_batch` / `utf8_decode_batch`: StringConverter batches in UTF-8.
+//!
+//! The plans these objects run are built by the Python side (`kconnect.converters.
+//! json_native`, the transforms' `native_step`) from the Python reference codecs, so the two
+//! paths cannot drift apart on a schema's rules.
+
+mod chain;
+mod copy;
+mod decode;
+mod encode;
+mod records;
+mod text;
+mod types;
+mod util;
+
+use pyo3::prelude::*;
+
+#[pyfunction]
+fn init(
+    struct_cls: &Bound<'_, PyAny>,
+    sav_cls: &Bound<'_, PyAny>,
+    source_cls: &Bound<'_, PyAny>,
+    sink_cls: &Bound<'_, PyAny>,
+) -> PyResult<()> {
+    types::init(struct_cls, sav_cls, source_cls, sink_cls)
+}
+
+#[pymodule]
+fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // which sources it was built from (scripts/lib.sh rebuilds when they change)
+    m.add(
+        "__build__",
+        option_env!("KCONNECT_NATIVE_BUILD").unwrap_or(""),
+    )?;
+    m.add_function(wrap_pyfunction!(init, m)?)?;
+    m.add_class::<encode::JsonEncoder>()?;
+    m.add_class::<decode::JsonDecoder>()?;
+    m.add_class::<chain::Chain>()?;
+    m.add_function(wrap_pyfunction!(decode::decode_schemaless_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(copy::copy_binary, m)?)?;
+    m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
+    m.add_function(wrap_pyfunction!(records::sink_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(text::utf8_encode_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(text::utf8_decode_batch, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! SinkRecords of a consumed batch, built the way `SinkDelivery.convert`'s loop builds them.
+//!
+//! `sink_records(msgs, keys, values, topics, parts, offs, ts_types, no_ts_type)` returns the
+//! records when every message of the batch converted (its key and value are `SchemaAndValue`s)
+//! and has no headers; None otherwise, and the Python loop builds them (converting headers
+//! through the retry operator, leaving out tolerated failures).
+
+use crate::types;
+use crate::util::{alloc, init_slot, Owned};
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+#[allow(clippy::too_many_arguments)]
+#[pyfunction]
+pub fn sink_records<'py>(
+    py: Python<'py>,
+    msgs: Bound<'py, PyList>,
+    keys: Bound<'py, PyList>,
+    values: Bound<'py, PyList>,
+    topics: Bound<'py, PyList>,
+    parts: Bound<'py, PyList>,
+    offs: Bound<'py, PyList>,
+    ts_types: Bound<'py, PyTuple>,
+    no_ts_type: Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
+    let n = msgs.len();
+    if keys.len() != n
+        || values.len() != n
+        || topics.len() != n
+        || parts.len() != n
+        || offs.len() != n
+    {
+        return Ok(None);
+    }
+    let headers_name = PyString::intern(py, "headers");
+    let timestamp_name = PyString::intern(py, "timestamp");
+    if ts_types.len() != 3 {
+        return Ok(None);
+    }
+    unsafe {
+        let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
+        let none = ffi::Py_None();
+        for i in 0..n {
+            let i_ = i as isize;
+            let m = ffi::PyList_GET_ITEM(msgs.as_ptr(), i_);
+            let k = ffi::PyList_GET_ITEM(keys.as_ptr(), i_);
+            let v = ffi::PyList_GET_ITEM(values.as_ptr(), i_);
+            if ffi::Py_TYPE(k) != t.sav_tp || ffi::Py_TYPE(v) != t.sav_tp {
+                return Ok(None); // a skipped (tolerated) record
+            }
+            let h = Owned::new(ffi::PyObject_CallMethodNoArgs(m, headers_name.as_ptr()))
+                .ok_or_else(|| PyErr::fetch(py))?;
+            if ffi::PyObject_IsTrue(h.0) != 0 {
+                crate::util::clear_error();
+                return Ok(None); // headers go through the header converter, in Python
+            }
+            let ts = Owned::new(ffi::PyObject_CallMethodNoArgs(m, timestamp_name.as_ptr()))
+                .ok_or_else(|| PyErr::fetch(py))?;
+            if ffi::PyTuple_CheckExact(ts.0) == 0 || ffi::PyTuple_GET_SIZE(ts.0) != 2 {
+                return Ok(None);
+            }
+            let ts_type = ffi::PyTuple_GET_ITEM(ts.0, 0);
+            let ts_value = ffi::PyTuple_GET_ITEM(ts.0, 1);
+            let code = ffi::PyLong_AsLong(ts_type);
+            if code == -1 && !ffi::PyErr_Occurred().is_null() {
+                ffi::PyErr_Clear();
+                return Ok(None);
+            }
+            let timestamp = if code != 0 { ts_value } else { none };
+            let tstype = if (0..3).contains(&code) {
+                ffi::PyTuple_GET_ITEM(ts_types.as_ptr(), code as isize)
+            } else {
+                no_ts_type.as_ptr()
+            };
+            let topic = ffi::PyList_GET_ITEM(topics.as_ptr(), i_);
+            let part = ffi::PyList_GET_ITEM(parts.as_ptr(), i_);
+            let off = ffi::PyList_GET_ITEM(offs.as_ptr(), i_);
+            let r = alloc(t.sink_tp).ok_or_else(|| PyErr::fetch(py))?;
+            // SinkRecord.__init__ with headers None and the original_* defaults
+            init_slot(r.0, t.topic, topic);
+            init_slot(r.0, t.kafka_partition, part);
+            init_slot(r.0, t.key_schema, ffi::PyTuple_GET_ITEM(k, 0));
+            init_slot(r.0, t.key, ffi::PyTuple_GET_ITEM(k, 1));
+            init_slot(r.0, t.value_schema, ffi::PyTuple_GET_ITEM(v, 0));
+            init_slot(r.0, t.value, ffi::PyTuple_GET_ITEM(v, 1));
+            init_slot(r.0, t.timestamp, timestamp);
+            init_slot(r.0, t.headers, none);
+            init_slot(r.0, t.kafka_offset, off);
+            init_slot(r.0, t.timestamp_type, tstype);
+            init_slot(r.0, t.original_topic, topic);
+            init_slot(r.0, t.original_kafka_partition, part);
+            init_slot(r.0, t.original_kafka_offset, off);
+            ffi::PyList_SET_ITEM(out.0, i_, r.into_ptr());
+        }
+        Ok(Some(
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyList>()
+                .unwrap(),
+        ))
+    }
+}
+
+/// The rows of the JDBC sink for `records` (SinkRecords), one tuple per record with a column
+/// per entry of `sources`: `(0, _)` topic, `(1, _)` partition, `(2, _)` offset, `(3, name)` a
+/// field of the value (a Struct, or a dict when `schemaless`), `(4, name)` a field of the key
+/// (a Struct or a dict), `(5, _)` the key itself, `(6, name)` the field of a Struct or dict key
+/// or else the key itself (the one key column of pk.mode=record_key). A field never put is
+/// None, as the Python row
+/// functions give it. None when a record does not fit (another class, a value of another
+/// type): then the Python row function makes every row.
+#[pyfunction]
+pub fn sink_rows<'py>(
+    py: Python<'py>,
+    records: Bound<'py, PyList>,
+    sources: Vec<(u8, Option<String>)>,
+    schemaless: bool,
+) -> PyResult<Option<Bound<'py, PyList>>> {
+    let t = types::get().ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
+    let cols: Vec<(u8, Option<Bound<'py, PyString>>)> = sources
+        .into_iter()
+        .map(|(k, n)| (k, n.map(|n| PyString::intern(py, &n))))
+        .collect();
+    if cols
+        .iter()
+        .any(|(k, n)| *k > 6 || ((*k == 3 || *k == 4 || *k == 6) && n.is_none()))
+    {
+        return Ok(None);
+    }
+    let n = records.len();
+    unsafe {
+        let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
+        for i in 0..n {
+            let r = ffi::PyList_GET_ITEM(records.as_ptr(), i as isize);
+            if ffi::Py_TYPE(r) != t.sink_tp {
+                return Ok(None);
+            }
+            let row = Owned::new(ffi::PyTuple_New(cols.len() as isize))
+                .ok_or_else(|| PyErr::fetch(py))?;
+            for (j, (kind, name)) in cols.iter().enumerate() {
+                let v: *mut ffi::PyObject = match kind {
+                    0 => crate::util::slot(r, t.topic),
+                    1 => crate::util::slot(r, t.kafka_partition),
+                    2 => crate::util::slot(r, t.kafka_offset),
+                    5 => crate::util::slot(r, t.key),
+                    _ => {
+                        let holder = crate::util::slot(r, if *kind == 3 { t.value } else { t.key });
+                        if holder.is_null() {
+                            return Ok(None);
+                        }
+                        let dict = if ffi::Py_TYPE(holder) == t.struct_tp {
+                            crate::util::slot(holder, t.struct_values)
+                        } else if ffi::PyDict_CheckExact(holder) != 0 && (*kind != 3 || schemaless)
+                        {
+                            holder
+                        } else if *kind == 6
+                            && ffi::PyDict_Check(holder) == 0
+                            && ffi::PyObject_TypeCheck(holder, t.struct_tp) == 0
+                        {
+                            // a key that is neither a struct nor a map is the key column itself
+                            ffi::Py_INCREF(holder);
+                            ffi::PyTuple_SET_ITEM(row.0, j as isize, holder);
+                            continue;
+                        } else {
+                            return Ok(None);
+                        };
+                        if dict.is_null() || ffi::PyDict_CheckExact(dict) == 0 {
+                            return Ok(None);
+                        }
+                        let x = ffi::PyDict_GetItemWithError(dict, name.as_ref().unwrap().as_ptr());
+                        if x.is_null() {
+                            if !ffi::PyErr_Occurred().is_null() {
+                                return Err(PyErr::fetch(py));
+                            }
+                            ffi::Py_None()
+                        } else {
+                            x
+                        }
+                    }
+                };
+                if v.is_null() {
+                    return Ok(None);
+                }
+                ffi::Py_INCREF(v);
+                ffi::PyTuple_SET_ITEM(row.0, j as isize, v);
+            }
+            ffi::PyList_SET_ITEM(out.0, i as isize, row.into_ptr());
+        }
+        Ok(Some(
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyList>()
+                .unwrap(),
+        ))
+    }
+}

@@ -115,6 +115,7 @@ _STDLIB = {
     "math",
     "re",
     "threading",
+    "time",
     "traceback",
     "types",
     "typing",

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import kconnect
 from kconnect.rest.auto_restart_resource import auto_restart_router
@@ -40,6 +41,24 @@ def _setting(worker_config: Any, key: str) -> Any:
         return worker_config.get(key)
     except Exception:
         return None
+
+
+class IgnoreTrailingSlash:
+    """Kafka's REST server (Jersey) matches a path with or without one trailing slash:
+    ``GET /connector-plugins/`` is ``GET /connector-plugins`` (Kafka's system tests call it so).
+    Starlette would answer 307 to redirect; this strips the slash before routing instead."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+            raw = scope.get("raw_path")
+            scope = {**scope, "path": path[:-1]}
+            if isinstance(raw, bytes) and raw.endswith(b"/"):
+                scope["raw_path"] = raw[:-1]
+        await self.app(scope, receive, send)
 
 
 def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
@@ -105,4 +124,5 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
     admin = _setting(worker_config, "admin.listeners")
     if admin is None or admin != []:
         app.include_router(loggers_router(herder))
+    app.add_middleware(IgnoreTrailingSlash)
     return app

@@ -384,3 +384,15 @@ def test_standalone_refuses_the_internal_task_configs_endpoint(client):
         "message": "Kafka Connect in standalone mode does not support externally setting "
         "task configurations.",
     }
+
+
+def test_a_trailing_slash_is_ignored_as_kafka_does(client):
+    """Kafka's system tests call ``GET /connector-plugins/``; Jersey answers it as without the
+    slash (200, never a 307 redirect), for every path."""
+    r = client.get("/connector-plugins/", follow_redirects=False)
+    assert r.status_code == 200
+    assert r.json() == client.get("/connector-plugins").json()
+    assert client.get("/connectors/", follow_redirects=False).json() == []
+    r = client.get("/connectors/nope/status/", follow_redirects=False)
+    assert r.status_code == 404
+    assert r.json()["message"] == "No status found for connector nope"

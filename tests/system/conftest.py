@@ -33,7 +33,7 @@ def services(kafka_bootstrap: str) -> Iterator[Services]:
     started = Services()
     yield started
     for service in started.services:
-        service.kill_all()
+        service.teardown()
     if started.topics:
         delete_topics(kafka_bootstrap, started.topics)
 

@@ -210,10 +210,19 @@ class ConnectServiceBase:
         for node in self.nodes:
             self.stop_node(node, clean_shutdown=True)
 
-    def kill_all(self) -> None:
-        """Test teardown: SIGKILL whatever still runs and reap it."""
-        for node in self.nodes:
-            if node.proc is not None and node.proc.poll() is None:
+    def teardown(self) -> None:
+        """Test teardown: stop whatever still runs (SIGTERM, so its consumers leave their
+        groups -- a sink's group ``connect-<name>`` is shared by every test that names a
+        connector alike -- then SIGKILL after 20 s) and reap it."""
+        running = [n for n in self.nodes if n.proc is not None and n.proc.poll() is None]
+        for node in running:
+            assert node.proc is not None
+            node.proc.terminate()
+        for node in running:
+            assert node.proc is not None
+            try:
+                node.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
                 node.proc.kill()
                 node.proc.wait(timeout=30)
 

@@ -23,8 +23,11 @@ def consume(
     print_timestamp: bool = False,
     print_key: bool = False,
     isolation_level: str = "read_uncommitted",
+    min_messages: int = 0,
     max_wait_s: float = 60.0,
 ) -> list[str]:
+    """Messages of ``topic`` from the beginning, until none arrived for ``consumer_timeout_ms``
+    (counted once ``min_messages`` were read) or ``max_wait_s`` passed."""
     c = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -39,7 +42,9 @@ def consume(
         c.subscribe([topic])
         deadline = time.monotonic() + max_wait_s
         last = time.monotonic()
-        while time.monotonic() - last < consumer_timeout_ms / 1000 and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
+            if len(out) >= min_messages and time.monotonic() - last >= consumer_timeout_ms / 1000:
+                break
             msg = c.poll(0.2)
             if msg is None or msg.error() is not None:
                 continue

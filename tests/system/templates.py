@@ -44,7 +44,7 @@ class SystemTestContext:
     scheduled_rebalance_max_delay_ms: str = SCALED["scheduled.rebalance.max.delay.ms"]
     key_converter: str | None = None
     value_converter: str | None = None
-    schemas: bool | None = True
+    schemas: bool | None = True  # the StringConverter test sets None
     override_key_converter: str | None = None
     override_value_converter: str | None = None
     override_key_converter_schemas_enable: Any = True
@@ -64,7 +64,8 @@ class SystemTestContext:
 def _converters(ctx: SystemTestContext) -> list[str]:
     key = ctx.key_converter or "org.apache.kafka.connect.json.JsonConverter"
     value = ctx.value_converter or "org.apache.kafka.connect.json.JsonConverter"
-    schemas = str(True if ctx.schemas is None else ctx.schemas).lower()
+    # Jinja: {{ schemas|default(True)|string|lower }} -- a None that is set renders "none"
+    schemas = str(ctx.schemas).lower()
     lines = [f"key.converter={key}", f"value.converter={value}"]
     if ctx.key_converter is None or key.endswith("JsonConverter"):
         lines.append(f"key.converter.schemas.enable={schemas}")

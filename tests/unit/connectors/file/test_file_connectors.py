@@ -143,3 +143,13 @@ def test_sink_writes_values_as_java_string_value_of(tmp_path) -> None:
         "0.1",
         "1.50",
     ]
+
+
+def test_sink_lines_reach_the_file_at_each_put(tmp_path) -> None:
+    """Java's PrintStream writes every println through to the file: a reader sees the lines
+    before the next offset commit calls flush."""
+    t = FileStreamSinkTask()
+    t.start({"file": str(tmp_path / "out.txt")})
+    t.put([SinkRecord("a", 0, None, None, Schema.STRING_SCHEMA, "first", 0)])
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "first\n"
+    t.stop()

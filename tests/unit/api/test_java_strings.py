@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import os
 import re
+import time
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -52,27 +55,36 @@ def test_big_decimal_texts() -> None:
     assert string_value_of(D("-1.23E-8")) == "-1.23E-8"
 
 
-def test_dates_print_as_java_util_date(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TZ", "UTC")
-    import time
+@pytest.fixture
+def time_zone() -> Iterator[Callable[[str], None]]:
+    """Switch this process's time zone (TZ + tzset); the original one is back afterwards."""
+    original = os.environ.get("TZ")
 
+    def use(zone: str) -> None:
+        os.environ["TZ"] = zone
+        time.tzset()
+
+    yield use
+    if original is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = original
     time.tzset()
-    try:
-        assert string_value_of(dt.date(1970, 1, 1), logical.Date.SCHEMA) == (
-            "Thu Jan 01 00:00:00 UTC 1970"
-        )
-        assert string_value_of(dt.time(1, 2, 3, 4000), logical.Time.SCHEMA) == (
-            "Thu Jan 01 01:02:03 UTC 1970"
-        )
-        moment = dt.datetime.fromtimestamp(1700000000.123, dt.UTC)
-        assert string_value_of(moment, logical.Timestamp.SCHEMA) == "Tue Nov 14 22:13:20 UTC 2023"
-        assert java_date_string(-86_400_000) == "Wed Dec 31 00:00:00 UTC 1969"
-        monkeypatch.setenv("TZ", "Europe/Berlin")
-        time.tzset()
-        assert java_date_string(0) == "Thu Jan 01 01:00:00 CET 1970"
-    finally:
-        monkeypatch.delenv("TZ")
-        time.tzset()
+
+
+def test_dates_print_as_java_util_date(time_zone: Callable[[str], None]) -> None:
+    time_zone("UTC")
+    assert string_value_of(dt.date(1970, 1, 1), logical.Date.SCHEMA) == (
+        "Thu Jan 01 00:00:00 UTC 1970"
+    )
+    assert string_value_of(dt.time(1, 2, 3, 4000), logical.Time.SCHEMA) == (
+        "Thu Jan 01 01:02:03 UTC 1970"
+    )
+    moment = dt.datetime.fromtimestamp(1700000000.123, dt.UTC)
+    assert string_value_of(moment, logical.Timestamp.SCHEMA) == "Tue Nov 14 22:13:20 UTC 2023"
+    assert java_date_string(-86_400_000) == "Wed Dec 31 00:00:00 UTC 1969"
+    time_zone("Europe/Berlin")
+    assert java_date_string(0) == "Thu Jan 01 01:00:00 CET 1970"
 
 
 def test_bytes_print_an_identity_as_java_does() -> None:

@@ -19,6 +19,8 @@ Known, deliberate differences from Kafka (documented in tests):
   to 0 for an INT32 field), and out-of-range integers (Kafka wraps them);
 * ``"NaN"``/``"Infinity"``/``"-Infinity"`` strings decode to the float values Kafka writes for
   them (Kafka reads them back as 0.0);
+* ``-0.0`` decodes to ``-0.0`` (Kafka's reader parses numbers as BigDecimal, which has no
+  negative zero, and gives 0.0: a FileStreamSink behind it prints ``0.0`` in Kafka);
 * a map whose key type is STRUCT, ARRAY or MAP decodes to a list of ``(key, value)`` pairs
   (such keys are not hashable in Python); the encoder accepts the same pair list.
 """

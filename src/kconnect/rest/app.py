@@ -23,6 +23,7 @@ import functools
 from typing import Any
 
 from fastapi import FastAPI, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import kconnect
 from kconnect import _hot_path as hot_path
@@ -64,6 +65,24 @@ def _setting(worker_config: Any, key: str) -> Any:
         return worker_config.get(key)
     except Exception:
         return None
+
+
+class IgnoreTrailingSlash:
+    """Kafka's REST server (Jersey) matches a path with or without one trailing slash:
+    ``GET /connector-plugins/`` is ``GET /connector-plugins`` (Kafka's system tests call it so).
+    Starlette would answer 307 to redirect; this strips the slash before routing instead."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+            raw = scope.get("raw_path")
+            scope = {**scope, "path": path[:-1]}
+            if isinstance(raw, bytes) and raw.endswith(b"/"):
+                scope["raw_path"] = raw[:-1]
+        await self.app(scope, receive, send)
 
 
 def admin_listeners(worker_config: Any) -> list[str] | None:
@@ -189,6 +208,7 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
     if rules:
         app.add_middleware(ResponseHeadersMiddleware, rules=rules)
     app.add_middleware(RequestLogMiddleware)
+    app.add_middleware(IgnoreTrailingSlash)
     return app
 
 
@@ -202,4 +222,5 @@ def create_admin_app(herder: Herder) -> FastAPI:
     app.add_middleware(HeadMiddleware, routes=table)
     app.add_middleware(OptionsMiddleware, routes=table)
     app.add_middleware(RequestLogMiddleware)
+    app.add_middleware(IgnoreTrailingSlash)
     return app

@@ -139,6 +139,7 @@ _STDLIB = {
     "math",
     "re",
     "threading",
+    "time",
     "traceback",
     "types",
     "typing",

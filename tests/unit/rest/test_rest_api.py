@@ -293,6 +293,39 @@ def test_connector_plugins_listing(client):
     assert [p["type"] for p in everything] == ["sink", "source", "converter"]
 
 
+def test_kafka_test_connectors_are_not_listed_but_usable():
+    """As Kafka's ConnectorPluginsResource did while it shipped them: the Verifiable, Mock and
+    Schema connectors are left out of the listing; configs still resolve them."""
+    tools = "kconnect.connectors.tools"
+    plugins = Plugins(
+        [
+            PluginEntry("sink", SINK, DemoSinkConnector),
+            PluginEntry(
+                "source",
+                "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+                f"{tools}.verifiable_source_connector:VerifiableSourceConnector",
+            ),
+            PluginEntry(
+                "sink",
+                "org.apache.kafka.connect.tools.MockSinkConnector",
+                f"{tools}.mock_sink_connector:MockSinkConnector",
+            ),
+        ]
+    )
+    with TestClient(create_app(StandaloneHerder(None, plugins))) as c:
+        assert c.get("/connector-plugins").json() == [{"class": SINK, "type": "sink"}]
+        assert [p["class"] for p in c.get("/connector-plugins?connectorsOnly=false").json()] == [
+            SINK
+        ]
+        r = c.put(
+            "/connector-plugins/VerifiableSourceConnector/config/validate",
+            json={"connector.class": "VerifiableSource", "name": "v", "topic": "t"},
+        )
+        assert r.status_code == 200
+        assert r.json()["error_count"] == 0
+        assert c.get("/connector-plugins/MockSinkConnector/config").status_code == 200
+
+
 def test_plugin_config_connector_keys_first(client):
     r = client.get(f"/connector-plugins/{SOURCE}/config")
     names = [k["name"] for k in r.json()]
@@ -361,3 +394,15 @@ def test_root_names_the_hot_path_beside_kafka_connects_fields(client):
     assert body["kconnect_hot_path"] == _hot_path.describe()
     expected = "native (kconnect_native " if _hot_path.native is not None else "python ("
     assert body["kconnect_hot_path"].startswith(expected)
+
+
+def test_a_trailing_slash_is_ignored_as_kafka_does(client):
+    """Kafka's system tests call ``GET /connector-plugins/``; Jersey answers it as without the
+    slash (200, never a 307 redirect), for every path."""
+    r = client.get("/connector-plugins/", follow_redirects=False)
+    assert r.status_code == 200
+    assert r.json() == client.get("/connector-plugins").json()
+    assert client.get("/connectors/", follow_redirects=False).json() == []
+    r = client.get("/connectors/nope/status/", follow_redirects=False)
+    assert r.status_code == 404
+    assert r.json()["message"] == "No status found for connector nope"

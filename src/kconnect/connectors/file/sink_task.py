@@ -1,8 +1,12 @@
 """``FileStreamSinkTask``: appends each record's value, one per line, to a file or stdout.
 
-Values are written as Java's ``PrintStream.println(Object)`` would: strings as is, ``null``
-for None, other values by their string form. One write per batch; ``flush`` makes the data
-reach the OS before offsets are committed.
+Values are written as Java's ``PrintStream.println(record.value())`` does, i.e. as
+``String.valueOf`` of the Java object: strings as is, ``null`` for None, a schemaless map
+``{some_key=0}``, a Struct ``Struct{id=1,name=foo}``, a list ``[a, b]``, Java's float and
+date texts (the table is in :mod:`kconnect.api.data.java_strings`). Each batch reaches the
+OS in one write at the end of ``put``, as Java's ``PrintStream`` hands every ``println`` to
+the file at once: a reader sees the lines without waiting for the next offset commit
+(``offset.flush.interval.ms``, 60 s by default).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from kconnect.api import ConnectException, SinkRecord, SinkTask, TopicPartition
-from kconnect.api.config_types import java_str
+from kconnect.api.data.java_strings import string_value_of
 from kconnect.connectors.file._version import VERSION
 from kconnect.connectors.file.sink_config import FileStreamSinkConfig
 
@@ -47,12 +51,8 @@ class FileStreamSinkTask(SinkTask):
     def put(self, records: Sequence[SinkRecord]) -> None:
         if not records or self._out is None:
             return
-        self._out.write(
-            "".join(
-                (v if isinstance(v, str) else java_str(v)) + "\n"
-                for v in (r.value for r in records)
-            )
-        )
+        self._out.write("".join(_text(r) + "\n" for r in records))
+        self._out.flush()
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
         if self._out is not None:
@@ -63,3 +63,8 @@ class FileStreamSinkTask(SinkTask):
         if self._out is not None and self._out is not sys.stdout:
             self._out.close()
         self._out = None
+
+
+def _text(record: SinkRecord) -> str:
+    value = record.value
+    return value if isinstance(value, str) else string_value_of(value, record.value_schema)

@@ -47,7 +47,7 @@ from kconnect.runtime.herder.herder import (
 from kconnect.runtime.herder.herder_status import HerderStatusListener
 from kconnect.runtime.loggers import LoggerLevel, Loggers
 from kconnect.runtime.metrics import ConnectMetrics
-from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
+from kconnect.runtime.plugins.descriptors import NOT_LISTED, VersionedPluginLoadingError
 from kconnect.runtime.plugins.versions import VersionRange
 from kconnect.runtime.plugins.view import (
     PLUGIN_TYPES_ORDER,
@@ -382,7 +382,7 @@ class AbstractHerder(HerderStatusListener, Herder):
         found: dict[tuple[str, str], PluginInfo] = {}
         for desc in self.plugins.all_plugins():
             kind = desc_type(desc)
-            if kind in kinds:
+            if kind in kinds and desc_class_name(desc) not in NOT_LISTED:
                 info = PluginInfo(desc_class_name(desc), kind, desc_version(desc))
                 found.setdefault((kind, info.class_name), info)
         return sorted(found.values(), key=lambda p: (kinds.index(p.type), p.class_name))

@@ -33,6 +33,7 @@ __all__ = [
     "BASES",
     "CLASSPATH",
     "KINDS",
+    "NOT_LISTED",
     "REST_ORDER",
     "SUFFIX",
     "UNDEFINED_VERSION",
@@ -50,6 +51,20 @@ __all__ = [
 
 UNDEFINED_VERSION = "undefined"
 CLASSPATH = "classpath"
+
+#: Kafka's test connectors, which ``GET /connector-plugins`` leaves out (Kafka's
+#: ``ConnectorPluginsResource`` SINK/SOURCE_CONNECTOR_EXCLUDES up to 3.5; since then they
+#: live in ``connect-test-plugins``, which a Kafka installation does not ship). Configs can
+#: still name them.
+NOT_LISTED = frozenset(
+    {
+        "org.apache.kafka.connect.tools.VerifiableSinkConnector",
+        "org.apache.kafka.connect.tools.MockSinkConnector",
+        "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+        "org.apache.kafka.connect.tools.MockSourceConnector",
+        "org.apache.kafka.connect.tools.SchemaSourceConnector",
+    }
+)
 
 #: plugin kinds, as in :data:`kconnect.api.plugin_groups.PLUGIN_GROUPS`
 KINDS: tuple[str, ...] = tuple(PLUGIN_GROUPS)

@@ -1,6 +1,17 @@
+import decimal
+
 import pytest
 
-from kconnect.api import ConnectException, Schema, SinkRecord, TopicPartition
+from kconnect.api import (
+    ConnectException,
+    Decimal,
+    Schema,
+    SchemaBuilder,
+    SinkRecord,
+    Struct,
+    TopicPartition,
+)
+from kconnect.api.data.java_numbers import to_float32
 from kconnect.connectors.file.sink_connector import FileStreamSinkConnector
 from kconnect.connectors.file.sink_task import FileStreamSinkTask
 from kconnect.connectors.file.source_connector import FileStreamSourceConnector
@@ -98,3 +109,47 @@ def test_sink_connector_and_task(tmp_path) -> None:
     t.flush({TopicPartition("a", 0): 4})
     t.stop()
     assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "x\né\nnull\n5\n"
+
+
+def test_sink_writes_values_as_java_string_value_of(tmp_path) -> None:
+    """Java's FileStreamSinkTask prints ``record.value()``: maps, structs, lists and numbers as
+    their Java ``toString`` (the system test's DLQ output file depends on it)."""
+    struct_schema = (
+        SchemaBuilder.struct()
+        .field("id", Schema.INT32_SCHEMA)
+        .field("name", Schema.STRING_SCHEMA)
+        .field("ratio", Schema.OPTIONAL_FLOAT32_SCHEMA)
+        .build()
+    )
+    values = [
+        (None, {"some_key": 0}),
+        (struct_schema, Struct(struct_schema).put("id", 1).put("name", "foo")),
+        (None, ["a", "b"]),
+        (None, True),
+        (Schema.FLOAT64_SCHEMA, 1e10),
+        (Schema.FLOAT32_SCHEMA, to_float32(0.1)),
+        (Decimal.schema(2), decimal.Decimal("1.50")),
+    ]
+    t = FileStreamSinkTask()
+    t.start({"file": str(tmp_path / "out.txt")})
+    t.put([SinkRecord("a", 0, None, None, s, v, i) for i, (s, v) in enumerate(values)])
+    t.stop()
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8").splitlines() == [
+        "{some_key=0}",
+        "Struct{id=1,name=foo}",
+        "[a, b]",
+        "true",
+        "1.0E10",
+        "0.1",
+        "1.50",
+    ]
+
+
+def test_sink_lines_reach_the_file_at_each_put(tmp_path) -> None:
+    """Java's PrintStream writes every println through to the file: a reader sees the lines
+    before the next offset commit calls flush."""
+    t = FileStreamSinkTask()
+    t.start({"file": str(tmp_path / "out.txt")})
+    t.put([SinkRecord("a", 0, None, None, Schema.STRING_SCHEMA, "first", 0)])
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "first\n"
+    t.stop()

@@ -307,3 +307,46 @@ def test_two_step_rolling_upgrade_and_the_fencable_leader(tmp_path, kafka_bootst
         assert r.status_code == 200, r.text
     finally:
         cluster.close()
+
+
+def test_a_new_task_generation_fences_the_old_one(eos_cluster, kafka_bootstrap):
+    """tasks.max 2 -> 3: the leader fences the two producers of the previous generation
+    before the three new tasks start, then records the new task count."""
+    workers = [eos_cluster.add_worker(), eos_cluster.add_worker()]
+    topic = f"eos-gen-{uuid.uuid4().hex[:8]}"
+    config = {
+        "connector.class": "org.apache.kafka.connect.tools.VerifiableSourceConnector",
+        "topic": topic,
+        "throughput": "50",
+        "tasks.max": "2",
+    }
+    r = workers[0].request("PUT", "/connectors/gen/config", json=config)
+    assert r.status_code == 201, r.text
+
+    def running(n: int) -> bool:
+        s = status(workers[0], "gen")
+        return len(s["tasks"]) == n and all(t["state"] == "RUNNING" for t in s["tasks"])
+
+    wait_for(lambda: running(2), 60, "2 tasks RUNNING")
+    group = eos_cluster.group
+    wait_for(
+        lambda: (
+            ("tasks-fencing-gen", {"task-count": 2})
+            in config_records(kafka_bootstrap, f"{group}-configs")
+        ),
+        30,
+        "the first generation's task count record",
+    )
+    r = workers[0].request("PUT", "/connectors/gen/config", json={**config, "tasks.max": "3"})
+    assert r.status_code == 200, r.text
+    wait_for(lambda: running(3), 60, "3 tasks RUNNING")
+    wait_for(
+        lambda: (
+            dict(config_records(kafka_bootstrap, f"{group}-configs")).get("tasks-fencing-gen")
+            == {"task-count": 3}
+        ),
+        30,
+        "the new task count record",
+    )
+    logs = "".join(w.log.read_text() for w in workers)
+    assert "Fencing out 2 task producers of connector gen before its 3 new tasks start" in logs

@@ -309,6 +309,26 @@ def test_forwarding_between_https_workers_with_client_certificates(
         # forwarded over TLS with the follower's certificate: the leader's answer comes back
         r = httpx.delete(urls[follower] + "/connectors/nope", verify=ctx)
         assert r.json() == {"error_code": 404, "message": "Connector nope not found"}
+        # connectors on both workers: the follower's sends its task configs to the leader's
+        # internal endpoint over TLS with its certificate too
+        source = tmp_path / "in.txt"
+        source.write_text("a\n")
+        names = [f"tls-src-{i}" for i in range(2)]
+        for name in names:
+            config = {"connector.class": "FileStreamSource", "file": str(source), "topic": group}
+            r = httpx.put(f"{urls[follower]}/connectors/{name}/config", json=config, verify=ctx)
+            assert r.status_code == 201, r.text
+
+        def tasks_running() -> bool:
+            owners = set()
+            for name in names:
+                s = httpx.get(f"{urls[0]}/connectors/{name}/status", verify=ctx).json()
+                if [t["state"] for t in s["tasks"]] != ["RUNNING"]:
+                    return False
+                owners.add(s["connector"]["worker_id"])
+            return len(owners) == 2  # one connector on the follower
+
+        _wait(tasks_running, what="both connectors' tasks RUNNING, one connector per worker")
     finally:
         for w in workers:
             w.stop()

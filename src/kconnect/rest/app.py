@@ -131,7 +131,9 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
         description="Apache Kafka Connect's REST API, served by kconnect.",
         docs_url="/docs",
     )
-    install_forwarding(app, tls=_forwarding_tls(worker_config))
+    tls = _forwarding_tls(worker_config)
+    install_forwarding(app, tls=tls)
+    herder.use_internal_tls(tls)  # the worker's own requests to other workers
     table = RouteTable()
 
     @app.get(

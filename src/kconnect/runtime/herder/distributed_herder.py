@@ -23,7 +23,8 @@ with the current generation, see :mod:`kconnect.runtime.herder.herder_status`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import ssl
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.api.errors import AlreadyExistsException, ConnectException, NotFoundException
@@ -115,6 +116,9 @@ class DistributedHerder(AbstractHerder):
         self._thread.stop()
         self._close_config_transformer()
         log.info("Herder stopped")
+
+    def use_internal_tls(self, context: Callable[[], ssl.SSLContext] | None) -> None:
+        self._thread.internal_tls = context
 
     def _starting_detail(self) -> str:
         return f" The worker is currently {self._thread.stage}."

@@ -14,8 +14,9 @@ in them are *raw*: config-provider variables as written, never resolved.
 
 from __future__ import annotations
 
+import ssl
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -161,6 +162,11 @@ class Herder(ABC):
     @abstractmethod
     def is_ready(self) -> bool:
         """True once startup finished (``/health`` says healthy)."""
+
+    def use_internal_tls(self, context: Callable[[], ssl.SSLContext] | None) -> None:
+        """The TLS context the worker's own requests to other workers' HTTPS listeners use
+        (task configs and zombie fencing sent to the leader), set by the REST layer from the
+        ``listeners.https.*`` settings before :meth:`start`. Standalone sends none."""
 
     @abstractmethod
     def health_check(self) -> WorkerHealth: ...

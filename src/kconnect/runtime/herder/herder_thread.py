@@ -27,6 +27,7 @@ calls :class:`~kconnect.runtime.herder.assignment.RebalanceEvents`; REST threads
 from __future__ import annotations
 
 import logging
+import ssl
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -122,6 +123,8 @@ class HerderThread:
         self._can_read_configs = True
         self._session_key: SessionKey | None = None
         self._write_privileges_missing = False
+        #: The TLS context for requests to other workers' HTTPS listeners (REST sets it).
+        self.internal_tls: Callable[[], ssl.SSLContext] | None = None
 
     # -- queries (any thread) -------------------------------------------------------------------
 

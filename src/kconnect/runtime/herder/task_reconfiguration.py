@@ -16,7 +16,8 @@ must keep heartbeating, and the leader may be waiting for *us* in a rebalance).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+import ssl
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 from urllib.parse import quote
@@ -36,7 +37,22 @@ from kconnect.runtime.storage.config_store import ClusterConfigState
 from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
 from kconnect.runtime.worker.worker import Worker
 
-__all__ = ["LeaderTaskConfigClient", "TaskReconfiguration", "task_configs_changed"]
+__all__ = [
+    "LeaderTaskConfigClient",
+    "TaskReconfiguration",
+    "internal_verify",
+    "task_configs_changed",
+]
+
+
+def internal_verify(
+    tls: Callable[[], ssl.SSLContext] | None, url: str | None
+) -> ssl.SSLContext | bool:
+    """httpx's ``verify`` for a request to another worker: the listeners' client TLS context
+    for an HTTPS URL when the worker has one, else the default verification."""
+    if tls is not None and url is not None and url.lower().startswith("https:"):
+        return tls()
+    return True
 
 RECONFIGURE_BACKOFF_INITIAL_MS = 250
 RECONFIGURE_BACKOFF_MAX_MS = 60_000
@@ -74,11 +90,12 @@ class LeaderTaskConfigClient:
         raw_configs: Sequence[Mapping[str, str]],
         key: SessionKey | None,
         signature_algorithm: str,
+        verify: ssl.SSLContext | bool = True,
     ) -> Future[None]:
         """POST the configs to the leader; the future fails with a ConnectException naming
-        the leader and its answer."""
+        the leader and its answer. ``verify``: the TLS context for an HTTPS leader."""
         return self._executor.submit(
-            self._post, leader_url, connector, raw_configs, key, signature_algorithm
+            self._post, leader_url, connector, raw_configs, key, signature_algorithm, verify
         )
 
     def _post(
@@ -88,6 +105,7 @@ class LeaderTaskConfigClient:
         raw_configs: Sequence[Mapping[str, str]],
         key: SessionKey | None,
         signature_algorithm: str,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         if not leader_url:
             raise ConnectException(
@@ -101,7 +119,9 @@ class LeaderTaskConfigClient:
             headers.update(signature_headers(key, body, signature_algorithm))
         log.debug("Forwarding task configurations for connector %s to leader %s", connector, url)
         try:
-            response = httpx.post(url, content=body, headers=headers, timeout=self._timeout_s)
+            response = httpx.post(
+                url, content=body, headers=headers, timeout=self._timeout_s, verify=verify
+            )
         except httpx.HTTPError as e:
             raise ConnectException(
                 f"Request to leader {leader_url} to reconfigure connector tasks failed: {e}"
@@ -131,6 +151,8 @@ class ReconfigurationHost(Protocol):
 
     @property
     def session_key(self) -> SessionKey | None: ...
+
+    internal_tls: Callable[[], ssl.SSLContext] | None
 
     def is_leader(self) -> bool: ...
 
@@ -190,7 +212,12 @@ class TaskReconfiguration:
             return
         key = host.session_key if host.sessioned() else None
         future = self._client.submit(
-            host.leader_url(), name, raw_configs, key, host.config.signature_algorithm
+            host.leader_url(),
+            name,
+            raw_configs,
+            key,
+            host.config.signature_algorithm,
+            internal_verify(host.internal_tls, host.leader_url()),
         )
 
         def done(f: Future[None]) -> None:

@@ -23,6 +23,7 @@ after its latest task count record.
 from __future__ import annotations
 
 import logging
+import ssl
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -41,6 +42,7 @@ from kconnect.runtime.herder.distributed_errors import NotLeaderException
 from kconnect.runtime.herder.rebalance_handler import RebalanceHandler
 from kconnect.runtime.herder.request_queue import HerderRequestQueue, await_result
 from kconnect.runtime.herder.session_keys import signature_headers
+from kconnect.runtime.herder.task_reconfiguration import internal_verify
 from kconnect.runtime.storage.kafka_config_store import (
     KafkaClusterConfigState,
     KafkaConfigBackingStore,
@@ -69,6 +71,8 @@ class FencingHost(Protocol):
 
     @property
     def session_key(self) -> SessionKey | None: ...
+
+    internal_tls: Callable[[], ssl.SSLContext] | None
 
     def is_leader(self) -> bool: ...
 
@@ -252,7 +256,12 @@ class ZombieFencing:
             headers.update(signature_headers(key, b"", host.config.signature_algorithm))
         log.debug("Forwarding zombie fencing request for connector %s to leader at %s", name, url)
         try:
-            response = httpx.put(url, headers=headers, timeout=self._timeout_s)
+            response = httpx.put(
+                url,
+                headers=headers,
+                timeout=self._timeout_s,
+                verify=internal_verify(host.internal_tls, url),
+            )
         except httpx.HTTPError as e:
             raise ConnectException(
                 f"Failed to perform zombie fencing: forwarding to the leader at {leader_url} "

@@ -2,7 +2,7 @@
 
 Kafka Connect's REST API (reference §1.2) for one herder: ``/``, ``/health``, ``/connectors``,
 ``/connector-plugins`` and, unless ``admin.listeners`` is set to an empty list,
-``/admin/loggers``. Every error is ``{"error_code", "message"}`` (see :mod:`kconnect.rest.errors`).
+``/admin/loggers``; the dashboard at ``/ui`` (:mod:`kconnect.ui`). Every error is ``{"error_code", "message"}`` (see :mod:`kconnect.rest.errors`).
 Requests are logged (method, path, status, time; never bodies, which may hold secrets).
 The OpenAPI schema is at ``/openapi.json``.
 """
@@ -27,6 +27,8 @@ from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.metrics_resource import metrics_router
 from kconnect.rest.plugins_resource import plugins_router
 from kconnect.runtime.herder.herder import Herder
+from kconnect.ui.dashboard import worker_dashboard
+from kconnect.ui.routes import dashboard_router
 
 __all__ = ["create_app"]
 
@@ -105,4 +107,8 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
     admin = _setting(worker_config, "admin.listeners")
     if admin is None or admin != []:
         app.include_router(loggers_router(herder))
+    # the dashboard at /ui: routes like the others, so REST authentication covers them
+    dashboard = worker_dashboard(app, herder, worker_config)
+    app.include_router(dashboard_router(dashboard))
+    app.state.dashboard = dashboard
     return app

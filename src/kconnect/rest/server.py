@@ -174,4 +174,7 @@ class RestServer:
             server.should_exit = True
         for thread in self._threads:
             thread.join(timeout=10)
+        dashboard = getattr(getattr(self.app, "state", None), "dashboard", None)
+        if dashboard is not None:
+            dashboard.close()
         self._tmp.cleanup()

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Protocol
 
 import kconnect
-
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener

@@ -110,6 +110,11 @@ class WorkerMetrics:
     def record_task_startup(self, ok: bool) -> None:
         self._record(self._task_startup, ok)
 
+    def running_here(self) -> tuple[list[str], dict[str, str]]:
+        """(connectors, task id → state) this worker runs now: a consistent copy."""
+        with self._lock:
+            return sorted(self.connectors), {str(t): s for t, s in self.task_states.items()}
+
     # -- per-connector task counts ---------------------------------------------------------------
 
     def connector_added(self, name: str) -> None:

@@ -73,12 +73,18 @@ def load_plugins(config: Any, worker_props: dict[str, str]) -> tuple[Any, Any]:
 
 def serve(herder: Any, config: Any) -> Any:
     """Start the REST server, then the herder; tune the GC for the worker. The server."""
-    from kconnect.rest.app import create_app
+    from kconnect.rest.app import admin_listeners, create_admin_app, create_app
     from kconnect.rest.server import RestServer
     from kconnect.runtime.gc_tuning import tune_for_worker
 
-    server = RestServer(create_app(herder, worker_config=config), config)
-    server.start()
+    app = create_app(herder, worker_config=config, plugins=getattr(herder, "plugins", None))
+    admin = create_admin_app(herder) if admin_listeners(config) else None
+    server = RestServer(app, config, admin)
+    try:
+        server.start()
+    except Exception:
+        server.stop()
+        raise
     try:
         herder.start()
     except Exception:

@@ -4,18 +4,21 @@ Reads only the REST API of any worker (Apache Kafka Connect's too): ``GET /``,
 ``GET /connectors?expand=status&expand=info`` and, when the worker serves it, ``GET /metrics``
 (kconnect's Prometheus endpoint) for throughput, totals, errors and idle time per task.
 A FAILED task is followed by the last line of its trace. ``--watch N`` redraws every N seconds
-until Ctrl-C. Exit status 1 when the worker cannot be reached.
+until Ctrl-C. ``--user USER:PASSWORD`` (or ``KCONNECT_REST_USER``) sends basic-auth
+credentials, for workers with the basic-auth REST extension. Exit status 1 when the worker
+cannot be reached or refuses the credentials.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["add_parser", "collect", "render", "run"]
+__all__ = ["RefusedError", "add_parser", "collect", "render", "run"]
 
 DEFAULT_URL = "http://127.0.0.1:8083"
 
@@ -51,7 +54,15 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--watch", type=float, metavar="N", help="redraw every N seconds until Ctrl-C")
     p.add_argument("--timeout", type=float, default=5.0, help="HTTP timeout in seconds (default 5)")
+    p.add_argument(
+        "--user", metavar="USER:PASSWORD", default=os.environ.get("KCONNECT_REST_USER"),
+        help="basic-auth credentials (default: $KCONNECT_REST_USER)",
+    )  # fmt: skip
     p.set_defaults(func=run)
+
+
+class RefusedError(Exception):
+    """The worker answered 401/403: the message says what to pass."""
 
 
 def _metrics(text: str) -> TaskMetrics:
@@ -70,7 +81,15 @@ def _metrics(text: str) -> TaskMetrics:
 
 def collect(client: Any, url: str) -> dict[str, Any]:
     """Everything the table needs, fetched with ``client`` (an ``httpx.Client``)."""
-    root = client.get(f"{url}/").json()
+    answer = client.get(f"{url}/")
+    if answer.status_code in (401, 403):
+        raise RefusedError(
+            f"the worker at {url} answered {answer.status_code}: it needs basic-auth "
+            "credentials; pass --user USER:PASSWORD or set KCONNECT_REST_USER"
+            if answer.status_code == 401
+            else f"the worker at {url} refused these credentials ({answer.status_code})"
+        )
+    root = answer.json()
     connectors = client.get(
         f"{url}/connectors", params=[("expand", "status"), ("expand", "info")]
     ).json()
@@ -207,10 +226,15 @@ def run(args: argparse.Namespace) -> int:
     import httpx
 
     url = str(args.url).rstrip("/")
-    with httpx.Client(timeout=args.timeout) as client:
+    user = getattr(args, "user", None)
+    auth = tuple(str(user).split(":", 1)) if user else None
+    with httpx.Client(timeout=args.timeout, auth=auth) as client:  # type: ignore[arg-type]
         while True:
             try:
                 text = render(collect(client, url))
+            except RefusedError as e:
+                print(f"kconnect status: error: {e}", file=sys.stderr)
+                return 1
             except httpx.HTTPError as e:
                 print(
                     f"kconnect status: error: cannot reach the Kafka Connect REST API at {url}: "

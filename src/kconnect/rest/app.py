@@ -1,38 +1,62 @@
-"""The REST application: ``create_app(herder, worker_config=...) -> FastAPI``.
+"""The REST applications: :func:`create_app` (the regular listeners) and
+:func:`create_admin_app` (``admin.listeners``, when set).
 
 Kafka Connect's REST API (reference §1.2) for one herder: ``/``, ``/health``, ``/connectors``,
-``/connector-plugins`` and, unless ``admin.listeners`` is set to an empty list,
-``/admin/loggers``; the dashboard at ``/ui`` (:mod:`kconnect.ui`). Every error is ``{"error_code", "message"}`` (see :mod:`kconnect.rest.errors`).
-Requests are logged (method, path, status, time; never bodies, which may hold secrets).
-The OpenAPI schema is at ``/openapi.json``.
+``/connector-plugins``, ``/metrics`` and the internal endpoints on the regular listeners;
+``/admin/loggers`` there too unless ``admin.listeners`` is set (then it is served only on
+those, or nowhere when the list is empty); the dashboard at ``/ui`` (:mod:`kconnect.ui`),
+behind the same filters. Every error is ``{"error_code", "message"}`` (see
+:mod:`kconnect.rest.errors`). ``/openapi.json`` declares every answer of every route
+(:mod:`kconnect.rest.openapi`).
+
+A request to the regular listeners passes, outermost first: the request log (method, path,
+status, time; never bodies, query strings or headers), ``response.http.headers.config``,
+CORS (``access.control.allow.*``), ``OPTIONS`` answers, ``HEAD`` as ``GET``, the body capture
+(for forwarding and filters), the REST extensions' filters (``rest.extension.classes``), then
+the route. The admin listeners have the log, ``OPTIONS``, ``HEAD`` and the route only, as in
+Kafka Connect, where extensions, CORS and header rules are set up on the regular listeners
+alone.
 """
 
 from __future__ import annotations
 
-import logging
-import time
-from collections.abc import Awaitable, Callable
+import functools
 from typing import Any
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI, Response
 
 import kconnect
 from kconnect.rest.auto_restart_resource import auto_restart_router
 from kconnect.rest.connectors_resource import connectors_router
 from kconnect.rest.entities import JsonResponse
 from kconnect.rest.errors import install_exception_handlers
-from kconnect.rest.forwarding import install_forwarding
+from kconnect.rest.extensions import (
+    ExtensionFilterMiddleware,
+    RestExtensions,
+    add_extension_routes,
+    load_extensions,
+)
+from kconnect.rest.forwarding import BodyCaptureMiddleware, install_forwarding
+from kconnect.rest.http_headers import (
+    CorsMiddleware,
+    HeadMiddleware,
+    OptionsMiddleware,
+    ResponseHeadersMiddleware,
+    parse_header_rules,
+)
 from kconnect.rest.internal_resource import internal_router
 from kconnect.rest.loggers_resource import loggers_router
 from kconnect.rest.metrics_resource import metrics_router
+from kconnect.rest.openapi import install_openapi, responses
 from kconnect.rest.plugins_resource import plugins_router
+from kconnect.rest.request_log import RequestLogMiddleware
+from kconnect.rest.route_table import RouteTable
+from kconnect.rest.tls import client_context
 from kconnect.runtime.herder.herder import Herder
 from kconnect.ui.dashboard import worker_dashboard
 from kconnect.ui.routes import dashboard_router
 
-__all__ = ["create_app"]
-
-request_log = logging.getLogger("kconnect.rest.requests")
+__all__ = ["admin_listeners", "create_admin_app", "create_app"]
 
 
 def _setting(worker_config: Any, key: str) -> Any:
@@ -44,49 +68,61 @@ def _setting(worker_config: Any, key: str) -> Any:
         return None
 
 
-def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
-    """The FastAPI app serving ``herder``. ``worker_config`` (a WorkerConfig) supplies
-    ``admin.listeners``, ``access.control.allow.origin``/``methods``."""
+def admin_listeners(worker_config: Any) -> list[str] | None:
+    """``admin.listeners``: None (admin endpoints on the regular listeners), [] (none) or the
+    admin listener URLs."""
+    value = _setting(worker_config, "admin.listeners")
+    if value is None:
+        return None
+    return [str(v).strip() for v in value if str(v).strip()]
+
+
+def _base_app(**kwargs: Any) -> FastAPI:
     app = FastAPI(
-        title="kconnect REST API",
-        description="Apache Kafka Connect's REST API, served by kconnect.",
         version=kconnect.__version__,
         default_response_class=JsonResponse,
-        docs_url="/docs",
         redoc_url=None,
+        **kwargs,
     )
     install_exception_handlers(app)
-    install_forwarding(app)  # distributed mode: leader/owner-only requests are forwarded
+    return app
 
-    @app.middleware("http")
-    async def log_requests(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        start = time.perf_counter()
-        response = await call_next(request)
-        request_log.info(
-            '%s "%s %s" %d %.0fms',
-            request.client.host if request.client else "-",
-            request.method,
-            request.url.path,
-            response.status_code,
-            (time.perf_counter() - start) * 1000,
-        )
-        return response
 
-    origin = _setting(worker_config, "access.control.allow.origin")
-    if origin:
-        from fastapi.middleware.cors import CORSMiddleware
+def _forwarding_tls(worker_config: Any) -> Any:
+    """The TLS context for forwarding to HTTPS workers: built now when this worker has an
+    HTTPS listener (bad settings fail the start), else on first use."""
+    if worker_config is None:
+        return None
+    make = functools.cache(lambda: client_context(worker_config))
+    if any(spec.scheme == "https" for spec in getattr(worker_config, "rest_listeners", ())):
+        make()
+    return make
 
-        methods = _setting(worker_config, "access.control.allow.methods") or "GET,POST,HEAD"
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=[o.strip() for o in str(origin).split(",")],
-            allow_methods=[m.strip() for m in str(methods).split(",")],
-            allow_headers=["*"],
-        )
 
-    @app.get("/", tags=["root"], summary="Get details about this Connect worker")
+def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None) -> FastAPI:
+    """The FastAPI app of the regular listeners, serving ``herder``.
+
+    ``worker_config`` (a WorkerConfig) supplies ``admin.listeners``,
+    ``access.control.allow.*``, ``response.http.headers.config`` and
+    ``rest.extension.classes``, whose names are resolved in ``plugins`` (default: the
+    herder's). Raises ConfigException for bad settings and ConnectException when an
+    extension fails to start; the extensions are closed by :meth:`close_extensions` on
+    ``app.state``.
+    """
+    app = _base_app(
+        title="kconnect REST API",
+        description="Apache Kafka Connect's REST API, served by kconnect.",
+        docs_url="/docs",
+    )
+    install_forwarding(app, tls=_forwarding_tls(worker_config))
+    table = RouteTable()
+
+    @app.get(
+        "/",
+        tags=["root"],
+        summary="Get details about this Connect worker",
+        responses=responses({200: "ServerInfo"}, 500),
+    )
     def server_info() -> Any:
         return {
             "version": kconnect.__version__,
@@ -94,21 +130,80 @@ def create_app(herder: Herder, *, worker_config: Any = None) -> FastAPI:
             "kafka_cluster_id": herder.kafka_cluster_id(),
         }
 
-    @app.get("/health", tags=["root"], summary="Health check of the worker")
+    @app.get(
+        "/health",
+        tags=["root"],
+        summary="Health check of the worker",
+        responses=responses(
+            {
+                200: ("WorkerStatus", "healthy"),
+                500: ("WorkerStatus", "unhealthy: the worker cannot handle requests"),
+                503: ("WorkerStatus", "starting: the worker has not completed its start-up"),
+            }
+        ),
+    )
     def health() -> Response:
         result = herder.health_check()
         return JsonResponse(result.to_json(), status_code=result.http_status)
 
-    app.include_router(metrics_router(herder, herder.metrics))
-    app.include_router(connectors_router(herder))
-    app.include_router(auto_restart_router(herder))
-    app.include_router(internal_router(herder))  # worker-to-worker (standalone refuses: 405)
-    app.include_router(plugins_router(herder))
-    admin = _setting(worker_config, "admin.listeners")
-    if admin is None or admin != []:
-        app.include_router(loggers_router(herder))
-    # the dashboard at /ui: routes like the others, so REST authentication covers them
+    table.add(app.router.routes)  # these and FastAPI's /openapi.json and /docs
+    routers = [
+        metrics_router(herder, herder.metrics),
+        connectors_router(herder),
+        auto_restart_router(herder),
+        internal_router(herder),  # worker-to-worker (standalone refuses: 405)
+        plugins_router(herder),
+    ]
+    if admin_listeners(worker_config) is None:
+        routers.append(loggers_router(herder))
+    # the dashboard at /ui: routes like the others, so the REST extensions' filters
+    # (authentication, read-only users) cover them
     dashboard = worker_dashboard(app, herder, worker_config)
-    app.include_router(dashboard_router(dashboard))
     app.state.dashboard = dashboard
+    routers.append(dashboard_router(dashboard))
+    for router in routers:
+        app.include_router(router)
+        table.add(router.routes)
+
+    extensions = RestExtensions()
+    names = list(_setting(worker_config, "rest.extension.classes") or [])
+    if names:
+        source = plugins if plugins is not None else getattr(herder, "plugins", None)
+        extensions = load_extensions(names, source, worker_config, herder)
+    try:
+        add_extension_routes(app, table, extensions.routes)
+        rules = parse_header_rules(_setting(worker_config, "response.http.headers.config"))
+    except Exception:
+        extensions.close()
+        raise
+    app.state.rest_extensions = extensions
+    app.state.close_extensions = extensions.close
+    install_openapi(app, lambda: extensions.filter_responses)
+
+    # innermost first: each add_middleware wraps what is there
+    if extensions.filters:
+        app.add_middleware(ExtensionFilterMiddleware, routes=table, filters=extensions.filters)
+    app.add_middleware(BodyCaptureMiddleware)
+    app.add_middleware(HeadMiddleware, routes=table)
+    app.add_middleware(OptionsMiddleware, routes=table)
+    origin = _setting(worker_config, "access.control.allow.origin")
+    if origin and str(origin).strip():
+        methods = _setting(worker_config, "access.control.allow.methods")
+        app.add_middleware(CorsMiddleware, origins=str(origin), methods=methods)
+    if rules:
+        app.add_middleware(ResponseHeadersMiddleware, rules=rules)
+    app.add_middleware(RequestLogMiddleware)
+    return app
+
+
+def create_admin_app(herder: Herder) -> FastAPI:
+    """The app of ``admin.listeners``: ``/admin/loggers`` only (no OpenAPI document)."""
+    app = _base_app(title="kconnect admin REST API", docs_url=None, openapi_url=None)
+    table = RouteTable()
+    router = loggers_router(herder)
+    app.include_router(router)
+    table.add(router.routes)
+    app.add_middleware(HeadMiddleware, routes=table)
+    app.add_middleware(OptionsMiddleware, routes=table)
+    app.add_middleware(RequestLogMiddleware)
     return app

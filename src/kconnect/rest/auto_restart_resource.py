@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import APIRouter
 from starlette.concurrency import run_in_threadpool
 
+from kconnect.rest.openapi import responses
 from kconnect.runtime.herder.herder import Herder
 
 __all__ = ["auto_restart_router"]
@@ -29,6 +30,7 @@ def auto_restart_router(herder: Herder) -> APIRouter:
     @r.get(
         "/{connector}/auto-restart",
         summary="kconnect: the automatic-restart state of a connector and its tasks",
+        responses=responses({200: "AutoRestartState"}, 404, 500),
     )
     async def auto_restart(connector: str) -> Any:
         return await run_in_threadpool(herder.auto_restart_state, connector)

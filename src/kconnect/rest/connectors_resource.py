@@ -7,20 +7,16 @@ block while connectors and tasks start or stop.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from kconnect.api.errors import NotFoundException
-from kconnect.rest.entities import (
-    JsonResponse,
-    config_map,
-    json_body,
-    parse_create_request,
-    parse_json,
-)
+from kconnect.api.errors import ConnectException, DataException, NotFoundException
+from kconnect.rest.entities import JsonResponse, config_map, parse_create_request, parse_json
+from kconnect.rest.openapi import json_body, responses
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.common.restart import RestartRequest
@@ -30,7 +26,14 @@ __all__ = ["connectors_router"]
 
 log = logging.getLogger(__name__)
 
-_CONFIG_EXAMPLE = {"connector.class": "FileStreamSource", "file": "/tmp/in.txt", "topic": "t"}
+# OpenAPI examples: tools such as schemathesis send them as they are, so the example file is
+# one that does not exist on a normal machine (the connector then reads nothing)
+_EXAMPLE_FILE = "/nonexistent/kconnect-example/in.txt"
+_CONFIG_EXAMPLE = {
+    "connector.class": "FileStreamSource",
+    "file": _EXAMPLE_FILE,
+    "topic": "kconnect-example",
+}
 
 
 def _check_name(name: str, config: dict[str, str | None]) -> None:
@@ -57,11 +60,31 @@ def _task_id(connector: str, task: str) -> ConnectorTaskId:
         raise NotFoundException("HTTP 404 Not Found") from None
 
 
+def _refusal_is_400(modify: Callable[[], str]) -> str:
+    """Run an offsets change; a connector refusing the offsets (``alter_offsets`` raising a
+    plain ConnectException, e.g. FileStreamSource's "Offset objects should either be null or
+    contain the key 'position'") is the client's mistake: 400, where Kafka answers 500."""
+    try:
+        return modify()
+    except (ConnectException, DataException) as e:
+        if type(e) not in (ConnectException, DataException):
+            raise  # REST statuses, forwarding, not-found... keep their own mapping
+        raise BadRequestException(str(e)) from e
+
+
 def connectors_router(herder: Herder) -> APIRouter:
     """Routes under ``/connectors`` bound to ``herder``."""
     r = APIRouter(prefix="/connectors", tags=["connectors"])
 
-    @r.get("", summary="List all active connectors")
+    @r.get(
+        "",
+        summary="List all active connectors",
+        responses=responses(
+            {200: ("Connectors", "The names; with expand, a map name -> status and/or info")},
+            400,
+            500,
+        ),
+    )
     def list_connectors(expand: Annotated[list[str] | None, Query()] = None) -> Any:
         if expand is None:
             return herder.connectors()
@@ -85,7 +108,9 @@ def connectors_router(herder: Herder) -> APIRouter:
         "",
         status_code=201,
         summary="Create a new connector",
-        openapi_extra=json_body({"name": "c", "config": _CONFIG_EXAMPLE}),
+        response_class=JsonResponse,
+        responses=responses({201: "ConnectorInfo"}, 400, 409, 500),
+        openapi_extra=json_body("CreateConnectorRequest", {"name": "c", "config": _CONFIG_EXAMPLE}),
     )
     async def create_connector(request: Request) -> Response:
         data = parse_json(await request.body())
@@ -101,18 +126,32 @@ def connectors_router(herder: Herder) -> APIRouter:
             created.info.to_json(), status_code=201, headers={"Location": _location(request, name)}
         )
 
-    @r.get("/{connector}", summary="Get the details for the specified connector")
+    @r.get(
+        "/{connector}",
+        summary="Get the details for the specified connector",
+        responses=responses({200: "ConnectorInfo"}, 404, 500),
+    )
     def get_connector(connector: str) -> Any:
         return herder.connector_info(connector).to_json()
 
-    @r.get("/{connector}/config", summary="Get the configuration for the specified connector")
+    @r.get(
+        "/{connector}/config",
+        summary="Get the configuration for the specified connector",
+        responses=responses({200: "ConnectorConfig"}, 404, 500),
+    )
     def get_connector_config(connector: str) -> Any:
         return herder.connector_config(connector)
 
     @r.put(
         "/{connector}/config",
         summary="Create or reconfigure the specified connector",
-        openapi_extra=json_body(_CONFIG_EXAMPLE),
+        responses=responses(
+            {200: ("ConnectorInfo", "Reconfigured"), 201: ("ConnectorInfo", "Created")},
+            400,
+            409,
+            500,
+        ),
+        openapi_extra=json_body("ConnectorConfig", _CONFIG_EXAMPLE),
     )
     async def put_connector_config(
         connector: str,
@@ -134,7 +173,8 @@ def connectors_router(herder: Herder) -> APIRouter:
     @r.patch(
         "/{connector}/config",
         summary="Patch the configuration for the specified connector",
-        openapi_extra=json_body(_CONFIG_EXAMPLE),
+        responses=responses({200: "ConnectorInfo"}, 400, 404, 409, 500),
+        openapi_extra=json_body("ConfigPatch", {"tasks.max": "2", "file": None}),
     )
     async def patch_connector_config(
         connector: str,
@@ -144,11 +184,29 @@ def connectors_router(herder: Herder) -> APIRouter:
         info = await run_in_threadpool(lambda: herder.patch_connector_config(connector, patch))
         return JsonResponse(info.to_json())
 
-    @r.get("/{connector}/status", summary="Get the status for the specified connector")
+    @r.get(
+        "/{connector}/status",
+        summary="Get the status for the specified connector",
+        responses=responses({200: "ConnectorStateInfo"}, 404, 500),
+    )
     def get_connector_status(connector: str) -> Any:
         return herder.connector_status(connector).to_json()
 
-    @r.post("/{connector}/restart", summary="Restart the specified connector")
+    @r.post(
+        "/{connector}/restart",
+        summary="Restart the specified connector",
+        status_code=202,
+        responses=responses(
+            {
+                202: ("ConnectorStateInfo", "What will be restarted, shown as RESTARTING"),
+                204: (None, "The connector alone was restarted"),
+            },
+            400,
+            404,
+            409,
+            500,
+        ),
+    )
     def restart_connector(
         connector: str,
         include_tasks: Annotated[bool, Query(alias="includeTasks")] = False,
@@ -162,57 +220,108 @@ def connectors_router(herder: Herder) -> APIRouter:
         info = herder.restart_connector_and_tasks(request)
         return JsonResponse(info.to_json(), status_code=202)
 
-    @r.put("/{connector}/stop", status_code=204, summary="Stop the specified connector")
+    @r.put(
+        "/{connector}/stop",
+        status_code=204,
+        summary="Stop the specified connector",
+        responses=responses({204: None}, 400, 404, 409, 500),
+    )
     def stop_connector(connector: str, forward: bool | None = None) -> Response:
         herder.stop_connector(connector)
         return Response(status_code=204)
 
-    @r.put("/{connector}/pause", status_code=202, summary="Pause the specified connector")
+    @r.put(
+        "/{connector}/pause",
+        status_code=202,
+        summary="Pause the specified connector",
+        response_class=Response,
+        responses=responses({202: None}, 404, 500),
+    )
     def pause_connector(connector: str) -> Response:
         herder.pause_connector(connector)
         return Response(status_code=202)
 
-    @r.put("/{connector}/resume", status_code=202, summary="Resume the specified connector")
+    @r.put(
+        "/{connector}/resume",
+        status_code=202,
+        summary="Resume the specified connector",
+        response_class=Response,
+        responses=responses({202: None}, 404, 500),
+    )
     def resume_connector(connector: str) -> Response:
         herder.resume_connector(connector)
         return Response(status_code=202)
 
-    @r.get("/{connector}/tasks", summary="List all tasks and their configurations")
+    @r.get(
+        "/{connector}/tasks",
+        summary="List all tasks and their configurations",
+        responses=responses({200: "TaskInfos"}, 404, 500),
+    )
     def get_task_configs(connector: str) -> Any:
         return [t.to_json() for t in herder.task_configs(connector)]
 
-    @r.get("/{connector}/tasks/{task}/status", summary="Get the state of the specified task")
+    @r.get(
+        "/{connector}/tasks/{task}/status",
+        summary="Get the state of the specified task",
+        responses=responses({200: "TaskState"}, 404, 500),
+    )
     def get_task_status(connector: str, task: str) -> Any:
         return herder.task_status(_task_id(connector, task)).to_json()
 
-    @r.post("/{connector}/tasks/{task}/restart", status_code=204, summary="Restart a task")
+    @r.post(
+        "/{connector}/tasks/{task}/restart",
+        status_code=204,
+        summary="Restart a task",
+        responses=responses({204: None}, 400, 404, 409, 500),
+    )
     def restart_task(connector: str, task: str, forward: bool | None = None) -> Response:
         herder.restart_task(_task_id(connector, task))
         return Response(status_code=204)
 
-    @r.delete("/{connector}", status_code=204, summary="Delete the specified connector")
+    @r.delete(
+        "/{connector}",
+        status_code=204,
+        summary="Delete the specified connector",
+        responses=responses({204: None}, 400, 404, 409, 500),
+    )
     def delete_connector(connector: str, forward: bool | None = None) -> Response:
         herder.delete_connector_config(connector)
         return Response(status_code=204)
 
-    @r.get("/{connector}/topics", summary="Get the topics the connector is using")
+    @r.get(
+        "/{connector}/topics",
+        summary="Get the topics the connector is using",
+        responses=responses({200: "ActiveTopicsInfo"}, 403, 404, 500),
+    )
     def get_active_topics(connector: str) -> Any:
         return {connector: {"topics": herder.connector_active_topics(connector)}}
 
-    @r.put("/{connector}/topics/reset", status_code=202, summary="Reset the topics list")
+    @r.put(
+        "/{connector}/topics/reset",
+        status_code=202,
+        summary="Reset the topics list",
+        response_class=Response,
+        responses=responses({202: None}, 403, 404, 500),
+    )
     def reset_active_topics(connector: str) -> Response:
         herder.reset_connector_active_topics(connector)
         return Response(status_code=202)
 
-    @r.get("/{connector}/offsets", summary="Get the current offsets for the connector")
+    @r.get(
+        "/{connector}/offsets",
+        summary="Get the current offsets for the connector",
+        responses=responses({200: "ConnectorOffsets"}, 400, 404, 500),
+    )
     def get_offsets(connector: str) -> Any:
         return {"offsets": herder.connector_offsets(connector)}
 
     @r.patch(
         "/{connector}/offsets",
         summary="Alter the offsets for the connector",
+        responses=responses({200: "Message"}, 400, 404, 409, 500),
         openapi_extra=json_body(
-            {"offsets": [{"partition": {"filename": "/tmp/in.txt"}, "offset": {"position": 0}}]}
+            "ConnectorOffsets",
+            {"offsets": [{"partition": {"filename": _EXAMPLE_FILE}, "offset": {"position": 0}}]},
         ),
     )
     async def alter_offsets(
@@ -237,12 +346,16 @@ def connectors_router(herder: Herder) -> APIRouter:
                 '"offset": {...} or null}, ...]}'
             )
         message = await run_in_threadpool(
-            lambda: herder.alter_connector_offsets(connector, offsets)
+            lambda: _refusal_is_400(lambda: herder.alter_connector_offsets(connector, offsets))
         )
         return JsonResponse({"message": message})
 
-    @r.delete("/{connector}/offsets", summary="Reset the offsets for the connector")
+    @r.delete(
+        "/{connector}/offsets",
+        summary="Reset the offsets for the connector",
+        responses=responses({200: "Message"}, 400, 404, 409, 500),
+    )
     def reset_offsets(connector: str, forward: bool | None = None) -> Any:
-        return {"message": herder.reset_connector_offsets(connector)}
+        return {"message": _refusal_is_400(lambda: herder.reset_connector_offsets(connector))}
 
     return r

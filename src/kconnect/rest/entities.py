@@ -19,7 +19,7 @@ from starlette.responses import Response
 from kconnect.runtime.common.rest_errors import ConnectRestException
 from kconnect.runtime.common.states import TargetState
 
-__all__ = ["JsonResponse", "config_map", "json_body", "parse_create_request", "parse_json"]
+__all__ = ["JsonResponse", "config_map", "parse_create_request", "parse_json"]
 
 _INITIAL_STATES = {"RUNNING": TargetState.STARTED, "PAUSED": TargetState.PAUSED,
                    "STOPPED": TargetState.STOPPED}  # fmt: skip
@@ -32,17 +32,6 @@ class JsonResponse(Response):
 
     def render(self, content: Any) -> bytes:
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
-
-
-def json_body(example: Any) -> dict[str, Any]:
-    """OpenAPI ``requestBody`` for a route that reads its JSON body itself (so that parse
-    errors get Kafka-style 400s rather than framework validation errors)."""
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": {"type": "object"}, "example": example}},
-        }
-    }
 
 
 class BodyMappingException(ConnectRestException):

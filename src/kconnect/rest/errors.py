@@ -21,9 +21,13 @@ from kconnect.api.errors import AlreadyExistsException, ConfigException, NotFoun
 from kconnect.rest.entities import JsonResponse
 from kconnect.runtime.common.rest_errors import ConnectRestException
 
-__all__ = ["error_response", "install_exception_handlers"]
+__all__ = ["RestServerError", "error_response", "install_exception_handlers"]
 
 log = logging.getLogger(__name__)
+
+
+class RestServerError(Exception):
+    """The REST server cannot start (port in use, bad TLS settings); the message says which."""
 
 
 def error_response(status: int, message: str, error_code: int | None = None) -> JsonResponse:

@@ -5,17 +5,23 @@ Kafka's ``HerderRequestHandler.completeOrForwardRequest``: when the herder raise
 sent on to the worker that can serve it —
 ``<target URL><path>?<original query>&forward=<forward was absent>`` — so the first hop sends
 ``forward=true``, a second hop ``forward=false``, and a worker that is asked again answers
-409. Only the ``Authorization`` header travels with the request (plus, for the internal task
-config endpoint, the signature headers, which sign the unchanged body). The remote answer is
-returned as is; a remote error keeps its status and body.
+409. Only the ``Authorization`` header travels with the request (so the leader checks the
+same credentials when a REST extension such as basic auth is configured), plus, for the
+internal task config endpoint, the signature headers, which sign the unchanged body. The
+remote answer is returned as is; a remote error keeps its status and body. HTTPS targets are
+reached with the ``listeners.https.*`` trust store and key store, as Kafka's ``RestClient``
+does (:func:`kconnect.rest.tls.client_context`).
 
-Installed by :func:`install_forwarding` as an exception handler, so routes need no change; a
-small ASGI middleware keeps the request body of POST/PUT/PATCH requests for the re-send.
+Installed by :func:`install_forwarding` as an exception handler, so routes need no change;
+:class:`BodyCaptureMiddleware` keeps the request body of POST/PUT/PATCH requests for the
+re-send (and for REST extension filters).
 """
 
 from __future__ import annotations
 
 import logging
+import ssl
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +29,7 @@ import httpx
 from fastapi import FastAPI, Request, Response
 
 from kconnect.rest.errors import error_response
+from kconnect.rest.tls import TlsConfigError
 from kconnect.runtime.herder.distributed_errors import (
     RebalanceNeededException,
     RequestTargetException,
@@ -96,7 +103,10 @@ def _target(request: Request, forward_url: str, recursive: bool) -> str:
 
 
 async def forward_request(
-    request: Request, exc: RequestTargetException, timeout_s: float
+    request: Request,
+    exc: RequestTargetException,
+    timeout_s: float,
+    tls: Callable[[], ssl.SSLContext] | None = None,
 ) -> Response:
     """Serve ``request`` by forwarding it as §1.4 says (or answer 409)."""
     forward = request.query_params.get("forward")
@@ -117,11 +127,14 @@ async def forward_request(
         headers["Content-Type"] = "application/json"
     log.debug("Forwarding %s %s to %s (%s)", request.method, request.url.path, url, exc)
     try:
-        async with httpx.AsyncClient(timeout=timeout_s) as client:
+        verify: ssl.SSLContext | bool = True
+        if url.lower().startswith("https:") and tls is not None:
+            verify = tls()
+        async with httpx.AsyncClient(timeout=timeout_s, verify=verify) as client:
             remote = await client.request(
                 request.method, url, content=body or None, headers=headers
             )
-    except httpx.HTTPError as e:
+    except (httpx.HTTPError, ssl.SSLError, TlsConfigError) as e:
         return error_response(
             500, f"IO Error trying to forward REST request: {type(e).__name__}: {e}"
         )
@@ -147,13 +160,18 @@ async def forward_request(
     )
 
 
-def install_forwarding(app: FastAPI, *, timeout_s: float = 90.0) -> None:
-    """Add the body-capturing middleware and the forwarding exception handlers."""
-    app.add_middleware(BodyCaptureMiddleware)
+def install_forwarding(
+    app: FastAPI,
+    *,
+    timeout_s: float = 90.0,
+    tls: Callable[[], ssl.SSLContext] | None = None,
+) -> None:
+    """Add the forwarding exception handlers (the app adds :class:`BodyCaptureMiddleware`);
+    ``tls()`` gives the TLS context for HTTPS targets."""
 
     @app.exception_handler(RequestTargetException)
     async def _forward(request: Request, exc: RequestTargetException) -> Response:
-        return await forward_request(request, exc, timeout_s)
+        return await forward_request(request, exc, timeout_s, tls)
 
     @app.exception_handler(RebalanceNeededException)
     async def _stale(_: Request, exc: RebalanceNeededException) -> Response:

@@ -14,7 +14,8 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
 
-from kconnect.rest.entities import json_body, parse_json
+from kconnect.rest.entities import parse_json
+from kconnect.rest.openapi import json_body, responses
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.herder.session_keys import RequestSignature
@@ -38,7 +39,10 @@ def internal_router(herder: Herder) -> APIRouter:
         "/{connector}/tasks",
         status_code=204,
         summary="Write task configs for a connector (worker-to-worker, internal)",
-        openapi_extra=json_body([{"task.class": "...", "file": "/tmp/in.txt"}]),
+        responses=responses({204: None}, 400, 403, 404, 405, 409, 500, 503),
+        openapi_extra=json_body(
+            "TaskConfigs", [{"task.class": "...", "file": "/nonexistent/kconnect-example/in.txt"}]
+        ),
     )
     async def put_task_configs(connector: str, request: Request) -> Response:
         body = await request.body()

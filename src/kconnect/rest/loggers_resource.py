@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 
 from kconnect.api.errors import NotFoundException
-from kconnect.rest.entities import JsonResponse, json_body, parse_json
+from kconnect.rest.entities import JsonResponse, parse_json
+from kconnect.rest.openapi import json_body, responses
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.loggers import python_level
 
 __all__ = ["loggers_router"]
+
+_Logger = Annotated[str, Path(examples=["root", "kconnect.rest"])]
 
 log = logging.getLogger(__name__)
 
@@ -22,12 +25,20 @@ def loggers_router(herder: Herder) -> APIRouter:
     """Routes under ``/admin/loggers`` bound to ``herder``."""
     r = APIRouter(prefix="/admin/loggers", tags=["admin"])
 
-    @r.get("", summary="List the loggers with an explicit level, and root")
+    @r.get(
+        "",
+        summary="List the loggers with an explicit level, and root",
+        responses=responses({200: "LoggerLevels"}, 500),
+    )
     def list_loggers() -> Any:
         return {k: v.to_json() for k, v in herder.all_logger_levels().items()}
 
-    @r.get("/{logger}", summary="Get the level of a logger")
-    def get_logger(logger: str) -> Any:
+    @r.get(
+        "/{logger}",
+        summary="Get the level of a logger",
+        responses=responses({200: "LoggerLevel"}, 404, 500),
+    )
+    def get_logger(logger: _Logger) -> Any:
         level = herder.logger_level(logger)
         if level is None:
             raise NotFoundException(f"Logger {logger} not found.")
@@ -36,10 +47,19 @@ def loggers_router(herder: Herder) -> APIRouter:
     @r.put(
         "/{logger}",
         summary="Set the level of a logger and its children",
-        openapi_extra=json_body({"level": "DEBUG"}),
+        responses=responses(
+            {
+                200: ("AffectedLoggers", "scope=worker: the loggers whose level was set"),
+                204: (None, "scope=cluster: every worker will apply the level"),
+            },
+            400,
+            404,
+            500,
+        ),
+        openapi_extra=json_body("LoggerLevelRequest", {"level": "DEBUG"}),
     )
     async def set_level(
-        logger: str,
+        logger: _Logger,
         request: Request,
         scope: str = "worker",
     ) -> Response:

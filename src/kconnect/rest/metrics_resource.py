@@ -30,6 +30,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
 from kconnect.rest.entities import JsonResponse
+from kconnect.rest.openapi import TEXT, responses
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.metrics import ConnectMetrics, MetricName, MetricsRegistry
 
@@ -119,7 +120,13 @@ def metrics_router(herder: Herder, metrics: ConnectMetrics | None) -> APIRouter:
     ProcessCollector(registry=prom)
     PlatformCollector(registry=prom)
 
-    @router.get("/metrics", tags=["metrics"], summary="Worker metrics (Prometheus text format)")
+    @router.get(
+        "/metrics",
+        tags=["metrics"],
+        summary="Worker metrics (Prometheus text format)",
+        response_class=Response,
+        responses=responses({200: TEXT}, 500),
+    )
     def prometheus_metrics() -> Response:
         return Response(generate_latest(prom), media_type=CONTENT_TYPE_LATEST)
 
@@ -127,6 +134,7 @@ def metrics_router(herder: Herder, metrics: ConnectMetrics | None) -> APIRouter:
         "/connectors/{connector}/metrics",
         tags=["metrics"],
         summary="The connector's and its tasks' metrics on this worker (kconnect extension)",
+        responses=responses({200: "ConnectorMetrics"}, 404, 500),
     )
     def connector_metrics_view(connector: str) -> Any:
         herder.connector_info(connector)  # 404 "Connector x not found" as Kafka

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from starlette.concurrency import run_in_threadpool
 
-from kconnect.rest.entities import config_map, json_body, parse_json
+from kconnect.rest.entities import config_map, parse_json
+from kconnect.rest.openapi import json_body, responses
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.config.secret_settings import mask_secret_values
 from kconnect.runtime.config.validation_results import java_map_str
@@ -21,6 +22,9 @@ from kconnect.runtime.plugins.versions import (
 __all__ = ["plugins_router"]
 
 _SUFFIX = "Connector"
+_Plugin = Annotated[
+    str, Path(examples=["FileStreamSource", "org.apache.kafka.connect.transforms.Cast$Value"])
+]
 
 
 def _normalized(name: str) -> str:
@@ -31,14 +35,22 @@ def plugins_router(herder: Herder) -> APIRouter:
     """Routes under ``/connector-plugins`` bound to ``herder``."""
     r = APIRouter(prefix="/connector-plugins", tags=["connector-plugins"])
 
-    @r.get("", summary="List all connector plugins installed")
+    @r.get(
+        "",
+        summary="List all connector plugins installed",
+        responses=responses({200: "PluginInfos"}, 400, 500),
+    )
     def list_plugins(
         connectors_only: Annotated[bool, Query(alias="connectorsOnly")] = True,
     ) -> Any:
         return [p.to_json() for p in herder.connector_plugins(connectors_only)]
 
-    @r.get("/{plugin_name}/config", summary="Get the configuration definition for a plugin")
-    def plugin_config(plugin_name: str, version: str = LATEST) -> Any:
+    @r.get(
+        "/{plugin_name}/config",
+        summary="Get the configuration definition for a plugin",
+        responses=responses({200: "ConfigKeyInfos"}, 400, 404, 500),
+    )
+    def plugin_config(plugin_name: _Plugin, version: str = LATEST) -> Any:
         # KIP-891: ``version`` is 'latest' or a Maven version/range the installed plugin's
         # version must match (a plain version means exactly that version, as in Kafka)
         try:
@@ -50,11 +62,13 @@ def plugins_router(herder: Herder) -> APIRouter:
     @r.put(
         "/{plugin_name}/config/validate",
         summary="Validate a connector configuration",
+        responses=responses({200: "ConfigInfos"}, 400, 404, 500),
         openapi_extra=json_body(
-            {"connector.class": "FileStreamSink", "topics": "t", "file": "/tmp/out"}
+            "ConnectorConfig",
+            {"connector.class": "FileStreamSink", "topics": "kconnect-example", "file": "out.txt"},
         ),
     )
-    async def validate(plugin_name: str, request: Request) -> Any:
+    async def validate(plugin_name: _Plugin, request: Request) -> Any:
         config = config_map(parse_json(await request.body()))
         conn_type = config.get("connector.class")
         if conn_type is not None and not _normalized(conn_type).endswith(_normalized(plugin_name)):

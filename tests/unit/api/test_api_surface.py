@@ -80,6 +80,29 @@ def test_every_name_resolves() -> None:
         assert getattr(api, name) is not None, name
 
 
+REST_EXTENSION_API = {
+    "ConnectClusterState",
+    "ConnectRestExtension",
+    "ConnectorHealth",
+    "ConnectorState",
+    "RestExtensionContext",
+    "RestFilter",
+    "RestHandler",
+    "RestHeaders",
+    "RestRequest",
+    "RestResponse",
+    "TaskState",
+}
+
+
+def test_the_rest_extension_api_is_pinned_too() -> None:
+    from kconnect.api import rest_extension
+
+    assert set(rest_extension.__all__) == REST_EXTENSION_API
+    for name in rest_extension.__all__:
+        assert getattr(rest_extension, name) is not None, name
+
+
 def test_api_imports_only_the_standard_library() -> None:
     root = pathlib.Path(api.__file__).parent
     for path in root.rglob("*.py"):
@@ -120,6 +143,7 @@ _STDLIB = {
     "typing",
     "importlib",
     "itertools",
+    "json",
     "operator",
     "string",
     "struct",

@@ -1,0 +1,113 @@
+"""Helpers for the REST integration tests: a ``kconnect standalone`` (or ``distributed``)
+worker process with given properties and environment, free ports, JAAS files."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+__all__ = ["WorkerProcess", "base_props", "free_port", "jaas_file"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class WorkerProcess:
+    """``kconnect standalone`` (or ``distributed``) in a subprocess, its log in ``log_path``;
+    :meth:`stop` ends only this process."""
+
+    def __init__(
+        self,
+        work: Path,
+        props: Mapping[str, str],
+        *,
+        env: Mapping[str, str] | None = None,
+        mode: str = "standalone",
+        name: str = "worker",
+    ) -> None:
+        self.work = work
+        self.props_path = work / f"{name}.properties"
+        self.props_path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+        self.log_path = work / f"{name}.log"
+        self.env = {**os.environ, **(env or {})}
+        self.mode = mode
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> WorkerProcess:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "kconnect.cli.main", self.mode, str(self.props_path)],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=self.work, env=self.env,
+            )  # fmt: skip
+        return self
+
+    def wait_ready(self, url: str, timeout: float = 60.0, **kw: Any) -> httpx.Response:
+        """Poll ``url`` until it answers (any status); the first answer."""
+        deadline = time.monotonic() + timeout
+        while True:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise AssertionError(f"worker exited ({self.proc.returncode}):\n{self.log()}")
+            try:
+                return httpx.get(url, timeout=2, **kw)
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"worker did not answer at {url}:\n{self.log()}")
+                time.sleep(0.2)
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def wait_exit(self, timeout: float = 30.0) -> int:
+        assert self.proc is not None
+        return self.proc.wait(timeout)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def base_props(bootstrap: str, work: Path, port: int, **extra: str) -> dict[str, str]:
+    """A standalone worker on ``127.0.0.1:port`` with StringConverters, tasks on threads."""
+    return {
+        "bootstrap.servers": bootstrap,
+        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+        "offset.storage.file.filename": str(work / "offsets"),
+        "listeners": f"http://127.0.0.1:{port}",
+        "task.processes": "1",
+        **extra,
+    }
+
+
+def jaas_file(work: Path, credentials: str, *, name: str = "jaas.conf") -> Path:
+    """A JAAS file with a ``KafkaConnect`` entry for PropertyFileLoginModule over a
+    credentials file holding ``credentials``."""
+    creds = work / f"{name}.credentials.properties"
+    creds.write_text(credentials)
+    path = work / name
+    path.write_text(
+        "KafkaConnect {\n"
+        "  org.apache.kafka.connect.rest.basic.auth.extension.PropertyFileLoginModule required\n"
+        f'  file="{creds}";\n'
+        "};\n"
+    )
+    return path

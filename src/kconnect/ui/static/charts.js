@@ -4,8 +4,8 @@ import { get, enc } from './api.js';
 import { h, clear } from './dom.js';
 
 export const CHARTS = [
-  { id: 'records-in', title: 'Records/s in (polled from the source / read from Kafka)', metrics: ['source-record-poll-rate', 'sink-record-read-rate'] },
-  { id: 'records-out', title: 'Records/s out (written to Kafka / put to the sink)', metrics: ['source-record-write-rate', 'sink-record-send-rate'] },
+  { id: 'records-in', title: 'Records/s in (polled from the source / read from Kafka)', metrics: ['source-record-poll-rate', 'sink-record-read-rate'], total: true },
+  { id: 'records-out', title: 'Records/s out (written to Kafka / put to the sink)', metrics: ['source-record-write-rate', 'sink-record-send-rate'], total: true },
   { id: 'lag', title: 'Sink lag: sink-record-lag-max (records)', metrics: ['sink-record-lag-max'] },
   { id: 'batch', title: 'Batch size (records, average)', metrics: ['batch-size-avg'] },
   { id: 'errors', title: 'Errors, skipped records and DLQ produce requests per second', metrics: ['record-error-rate', 'record-skip-rate', 'deadletterqueue-produce-rate', 'deadletterqueue-failure-rate'] },
@@ -15,17 +15,24 @@ export const CHARTS = [
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
 
 // One table for uPlot: [x seconds, ...one array per series], aligned over every worker's times.
-export function align(workers, metrics) {
+export function align(workers, metrics, total = false) {
   const series = [];
   for (const w of workers) {
     for (const s of w.series) {
       if (!metrics.includes(s.metric)) continue;
       const points = new Map();
-      w.times.forEach((t, i) => { if (s.values[i] !== null && s.values[i] !== undefined) points.set(Math.round(t / 1000), s.values[i]); });
+      // samples of all workers fall on one grid of interval_ms, so lines and sums line up
+      const step = w.interval_ms || 5000;
+      w.times.forEach((t, i) => { if (s.values[i] !== null && s.values[i] !== undefined) points.set(Math.round(t / step) * step / 1000, s.values[i]); });
       series.push({ label: `task ${s.task} ${s.metric.replace(/-/g, ' ')} @ ${w.worker_id}`, points });
     }
   }
   const xs = [...new Set(series.flatMap((s) => [...s.points.keys()]))].sort((a, b) => a - b);
+  if (total && series.length > 1) {
+    // the connector as a whole: at each sample time, the sum of the tasks sampled then
+    const sum = new Map(xs.map((x) => [x, series.reduce((n, s) => n + (s.points.get(x) || 0), 0)]));
+    series.unshift({ label: 'connector (all tasks)', points: sum });
+  }
   return { labels: series.map((s) => s.label), data: [xs, ...series.map((s) => xs.map((x) => (s.points.has(x) ? s.points.get(x) : null)))] };
 }
 
@@ -47,7 +54,7 @@ export function chartsPanel(body, name) {
     const missing = (data.unavailable || []).map((u) => `${u.worker_id}: ${u.reason}`);
     note.textContent = (missing.length ? 'Metrics unavailable for ' + missing.join('; ') + '. ' : '') +
       (data.workers.length ? `From ${data.workers.length} worker(s), sampled every ${data.workers[0].interval_ms / 1000} s.` : 'No worker of this cluster keeps a metrics history (charts need kconnect workers).');
-    for (const c of CHARTS) draw(boxes.get(c.id), align(data.workers, c.metrics));
+    for (const c of CHARTS) draw(boxes.get(c.id), align(data.workers, c.metrics, c.total));
   }
 
   function draw(box, { labels, data }) {

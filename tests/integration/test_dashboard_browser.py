@@ -251,6 +251,34 @@ def test_the_dlq_view_shows_the_over_long_item_with_its_postgresql_error(
     screenshot(browser, "06-dlq")
 
 
+def test_offsets_of_a_stopped_connector_can_be_altered(cluster: Scenario, browser: Any) -> None:
+    s = cluster
+    _open(browser, s, f"/connectors/{s.source_name}/offsets")
+    wait_for(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#offset-table tbody tr"),
+             "the source's committed offsets")  # fmt: skip
+    assert "table01" in browser.find_element(By.ID, "offset-table").text
+    assert not browser.find_elements(By.CSS_SELECTOR, "button[data-action=alter-offsets]")
+    wait_for(browser, lambda: browser.find_element(By.CSS_SELECTOR, "button[data-action=stop]"),
+             "the stop button").click()  # fmt: skip
+    alter = wait_for(
+        browser,
+        lambda: browser.find_element(By.CSS_SELECTOR, "button[data-action=alter-offsets]"),
+        "the alter button once STOPPED",
+    )
+    assert s.status(s.source_name)["connector"]["state"] == "STOPPED"
+    before = s.get(f"/connectors/{s.source_name}/offsets")
+    alter.click()  # the editor holds the current offsets: altering to them changes nothing
+    wait_for(
+        browser,
+        lambda: "altered successfully" in browser.find_element(By.ID, "toast").text,
+        "Kafka Connect's answer to the alter request",
+    )
+    screenshot(browser, "06b-offsets-stopped")
+    assert s.get(f"/connectors/{s.source_name}/offsets") == before
+    browser.find_element(By.CSS_SELECTOR, "button[data-action=resume]").click()
+    s.wait(lambda: s.all_running(s.source_name, 2), 60, "source RUNNING after resume")
+
+
 def test_ui_api_errors_are_json_and_secrets_stay_hidden(cluster: Scenario) -> None:
     s = cluster
     missing = httpx.get(f"{s.url()}/ui/api/connectors/no-such/config", timeout=30)

@@ -138,3 +138,34 @@ def test_kconnect_ui_is_a_command() -> None:
     args = build_parser().parse_args(["ui", "--url", "http://java:8083"])
     assert isinstance(args, argparse.Namespace) and args.url == "http://java:8083"
     assert args.listen == "127.0.0.1:8090"
+
+
+def _dead_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_proxy_in_front_of_nothing_answers_json_saying_what_to_do() -> None:
+    from fastapi.testclient import TestClient
+
+    from kconnect.ui.proxy_app import create_proxy_app
+
+    url = f"http://127.0.0.1:{_dead_port()}"
+    with TestClient(create_proxy_app(url)) as client:
+        page = client.get("/ui/")
+        assert page.status_code == 200 and "<title>kconnect dashboard</title>" in page.text
+        cluster = client.get("/ui/api/cluster")
+        assert cluster.status_code == 502
+        body = cluster.json()
+        assert body["error_code"] == 502
+        assert body["message"].startswith(f"Cannot list the connectors: cannot reach the Connect REST API at {url}")
+        passed = client.get("/connectors")
+        assert passed.status_code == 502 and "check that it runs" in passed.json()["message"]
+        assert client.get("/ui/api/worker").status_code == 404
+        dlq = client.get("/ui/api/connectors/x/dlq")
+        assert dlq.status_code == 502 and "Traceback" not in dlq.text
+        session = client.get("/ui/api/session").json()
+        assert session["mode"] == "proxy" and session["cluster_url"] == url

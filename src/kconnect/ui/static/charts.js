@@ -31,6 +31,9 @@ export function align(workers, metrics, total = false) {
   if (total && series.length > 1) {
     // the connector as a whole: at each sample time, the sum of the tasks sampled then
     const sum = new Map(xs.map((x) => [x, series.reduce((n, s) => n + (s.points.get(x) || 0), 0)]));
+    // the newest sample time may not have every worker's sample yet: no partial total there
+    const counted = (x) => series.filter((s) => s.points.has(x)).length;
+    if (xs.length > 1 && counted(xs[xs.length - 1]) < counted(xs[xs.length - 2])) sum.delete(xs[xs.length - 1]);
     series.unshift({ label: 'connector (all tasks)', points: sum });
   }
   return { labels: series.map((s) => s.label), data: [xs, ...series.map((s) => xs.map((x) => (s.points.has(x) ? s.points.get(x) : null)))] };

@@ -299,6 +299,12 @@ def test_ui_api_errors_are_json_and_secrets_stay_hidden(cluster: Scenario) -> No
     assert stored["connection.password"] == "kcpw" and stored["batch.size"] == "1000"
     assert "kcpw" not in saved.text
     s.wait(lambda: s.all_running(s.sink_name, 5), 60, "sink RUNNING after the edit")
+    # the leader names every group member (the cluster view lists idle workers from it)
+    infos = [httpx.get(f"{w.url}/ui/api/worker", timeout=30).json() for w in s.workers.values()]
+    (leader,) = [i for i in infos if i["is_leader"]]
+    assert leader["members"] == sorted(w.worker_id for w in s.workers.values())
+    assert [i["members"] for i in infos if not i["is_leader"]] == [[]]
+    assert all(i["uptime_ms"] > 0 and i["mode"] == "distributed" for i in infos)
     page = httpx.get(f"{s.url()}/ui/", timeout=30)
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert httpx.get(f"{s.url()}/ui/assets/../app.py", timeout=30).status_code == 404

@@ -3,7 +3,8 @@ the REST API of its workers.
 
 Connectors, their states and where each runs come from ``GET
 /connectors?expand=status&expand=info`` (any Kafka Connect); the workers are every worker id
-seen there plus the serving worker and its leader; each worker is asked ``GET /ui/api/worker``
+seen there plus the serving worker, its leader and the members the leader reports (kconnect:
+idle workers too); each worker is asked ``GET /ui/api/worker``
 (kconnect: version, uptime, leader, rebalances) and, when it has none (Java), ``GET /``.
 Rebalances are merged across workers by generation: when it completed, how long the slowest
 worker took, and what each worker gained and lost.
@@ -110,6 +111,10 @@ async def cluster_view(client: ClusterClient) -> tuple[int, dict[str, Any]]:
             if wid:
                 ids[str(wid)] = None
     workers = list(await asyncio.gather(*(_describe_worker(client, w) for w in sorted(ids))))
+    # the leader knows every member, idle ones too: describe those not seen yet
+    idle = sorted({str(m) for w in workers for m in w.get("members") or ()} - set(ids))
+    workers += await asyncio.gather(*(_describe_worker(client, w) for w in idle))
+    workers.sort(key=lambda w: str(w["id"]))
     for w in workers:
         w["assigned_connectors"] = [c["name"] for c in connectors if c["worker_id"] == w["id"]]
         w["assigned_tasks"] = [

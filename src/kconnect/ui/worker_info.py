@@ -2,7 +2,8 @@
 
 Kafka Connect's REST API has no worker list and no uptime; a kconnect worker answers this
 from its own metrics: its id and version, when it started (``app-info``), the group leader,
-generation and protocol (``connect-worker-rebalance-metrics``), what it runs now
+generation and protocol (``connect-worker-rebalance-metrics``), the group's members when it
+is the leader (idle workers too), what it runs now
 (``connect-worker-metrics``) and its last rebalances
 (:class:`~kconnect.runtime.metrics.rebalance_history.RebalanceHistory`). A Java worker has no
 such endpoint; the cluster view then falls back to ``GET /`` and the connector statuses.
@@ -50,6 +51,8 @@ def worker_info(herder: Herder) -> dict[str, Any]:
     if out["mode"] == "standalone":
         leader = own
     connectors, tasks = metrics.worker.running_here()
+    members_of = getattr(herder, "group_member_urls", None)
+    members = [m for m in map(worker_id_of_url, members_of() if callable(members_of) else []) if m]
     out.update(
         {
             "start_time_ms": metrics.start_time_ms,
@@ -62,6 +65,7 @@ def worker_info(herder: Herder) -> dict[str, Any]:
             "connectors": connectors,
             "tasks": [{"id": t, "state": s.upper()} for t, s in sorted(tasks.items())],
             "rebalances": [r.to_json() for r in records],
+            "members": members,  # the leader's view of the group; [] on other workers
         }
     )
     return out

@@ -309,6 +309,12 @@ def test_forwarding_between_https_workers_with_client_certificates(
         # forwarded over TLS with the follower's certificate: the leader's answer comes back
         r = httpx.delete(urls[follower] + "/connectors/nope", verify=ctx)
         assert r.json() == {"error_code": 404, "message": "Connector nope not found"}
+        # the dashboard of the follower reaches the leader the same way (its worker info)
+        view = httpx.get(urls[follower] + "/ui/api/cluster", verify=ctx, timeout=30).json()
+        ids = sorted(u.removeprefix("https://") for u in urls)
+        assert [w["id"] for w in view["workers"]] == ids
+        assert all(w["reachable"] and w["kind"] == "kconnect" for w in view["workers"]), view
+        assert [w["is_leader"] for w in view["workers"]].count(True) == 1
     finally:
         for w in workers:
             w.stop()

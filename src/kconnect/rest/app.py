@@ -114,7 +114,8 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
         description="Apache Kafka Connect's REST API, served by kconnect.",
         docs_url="/docs",
     )
-    install_forwarding(app, tls=_forwarding_tls(worker_config))
+    forwarding_tls = _forwarding_tls(worker_config)
+    install_forwarding(app, tls=forwarding_tls)
     table = RouteTable()
 
     @app.get(
@@ -158,7 +159,7 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
         routers.append(loggers_router(herder))
     # the dashboard at /ui: routes like the others, so the REST extensions' filters
     # (authentication, read-only users) cover them
-    dashboard = worker_dashboard(app, herder, worker_config)
+    dashboard = worker_dashboard(app, herder, worker_config, peer_tls=forwarding_tls)
     app.state.dashboard = dashboard
     routers.append(dashboard_router(dashboard))
     for router in routers:

@@ -40,6 +40,8 @@ class Dashboard:
         history: MetricsHistory | None = None,
         verify: Any = True,
     ) -> None:
+        """``verify``: httpx's TLS verification for HTTPS workers (True, False, an SSLContext)
+        or a callable returning one, called the first time an HTTPS worker is reached."""
         self.mode = mode
         self.herder = herder
         self.kafka_props = dict(kafka_props) if kafka_props is not None else None
@@ -61,7 +63,12 @@ class Dashboard:
 
     def target(self) -> ClusterTarget:
         """Where this dashboard's REST calls go."""
-        return ClusterTarget(self._url, self._app, self.worker_id, self._verify)
+        verify = self._verify
+        if callable(verify) and self._url.lower().startswith("https:"):
+            verify = self._verify = verify()  # bad TLS settings fail here, with their message
+        elif callable(verify):
+            verify = True  # plain HTTP workers: nothing to verify
+        return ClusterTarget(self._url, self._app, self.worker_id, verify)
 
     def close(self) -> None:
         if self.history is not None:
@@ -95,8 +102,13 @@ def _advertised_url(herder: Herder, worker_config: Any) -> str:
             return "http://localhost:8083/"
 
 
-def worker_dashboard(app: Any, herder: Herder, worker_config: Any = None) -> Dashboard:
-    """The dashboard a worker serves on its REST listeners; starts its metrics sampling."""
+def worker_dashboard(
+    app: Any, herder: Herder, worker_config: Any = None, *, peer_tls: Any = None
+) -> Dashboard:
+    """The dashboard a worker serves on its REST listeners; starts its metrics sampling.
+    ``peer_tls`` (a callable returning an SSLContext, or None) is how the worker talks to the
+    other workers' HTTPS listeners: the same context REST forwarding uses (the worker's trust
+    store, its key store as client certificate)."""
     try:
         metrics, worker_id = herder.metrics, herder.worker_id
     except Exception:  # a herder without a worker (tests): no history to keep
@@ -112,4 +124,5 @@ def worker_dashboard(app: Any, herder: Herder, worker_config: Any = None) -> Das
         herder=herder,
         kafka_props=kafka_props_of(worker_config),
         history=history,
+        verify=peer_tls if peer_tls is not None else True,
     )

@@ -72,6 +72,7 @@ from kconnect.api.task import (
     SourceTask,
     SourceTaskContext,
     Task,
+    TransactionContext,
 )
 from kconnect.api.transformation import Predicate, Transformation
 
@@ -126,6 +127,7 @@ __all__ = [
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
+    "TransactionContext",
     "Struct",
     "Task",
     "Time",

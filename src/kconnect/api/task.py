@@ -36,6 +36,7 @@ __all__ = [
     "SourceTask",
     "SourceTaskContext",
     "Task",
+    "TransactionContext",
     "partition_key",
 ]
 
@@ -76,6 +77,26 @@ class ErrantRecordReporter(ABC):
         the runtime waits for it before committing the record's offset."""
 
 
+class TransactionContext(ABC):
+    """Where a source task's producer transactions end (KIP-618), for connectors configured
+    with ``transaction.boundary=connector`` on a worker with exactly-once source support.
+
+    A request takes effect after the record it names was dispatched (``record`` given) or
+    after the current batch from ``poll()`` (no record): the transaction is committed with
+    the offsets of every record dispatched so far, or aborted -- its records are dropped, but
+    their offsets are still committed so the task does not read them again. Call from the
+    task thread (``poll``) only.
+    """
+
+    @abstractmethod
+    def commit_transaction(self, record: SourceRecord | None = None) -> None:
+        """Commit after ``record`` was dispatched, or after the current batch."""
+
+    @abstractmethod
+    def abort_transaction(self, record: SourceRecord | None = None) -> None:
+        """Abort after ``record`` was dispatched, or after the current batch."""
+
+
 class SourceTaskContext(ABC):
     """What the runtime offers a source task."""
 
@@ -86,6 +107,11 @@ class SourceTaskContext(ABC):
     @abstractmethod
     def offset_storage_reader(self) -> OffsetStorageReader:
         """Reader of this connector's committed source offsets (to resume after a restart)."""
+
+    def transaction_context(self) -> TransactionContext | None:
+        """The task's :class:`TransactionContext`, or None unless exactly-once source support
+        is enabled on the worker and the connector sets ``transaction.boundary=connector``."""
+        return None
 
 
 class SinkTaskContext(ABC):

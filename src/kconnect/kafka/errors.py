@@ -7,7 +7,9 @@ from typing import Any
 from kconnect.api.errors import ConnectException
 
 __all__ = [
+    "InvalidProducerEpochError",
     "KafkaClientError",
+    "ProducerFencedError",
     "RetriableKafkaError",
     "consume_error_is_transient",
     "from_kafka_error",
@@ -27,6 +29,10 @@ class KafkaClientError(ConnectException):
         super().__init__(message)
         self.code = code
         self.retriable = retriable
+        #: The client is unusable (e.g. fenced); only closing it remains.
+        self.fatal = False
+        #: A transactional producer must abort its current transaction to go on.
+        self.abortable = False
 
 
 class RetriableKafkaError(KafkaClientError):
@@ -35,14 +41,41 @@ class RetriableKafkaError(KafkaClientError):
     java_class_name = "org.apache.kafka.common.errors.RetriableException"
 
 
+class ProducerFencedError(KafkaClientError):
+    """Another producer with the same ``transactional.id`` took over: this one may never
+    write again (a zombie task, or a leader that lost its leadership)."""
+
+    java_class_name = "org.apache.kafka.common.errors.ProducerFencedException"
+
+
+class InvalidProducerEpochError(KafkaClientError):
+    """The broker no longer accepts this producer's epoch: typically its transaction ran
+    longer than ``transaction.timeout.ms`` and was aborted."""
+
+    java_class_name = "org.apache.kafka.common.errors.InvalidProducerEpochException"
+
+
+#: librdkafka's names for a producer that was fenced out.
+_FENCED = frozenset({"_FENCED", "PRODUCER_FENCED", "INVALID_TRANSACTIONAL_STATE"})
+
+
 def from_kafka_error(err: Any, what: str) -> KafkaClientError:
     """Wrap a confluent-kafka ``KafkaError`` (or ``KafkaException``) for ``what`` failed."""
     if hasattr(err, "args") and err.args and hasattr(err.args[0], "code"):
         err = err.args[0]
     if hasattr(err, "code") and callable(err.code):
+        name = err.name()
         retriable = bool(err.retriable()) and not err.fatal()
-        cls = RetriableKafkaError if retriable else KafkaClientError
-        return cls(f"{what}: {err.str()}", err.name(), retriable)
+        cls: type[KafkaClientError] = RetriableKafkaError if retriable else KafkaClientError
+        if name in _FENCED:
+            cls, retriable = ProducerFencedError, False
+        elif name == "INVALID_PRODUCER_EPOCH":
+            cls, retriable = InvalidProducerEpochError, False
+        error = cls(f"{what}: {err.str()}", name, retriable)
+        error.fatal = bool(err.fatal())
+        abortable = getattr(err, "txn_requires_abort", None)
+        error.abortable = bool(abortable()) if callable(abortable) else False
+        return error
     return KafkaClientError(f"{what}: {err}")
 
 

@@ -70,21 +70,22 @@ class KafkaBasedLog:
     """Reads ``topic`` from the beginning on its own thread and writes to it.
 
     ``producer_props``/``consumer_props`` use Java client property names (they are translated
-    for librdkafka); ``topic_initializer`` runs first in :meth:`start` (creating/verifying the
-    topic) and may raise to abort start.
+    for librdkafka); ``producer_props`` None makes a read-only log (another client writes the
+    topic, e.g. an exactly-once task's transactional producer); ``topic_initializer`` runs
+    first in :meth:`start` (creating/verifying the topic) and may raise to abort start.
     """
 
     def __init__(
         self,
         topic: str,
-        producer_props: Mapping[str, object],
+        producer_props: Mapping[str, object] | None,
         consumer_props: Mapping[str, object],
         consumed_callback: ConsumedCallback,
         topic_initializer: Callable[[], None] | None = None,
         client_id: str | None = None,
     ) -> None:
         self.topic = topic
-        self._producer_props = dict(producer_props)
+        self._producer_props = None if producer_props is None else dict(producer_props)
         self._consumer_props = dict(consumer_props)
         self._callback = consumed_callback
         self._initializer = topic_initializer
@@ -125,16 +126,25 @@ class KafkaBasedLog:
         consumer_conf.setdefault("group.id", self._client_id)
         consumer_conf["enable.auto.commit"] = False
         consumer_conf["enable.partition.eof"] = True
-        producer_conf = to_librdkafka({"client.id": self._client_id, **self._producer_props})
-        # Same partition as Java's default partitioner for a keyed record, so Java and
-        # kconnect writes of one key land together and compaction keeps only the newest.
-        producer_conf.setdefault("partitioner", "murmur2_random")
         try:
             self._consumer = _Consumer(with_client_logger(dict(consumer_conf)))
             # End offsets come from a second, idle client: on the fetching consumer a
             # ListOffsets request waits behind the fetch long-poll (fetch.wait.max.ms).
-            self._offsets_client = _Consumer(with_client_logger(dict(consumer_conf)))
-            self._producer = _Producer(with_client_logger(producer_conf))
+            # Always the high watermark, as Java's TopicAdmin.endOffsets (READ_UNCOMMITTED):
+            # a read_committed reader then waits for open transactions to end instead of
+            # stopping at a last stable offset that lags a just-committed transaction.
+            self._offsets_client = _Consumer(
+                with_client_logger({**consumer_conf, "isolation.level": "read_uncommitted"})
+            )
+            if self._producer_props is not None:
+                producer_conf = to_librdkafka(
+                    {"client.id": self._client_id, **self._producer_props}
+                )
+                # Same partition as Java's default partitioner for a keyed record, so Java
+                # and kconnect writes of one key land together and compaction keeps only
+                # the newest.
+                producer_conf.setdefault("partitioner", "murmur2_random")
+                self._producer = _Producer(with_client_logger(producer_conf))
         except KafkaException as e:
             raise from_kafka_error(e, f"Failed to create clients for topic {self.topic}") from e
         self._partitions = self._wait_for_partitions(timeout_s)
@@ -148,7 +158,8 @@ class KafkaBasedLog:
             daemon=True,
         )
         self._thread.start()
-        self._delivery_thread.start()
+        if self._producer is not None:
+            self._delivery_thread.start()
         self.read_to_end(max(timeout_s, 60.0))
         log.info("Finished reading KafkaBasedLog for topic %s", self.topic)
 
@@ -181,7 +192,7 @@ class KafkaBasedLog:
         self._stopping.set()
         self._wakeup.set()
         for t in (self._thread, self._delivery_thread):
-            if t is not None:
+            if t is not None and t.is_alive():
                 t.join(timeout_s)
         with self._lock:
             pending, self._waiting = self._waiting, []

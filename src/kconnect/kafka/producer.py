@@ -146,6 +146,40 @@ class Producer:
             return 0
         return len(t.partitions)
 
+    # -- transactions (a producer built with ``transactional.id``) ---------------------------
+
+    def init_transactions(self, timeout: float) -> None:
+        """Register the ``transactional.id`` with its coordinator: fences out every earlier
+        producer with the same id and aborts its open transaction.
+
+        Raises:
+            KafkaClientError: failed or timed out (``retriable`` when it may be tried again).
+        """
+        self._transaction_call("initialize transactions", self._producer.init_transactions, timeout)
+
+    def begin_transaction(self) -> None:
+        self._transaction_call("begin a transaction", self._producer.begin_transaction)
+
+    def commit_transaction(self, timeout: float) -> None:
+        """Flush every queued record (delivery callbacks are served meanwhile) and commit.
+
+        Raises:
+            KafkaClientError: the commit failed; ``abortable`` says the transaction must be
+                aborted, ``fatal`` (e.g. :class:`~kconnect.kafka.errors.ProducerFencedError`)
+                that the producer is unusable, ``retriable`` that a new call may succeed.
+        """
+        self._transaction_call("commit the transaction", self._producer.commit_transaction, timeout)
+
+    def abort_transaction(self, timeout: float) -> None:
+        """Drop every record of the current transaction (queued ones are purged)."""
+        self._transaction_call("abort the transaction", self._producer.abort_transaction, timeout)
+
+    def _transaction_call(self, what: str, call: Callable[..., None], *args: float) -> None:
+        try:
+            call(*args)
+        except KafkaException as e:
+            raise from_kafka_error(e, f"Producer {self.client_id} failed to {what}") from e
+
     def close(self, timeout: float = 30.0) -> None:
         """Flush what is queued (up to ``timeout`` s) and drop the client."""
         remaining = self._producer.flush(timeout)

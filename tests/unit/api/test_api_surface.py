@@ -56,6 +56,7 @@ EXPECTED = {
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
+    "TransactionContext",
     "Struct",
     "Task",
     "Time",

@@ -185,9 +185,12 @@ def test_every_route_needs_credentials(tmp_path: Path) -> None:
         for path, item in doc["paths"].items():
             for method in item:
                 url = w.url + _concrete(path)
-                internal = method == "post" and path == "/connectors/{connector}/tasks"
+                internal = (method, path) in (
+                    ("post", "/connectors/{connector}/tasks"),
+                    ("put", "/connectors/{connector}/fence"),
+                )
                 for auth in (None, ("alice", "wrong"), ("mallory", "s3cret")):
-                    body = b"[]" if internal else b"{}"
+                    body = b"[]" if path.endswith("/tasks") else b"{}"
                     r = httpx.request(method, url, auth=auth, content=body)
                     if internal:  # signed with the session key instead (standalone: 405)
                         assert r.status_code == 405, r.text

@@ -822,4 +822,21 @@ class SourceConnectorConfig(ConnectorConfig):
 
     @property
     def offsets_storage_topic(self) -> str | None:
-        return self.get_string("offsets.storage.topic")
+        """The connector's own offsets topic (``offsets.storage.topic``), None when unset."""
+        topic = (self.get_string("offsets.storage.topic") or "").strip()
+        return topic or None
+
+    @property
+    def exactly_once_support(self) -> str:
+        """``requested`` or ``required`` (lower case)."""
+        return str(self.get_string("exactly.once.support")).lower()
+
+    @property
+    def transaction_boundary(self) -> str:
+        """``poll``, ``interval`` or ``connector`` (lower case)."""
+        return str(self.get_string("transaction.boundary")).lower()
+
+    @property
+    def transaction_boundary_interval_ms(self) -> int | None:
+        value = self.get_long("transaction.boundary.interval.ms")
+        return None if value is None else int(value)

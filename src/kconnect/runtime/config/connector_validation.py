@@ -26,7 +26,7 @@ from kconnect.api.config_infos import (
     config_infos,
 )
 from kconnect.api.config_types import parse_type
-from kconnect.api.connector import SinkConnector
+from kconnect.api.connector import SinkConnector, SourceConnector
 from kconnect.api.secrets import redact
 from kconnect.runtime.common.rest_errors import BadRequestException
 from kconnect.runtime.config import connector_config as cc
@@ -40,6 +40,7 @@ from kconnect.runtime.config.client_overrides import (
     prefixed_overrides,
 )
 from kconnect.runtime.config.config_transformer import ConfigTransformer
+from kconnect.runtime.config.exactly_once_validation import validate_exactly_once
 from kconnect.runtime.config.restart_policy import auto_restart_infos
 from kconnect.runtime.config.secret_settings import (
     mask_secret_values,
@@ -212,8 +213,15 @@ class ConnectorValidator:
             validated.setdefault(
                 cc.TRANSFORMS_CONFIG, ConfigValue(cc.TRANSFORMS_CONFIG)
             ).add_error_message(enrich_error)
+        distributed = self.worker_config is not None and hasattr(
+            self.worker_config, "exactly_once_source_enabled"
+        )
         if is_sink:
             cc.validate_sink_topics(props, validated)
+        elif distributed and isinstance(connector, SourceConnector):
+            validate_exactly_once(
+                connector, props, validated, bool(self.worker_config.exactly_once_source_enabled)
+            )
         add_null_value_errors(props, validated)
         self._check_converters(props, validated)
         self._show_class_names(validated)
@@ -269,14 +277,25 @@ class ConnectorValidator:
         # Kafka's order: connector keys, client overrides, then converters
         parts = [main]
         uses_producer = not is_sink or bool((props.get(cc.DLQ_TOPIC_NAME_CONFIG) or "").strip())
+        # a source task reads offsets with a consumer of its own (and may create its offsets
+        # topic) with exactly-once source or its own offsets topic (Kafka's
+        # connectorUsesSeparateOffsetsTopicClients)
+        own_offsets_clients = (
+            not is_sink
+            and distributed
+            and (
+                bool(self.worker_config.exactly_once_source_enabled)
+                or bool((props.get("offsets.storage.topic") or "").strip())
+            )
+        )
         uses_admin = (
-            any(k.startswith("topic.creation.") for k in props)
+            any(k.startswith("topic.creation.") for k in props) or own_offsets_clients
             if not is_sink
             else bool((props.get(cc.DLQ_TOPIC_NAME_CONFIG) or "").strip())
         )
         for prefix, used in (
             (PRODUCER_OVERRIDE_PREFIX, uses_producer),
-            (CONSUMER_OVERRIDE_PREFIX, is_sink),
+            (CONSUMER_OVERRIDE_PREFIX, is_sink or own_offsets_clients),
             (ADMIN_OVERRIDE_PREFIX, uses_admin),
         ):
             if used:

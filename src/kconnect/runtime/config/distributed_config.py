@@ -521,6 +521,20 @@ class DistributedConfig(WorkerConfig):
         """The config-topic producer's transactional id when exactly-once source is enabled."""
         return "connect-cluster-" + self.group_id
 
+    @property
+    def exactly_once_source_enabled(self) -> bool:
+        """``exactly.once.source.support=enabled``: source tasks are exactly-once."""
+        return self.exactly_once_source_support == "enabled"
+
+    @property
+    def transactional_leader_enabled(self) -> bool:
+        """``preparing`` or ``enabled``: the leader writes the config topic transactionally."""
+        return self.exactly_once_source_support in ("preparing", "enabled")
+
+    def task_transactional_id(self, connector: str, task: int) -> str:
+        """An exactly-once source task's ``transactional.id``: ``<group.id>-<connector>-<task>``."""
+        return f"{self.group_id}-{connector}-{task}"
+
     # -- inter-worker request signing ------------------------------------------------------------
 
     @property

@@ -14,8 +14,16 @@ from collections.abc import Callable
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.herder.abstract_herder import AbstractHerder
-from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
+from kconnect.runtime.storage.kafka_config_store import (
+    KafkaClusterConfigState,
+    KafkaConfigBackingStore,
+)
+from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.worker import Worker
+
+#: The exactly-once checks of a task about to start from a config snapshot, None when the
+#: task is not an exactly-once source task.
+PreflightFactory = Callable[[ConnectorTaskId, KafkaClusterConfigState], ExactlyOncePreflight | None]
 
 __all__ = ["AssignedWork"]
 
@@ -24,7 +32,7 @@ log = logging.getLogger(__name__)
 
 class AssignedWork:
     """``request_reconfiguration(name)`` is handed to every connector (its context asks for
-    new task configs through it)."""
+    new task configs through it); ``preflight`` gives exactly-once source tasks their checks."""
 
     def __init__(
         self,
@@ -32,11 +40,13 @@ class AssignedWork:
         worker: Worker,
         config_store: KafkaConfigBackingStore,
         request_reconfiguration: Callable[[str], None],
+        preflight: PreflightFactory | None = None,
     ) -> None:
         self.herder = herder
         self.worker = worker
         self.config_store = config_store
         self._request_reconfiguration = request_reconfiguration
+        self._preflight = preflight
 
     def start_connector(self, name: str) -> None:
         state = self.config_store.snapshot()
@@ -72,7 +82,10 @@ class AssignedWork:
         target = state.target_state(task_id.connector) or TargetState.STARTED
         log.info("Starting task %s", task_id)
         resolve = self.herder.resolved_config
-        return self.worker.start_task(task_id, resolve(raw), resolve(task_raw), self.herder, target)
+        preflight = self._preflight(task_id, state) if self._preflight is not None else None
+        return self.worker.start_task(
+            task_id, resolve(raw), resolve(task_raw), self.herder, target, preflight
+        )
 
     def stop_connector(self, name: str) -> None:
         self.worker.stop_and_await_connector(name)

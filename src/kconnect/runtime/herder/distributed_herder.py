@@ -34,10 +34,11 @@ from kconnect.runtime.common.restart import RestartPlan, RestartRequest
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.herder.abstract_herder import AbstractHerder
+from kconnect.runtime.herder.abstract_herder import STOPPED_REQUIRED, AbstractHerder
 from kconnect.runtime.herder.distributed_errors import NotAssignedException, NotLeaderException
 from kconnect.runtime.herder.herder import ConnectorStateInfo, Created
 from kconnect.runtime.herder.herder_thread import HerderThread
+from kconnect.runtime.herder.request_queue import await_result
 from kconnect.runtime.herder.session_keys import RequestSignature, check_signature
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
@@ -199,6 +200,22 @@ class DistributedHerder(AbstractHerder):
 
         self._thread.call(write, f"writing task configs for connector {name}")
 
+    def fence_zombie_source_tasks(self, name: str, signature: RequestSignature | None) -> None:
+        """The internal endpoint: the leader runs a round of zombie fencing for ``name`` and
+        answers once the task count record is written (a follower raises NotLeaderException,
+        which the REST layer forwards to the leader)."""
+        if self._thread.sessioned():
+            check_signature(
+                signature, self._thread.session_key, self.config.verification_algorithms
+            )
+        self._fence(name)
+
+    def _fence(self, name: str) -> None:
+        fencing = self._thread.call(
+            lambda: self._thread.fencing.fence(name), f"zombie fencing for connector {name}"
+        )
+        await_result(fencing, self._thread.request_timeout_s, self._thread.stage)
+
     # -- target states --------------------------------------------------------------------------
 
     def pause_connector(self, name: str) -> None:
@@ -322,11 +339,43 @@ class DistributedHerder(AbstractHerder):
         self.worker.reset_connector_active_topics(name)
 
     def _modify_offsets(self, name: str, offsets: list[dict[str, Any]] | None) -> str:
+        if self.config.exactly_once_source_enabled:
+            self._fence_before_modifying_offsets(name)
+
         def modify() -> str:
             self._require_leader("Only the leader can modify connector offsets.")
             return self._modify_stopped_connector_offsets(name, offsets)
 
         return self._thread.call(modify, f"modifying the offsets of connector {name}")
+
+    def _fence_before_modifying_offsets(self, name: str) -> None:
+        """With exactly-once source: a STOPPED source connector's zombies are fenced out
+        before its offsets change (the checks run first, so a running connector's tasks are
+        never fenced by a request that is refused)."""
+
+        def check() -> bool:
+            self._require_leader("Only the leader can modify connector offsets.")
+            state = self._snapshot()
+            raw = state.raw_connector_config(name)
+            if raw is None:
+                raise NotFoundException(f"Connector {name} not found")
+            if state.target_state(name) is not TargetState.STOPPED or state.task_count(name):
+                raise BadRequestException(STOPPED_REQUIRED.format(name=name))
+            return self._connector_type(raw) == "source"
+
+        if not self._thread.call(check, f"checking connector {name} before modifying offsets"):
+            return
+        log.debug("Performing a round of zombie fencing before modifying offsets for source "
+                  "connector %s with exactly-once support enabled.", name)  # fmt: skip
+        try:
+            self._fence(name)
+        except (NotLeaderException, NotFoundException):
+            raise
+        except ConnectException as e:
+            raise ConnectException(
+                "Failed to perform zombie fencing for source connector prior to modifying "
+                f"offsets: {e}"
+            ) from e
 
     # -- loggers --------------------------------------------------------------------------------
 

@@ -189,6 +189,12 @@ class Herder(ABC):
         """The internal endpoint ``POST /connectors/{c}/tasks``: a worker sends the leader the
         task configs its connector generated. Standalone refuses it (405)."""
 
+    @abstractmethod
+    def fence_zombie_source_tasks(self, name: str, signature: RequestSignature | None) -> None:
+        """The internal endpoint ``PUT /connectors/{c}/fence``: a worker about to start an
+        exactly-once source task asks the leader to fence out the connector's earlier task
+        producers (KIP-618). Standalone refuses it (405)."""
+
     # -- connectors ------------------------------------------------------------------------
 
     @abstractmethod

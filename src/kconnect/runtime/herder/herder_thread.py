@@ -48,12 +48,14 @@ from kconnect.runtime.herder.rebalance_handler import RebalanceHandler, assess_a
 from kconnect.runtime.herder.request_queue import HerderRequestQueue, await_result
 from kconnect.runtime.herder.session_keys import rotated_session_key
 from kconnect.runtime.herder.task_reconfiguration import TaskReconfiguration
+from kconnect.runtime.herder.zombie_fencing import ZombieFencing
 from kconnect.runtime.metrics import RebalanceMetrics
 from kconnect.runtime.storage.kafka_config_store import (
     KafkaClusterConfigState,
     KafkaConfigBackingStore,
 )
 from kconnect.runtime.storage.status_store import StatusBackingStore
+from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.worker import Worker
 
 __all__ = ["HerderThread"]
@@ -97,9 +99,13 @@ class HerderThread:
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
+        self._config_state = KafkaClusterConfigState()
         self.requests = HerderRequestQueue(self.wakeup)
         self.reconfiguration = TaskReconfiguration(self, request_timeout_s)
-        self.work = AssignedWork(herder, worker, config_store, self.reconfiguration.request)
+        self.fencing = ZombieFencing(self, request_timeout_s)
+        self.work = AssignedWork(
+            herder, worker, config_store, self.reconfiguration.request, self._preflight
+        )
         self.rebalance = RebalanceHandler(
             self.work.start_connector,
             self.work.start_task_safely,
@@ -112,10 +118,10 @@ class HerderThread:
             self._set_session_key,
             herder.loggers,
         )
-        self._config_state = KafkaClusterConfigState()
         self.assignment = CurrentAssignment(clock)
         self._can_read_configs = True
         self._session_key: SessionKey | None = None
+        self._write_privileges_missing = False
 
     # -- queries (any thread) -------------------------------------------------------------------
 
@@ -256,6 +262,7 @@ class HerderThread:
     # -- the tick loop --------------------------------------------------------------------------
 
     def _tick(self) -> None:
+        self._maybe_reclaim_write_privileges()
         if not self._can_read_configs and not self._read_config_to_end():
             return
         if not self._handle_rebalance_completed():
@@ -346,6 +353,7 @@ class HerderThread:
             return False
         if self.is_leader():
             self._delete_removed_statuses()
+            self._claim_write_privileges("after being elected leader during rebalance")
         self.stage = "starting connectors and tasks after a rebalance"
         self.rebalance.apply(assignment.connectors, assignment.tasks)
         generation = self.assignment.resolve(assignment)
@@ -366,6 +374,51 @@ class HerderThread:
             self.rejoin("work was revoked")
             return False
         return True
+
+    # -- exactly-once source (KIP-618) ------------------------------------------------------
+
+    def _preflight(
+        self, task_id: ConnectorTaskId, state: KafkaClusterConfigState
+    ) -> ExactlyOncePreflight | None:
+        """An exactly-once source task's checks (``exactly.once.source.support=enabled``)."""
+        if not self.config.exactly_once_source_enabled:
+            return None
+        if self.herder._connector_type(state.raw_connector_config(task_id.connector)) != "source":
+            return None
+        generation = state.task_config_generations.get(task_id.connector, -1)
+        return self.fencing.preflight(task_id, generation)
+
+    def _claim_write_privileges(self, when: str) -> None:
+        """Leader: the config topic's fencable writer (no-op unless exactly-once source is
+        ``preparing`` or ``enabled``); on failure it is tried again every tick."""
+        if not self.config_store.uses_fencable_writer:
+            return
+        self.stage = "claiming write privileges for the config topic"
+        try:
+            self.config_store.claim_write_privileges()
+            self._write_privileges_missing = False
+        except Exception as e:
+            self._write_privileges_missing = True
+            log.error("Unable to claim write privileges for config topic %s: %s", when, e)
+
+    def _maybe_reclaim_write_privileges(self) -> None:
+        lost = self._write_privileges_missing or self.config_store.write_privileges_lost
+        if not lost:
+            return
+        if self.is_leader():
+            log.debug("Reclaiming write privileges for config topic after being fenced out")
+            self._claim_write_privileges("after being fenced out")
+        else:
+            # fenced out on purpose: another worker leads now
+            self.config_store.relinquish_write_privileges()
+            self._write_privileges_missing = False
+            log.debug("Relinquished write privileges for config topic after being fenced out, "
+                      "since worker is no longer the leader of the cluster")  # fmt: skip
+
+    def write_as_leader(self, description: str, write: Callable[[], None]) -> None:
+        """A leader-only config-topic write; a fenced writer makes the next tick reclaim."""
+        self.stage = description
+        write()
 
     def rejoin(self, reason: str) -> None:
         self.rebalance_metrics().rebalance_started()

@@ -75,6 +75,11 @@ class StandaloneHerder(AbstractHerder):
             "configurations.",
         )
 
+    def fence_zombie_source_tasks(self, name: str, signature: RequestSignature | None) -> None:
+        raise ConnectRestException(
+            405, "Exactly-once source connectors are not supported in standalone mode"
+        )
+
     # -- lifecycle -------------------------------------------------------------------------
 
     def start(self) -> None:

@@ -127,11 +127,13 @@ def build_internal_log(
     callback: ConsumedCallback,
     producer_overrides: Mapping[str, object] | None = None,
     admin_factory: AdminFactory | None = None,
+    consumer_overrides: Mapping[str, object] | None = None,
 ) -> KafkaBasedLog:
     """A :class:`KafkaBasedLog` over ``spec``'s topic whose start creates/verifies the topic.
 
     Producer defaults follow the Java stores: no idempotence, unlimited delivery timeout,
-    ``acks=all``; ``producer_overrides`` (e.g. the status store's ``retries=0``) win.
+    ``acks=all``; ``producer_overrides`` (e.g. the status store's ``retries=0``) win, as do
+    ``consumer_overrides`` (``isolation.level=read_committed`` with exactly-once source).
     """
     base = config.internal_client_props()
 
@@ -146,4 +148,5 @@ def build_internal_log(
         "delivery.timeout.ms": _INT_MAX,
         **(producer_overrides or {}),
     }
-    return KafkaBasedLog(spec.name, producer, dict(base), callback, initialize, client_id)
+    consumer = {**base, **(consumer_overrides or {})}
+    return KafkaBasedLog(spec.name, producer, consumer, callback, initialize, client_id)

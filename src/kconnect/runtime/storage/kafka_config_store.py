@@ -18,6 +18,15 @@ key                         value
 ``logger-cluster-<ns>``     ``{"level":"DEBUG"}``
 =========================== ==============================================================
 
+With ``exactly.once.source.support`` ``preparing`` or ``enabled`` the leader writes the
+records only the leader may write (connector and task configs, task count records, the
+session key, restart requests) in transactions of a producer whose ``transactional.id`` is
+``connect-cluster-<group.id>`` (Kafka's fencable writer): a leader that lost its leadership
+but does not know it yet is fenced out by the new one's :meth:`claim_write_privileges`, and its
+write fails with :class:`PrivilegedWriteException` instead of landing. Target states and logger
+levels, which any worker writes, keep the plain producer. With ``enabled`` the topic is read
+``read_committed``.
+
 Every worker applies the records in topic order on the log thread; a ``snapshot()`` is a
 consistent, immutable view whose ``offset`` is the config offset workers compare during
 rebalances (the offset of the next record to read). Writes block (30 s at most) until the
@@ -40,6 +49,7 @@ import orjson
 
 from kconnect.api.errors import ConnectException
 from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
+from kconnect.kafka.producer import Producer
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest
@@ -84,11 +94,16 @@ from kconnect.runtime.storage.internal_topics import (
     verify_single_partition,
 )
 
-__all__ = ["KafkaClusterConfigState", "KafkaConfigBackingStore"]
+__all__ = ["KafkaClusterConfigState", "KafkaConfigBackingStore", "PrivilegedWriteException"]
 
 log = logging.getLogger(__name__)
 
 READ_WRITE_TOTAL_TIMEOUT_S = 30.0
+
+
+class PrivilegedWriteException(ConnectException):
+    """A leader-only write to the config topic failed on the fencable writer (e.g. another
+    leader fenced this one out); the write privileges are gone until claimed again."""
 
 # -- snapshot and listener ------------------------------------------------------------------------
 
@@ -144,14 +159,27 @@ class KafkaConfigBackingStore(ConfigBackingStore):
         self._task_count_records: dict[str, int] = {}
         self._generations: dict[str, int] = {}
         self._pending_fencing: set[str] = set()
+        self._uses_fencable_writer = config.transactional_leader_enabled
+        self._fencable: Producer | None = None
+        self._fenced = False
+        client_id = client_id_base(config) + "configs"
+        self._fencable_props: dict[str, object] = {
+            **config.internal_client_props(),
+            "client.id": client_id + "-leader",
+            "acks": "all",
+            "max.in.flight.requests.per.connection": 5,
+            "enable.idempotence": "true",
+            "transactional.id": config.transactional_producer_id(),
+        }
         factory = log_factory or build_internal_log
         self._log: KafkaBasedLog = factory(
             config,
             config.config_topic_spec(),
-            client_id_base(config) + "configs",
+            client_id,
             self._on_record,
             None,
             admin_factory,
+            {"isolation.level": "read_committed"} if config.exactly_once_source_enabled else None,
         )
 
     def set_update_listener(self, listener: ConfigUpdateListener) -> None:
@@ -169,6 +197,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
 
     def stop(self) -> None:
         log.info("Closing KafkaConfigBackingStore")
+        self.relinquish_write_privileges()
         self._log.stop()
         log.info("Closed KafkaConfigBackingStore")
 
@@ -214,6 +243,47 @@ class KafkaConfigBackingStore(ConfigBackingStore):
         """
         self._log.read_to_end(timeout_s)
 
+    # -- write privileges (leader, exactly-once source) -----------------------------------------
+
+    @property
+    def uses_fencable_writer(self) -> bool:
+        return self._uses_fencable_writer
+
+    def claim_write_privileges(self) -> None:
+        """Leader (herder thread): start the fencable writer, fencing out any earlier leader's.
+        A no-op unless exactly-once source is ``preparing`` or ``enabled``.
+
+        Raises:
+            ConnectException: the transactional producer could not be initialized.
+        """
+        if not self._uses_fencable_writer or self._fencable is not None:
+            self._fenced = False
+            return
+        try:
+            producer = Producer(self._fencable_props)
+            self._fencable = producer
+            producer.init_transactions(READ_WRITE_TOTAL_TIMEOUT_S)
+        except Exception as e:
+            self.relinquish_write_privileges()
+            raise ConnectException(
+                "Failed to create and initialize fencable producer for config topic"
+            ) from e
+        self._fenced = False
+
+    def relinquish_write_privileges(self) -> None:
+        self._fenced = False
+        producer, self._fencable = self._fencable, None
+        if producer is not None:
+            try:
+                producer.close(0)
+            except Exception:
+                log.debug("Closing the fencable producer failed", exc_info=True)
+
+    @property
+    def write_privileges_lost(self) -> bool:
+        """A privileged write failed since the privileges were last claimed."""
+        return self._fenced
+
     # -- writes -------------------------------------------------------------------------------
 
     def _now_s(self) -> float:
@@ -229,10 +299,43 @@ class KafkaConfigBackingStore(ConfigBackingStore):
     def _read_to_end(self, deadline: float) -> None:
         self._log.read_to_end(max(0.0, deadline - self._now_s()))
 
-    def _write(self, what: str, records: list[tuple[str, bytes | None]], read_back: bool) -> None:
+    def _send_privileged(self, records: list[tuple[str, bytes | None]], deadline: float) -> None:
+        """Leader-only records: one transaction of the fencable writer when it is in use."""
+        if not self._uses_fencable_writer:
+            self._send_all(records, deadline)
+            return
+        producer = self._fencable
+        if producer is None:
+            raise ConnectException(
+                "Cannot produce to config topic without claiming write privileges first"
+            )
+        try:
+            producer.begin_transaction()
+            for key, value in records:
+                producer.produce(self.topic, value, key.encode("utf-8"))
+            producer.commit_transaction(max(1.0, deadline - self._now_s()))
+        except Exception as e:
+            log.warning("Failed to perform fencable send to config topic: %s", e)
+            self.relinquish_write_privileges()
+            self._fenced = True
+            raise PrivilegedWriteException(
+                "Failed to write to config topic; this may be due to a transient error and the "
+                "request can be safely retried"
+            ) from e
+
+    def _write(
+        self,
+        what: str,
+        records: list[tuple[str, bytes | None]],
+        read_back: bool,
+        privileged: bool = True,
+    ) -> None:
         deadline = self._now_s() + READ_WRITE_TOTAL_TIMEOUT_S
         try:
-            self._send_all(records, deadline)
+            if privileged:
+                self._send_privileged(records, deadline)
+            else:
+                self._send_all(records, deadline)
             if read_back:
                 self._read_to_end(deadline)
         except (FutureTimeout, TimeoutError) as e:
@@ -240,6 +343,8 @@ class KafkaConfigBackingStore(ConfigBackingStore):
                 f"Error writing {what} to Kafka topic {self.topic}: timed out after "
                 f"{READ_WRITE_TOTAL_TIMEOUT_S:.0f} s"
             ) from e
+        except PrivilegedWriteException:
+            raise
         except ConnectException as e:
             raise ConnectException(f"Error writing {what} to Kafka topic {self.topic}: {e}") from e
 
@@ -272,15 +377,21 @@ class KafkaConfigBackingStore(ConfigBackingStore):
                 (task_key(ConnectorTaskId(connector, i)), encode_config(c))
                 for i, c in enumerate(configs)
             ]
-            self._send_all(records, deadline)
-            if configs:
-                self._read_to_end(deadline)
-            self._send_all([(commit_key(connector), encode_commit(len(configs)))], deadline)
+            commit = (commit_key(connector), encode_commit(len(configs)))
+            if self._uses_fencable_writer:
+                self._send_privileged([*records, commit], deadline)  # one transaction, as Kafka
+            else:
+                self._send_all(records, deadline)
+                if configs:
+                    self._read_to_end(deadline)
+                self._send_all([commit], deadline)
             self._read_to_end(deadline)
         except (FutureTimeout, TimeoutError) as e:
             raise ConnectException(
                 f"Error writing {what} to Kafka topic {self.topic}: timed out"
             ) from e
+        except PrivilegedWriteException:
+            raise
         except ConnectException as e:
             raise ConnectException(f"Error writing {what} to Kafka topic {self.topic}: {e}") from e
 
@@ -295,6 +406,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
             f"target state of {connector}",
             [(target_state_key(connector), encode_target_state(state))],
             False,
+            privileged=False,
         )
 
     def put_task_count_record(self, connector: str, task_count: int) -> None:
@@ -317,6 +429,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
             f"logger level of {namespace}",
             [(logger_key(namespace), encode_logger_level(level))],
             False,
+            privileged=False,
         )
 
     # -- the log thread -----------------------------------------------------------------------

@@ -59,6 +59,8 @@ class KafkaOffsetBackingStore(OffsetBackingStore):
             self._on_record,
             None,
             admin_factory,
+            # exactly-once tasks commit offsets in transactions: never read an aborted one
+            {"isolation.level": "read_committed"} if config.exactly_once_source_enabled else None,
         )
 
     def start(self) -> None:

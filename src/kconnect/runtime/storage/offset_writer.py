@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Future
 from typing import Any
 
@@ -49,6 +49,23 @@ class OffsetStorageWriter:
         """Record the latest offset of ``partition`` (None offset = delete it on flush)."""
         with self._lock:
             self._data[_freeze(partition)] = (partition, offset)
+
+    def offset_batch(
+        self, pairs: Iterable[tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]
+    ) -> None:
+        """Record (partition, offset) pairs in order: the last offset of each partition wins.
+        One lock and one freeze per run of records of the same partition object."""
+        latest: dict[_Part, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]] = {}
+        last: Any = None
+        key: _Part = ()
+        for partition, offset in pairs:
+            if partition is not last or last is None:
+                key = _freeze(partition)
+                last = partition
+            latest[key] = (partition, offset)
+        if latest:
+            with self._lock:
+                self._data.update(latest)
 
     def offsets(
         self, offsets: Mapping[_Part, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]]

@@ -32,6 +32,7 @@ from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.errors.stage import executing_class_name
+from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.task_builder import TaskBuilder
 from kconnect.runtime.worker.task_executor import TaskExecutor
 from kconnect.runtime.worker.worker_task import TaskPlugins, TaskServices, WorkerTask
@@ -78,6 +79,7 @@ class LocalTasks(TaskExecutor):
         task_props: Mapping[str, str],
         status_listener: StatusListener,
         target_state: TargetState,
+        preflight: ExactlyOncePreflight | None = None,
     ) -> bool:
         with self._lock:
             if task_id in self._tasks:
@@ -94,8 +96,14 @@ class LocalTasks(TaskExecutor):
             )
             services = TaskServices(listener, self.clock, bundle, self._tracker)
             if isinstance(config, SourceConnectorConfig) and isinstance(task, SourceTask):
-                wt: WorkerTask = self.builder.source_task(
-                    task_id, task, config, task_props, target_state, services
+                wt: WorkerTask = (
+                    self.builder.source_task(
+                        task_id, task, config, task_props, target_state, services
+                    )
+                    if preflight is None
+                    else self.builder.exactly_once_source_task(
+                        task_id, task, config, task_props, target_state, services, preflight
+                    )
                 )
             elif isinstance(config, SinkConnectorConfig) and isinstance(task, SinkTask):
                 wt = self.builder.sink_task(

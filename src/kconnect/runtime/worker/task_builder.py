@@ -9,13 +9,16 @@ the worker's ``producer.``/``consumer.``/``admin.`` settings, then the connector
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any
 
+from kconnect.api.errors import ConnectException
 from kconnect.api.task import SinkTask, SourceTask
 from kconnect.kafka.admin import Admin
 from kconnect.kafka.consumer import Consumer, consumer_defaults
+from kconnect.kafka.kafka_based_log import InternalTopicAdmin, KafkaBasedLog
 from kconnect.kafka.producer import Producer, producer_defaults
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -33,22 +36,32 @@ from kconnect.runtime.config.connector_config import (
     SinkConnectorConfig,
     SourceConnectorConfig,
 )
+from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.secret_settings import password_keys, remember_config_secrets
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.plugins.plugins import Plugins
+from kconnect.runtime.storage.internal_topics import ensure_internal_topic
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.storage.offset_writer import OffsetStorageWriter
+from kconnect.runtime.storage.transactional_offset_store import TransactionalOffsetStore
 from kconnect.runtime.worker.errors.reporters import DeadLetterQueueReporter, LogReporter
 from kconnect.runtime.worker.errors.retry_operator import RetryWithToleranceOperator
+from kconnect.runtime.worker.exactly_once_source_task import (
+    ExactlyOncePreflight,
+    ExactlyOnceWorkerSourceTask,
+)
 from kconnect.runtime.worker.topic_creation import TopicCreation
 from kconnect.runtime.worker.transformation_chain import TransformationChain
 from kconnect.runtime.worker.worker_sink_task import WorkerSinkTask
 from kconnect.runtime.worker.worker_source_task import WorkerSourceTask
 from kconnect.runtime.worker.worker_task import CommitSettings, TaskPlugins, TaskServices
 
-__all__ = ["TaskBuilder"]
+__all__ = ["DEFAULT_TRANSACTION_TIMEOUT_MS", "TaskBuilder"]
+
+#: The producer's ``transaction.timeout.ms`` default (Java's and librdkafka's).
+DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000
 
 log = logging.getLogger(__name__)
 _plugins_log = context_logger(log, "")
@@ -83,6 +96,41 @@ class TaskBuilder:
             **self.config.java_producer_props(),
             **client_overrides(self.policy, connector_props, PRODUCER_OVERRIDE_PREFIX),
         }
+
+    def exactly_once_producer_props(
+        self, task_id: ConnectorTaskId, connector_props: Mapping[str, str]
+    ) -> dict[str, object]:
+        """Java's ``exactlyOnceSourceTaskProducerConfigs``: the task producer's settings with
+        idempotence on and ``transactional.id`` = ``<group.id>-<connector>-<task>`` (both
+        forced, with a warning when a setting said otherwise). librdkafka refuses a delivery
+        timeout longer than the transaction timeout, so Connect's unlimited default becomes
+        ``transaction.timeout.ms`` unless one was configured."""
+        config = self.config
+        assert isinstance(config, DistributedConfig)
+        props = self.producer_props(task_id, connector_props)
+        overrides = client_overrides(self.policy, connector_props, PRODUCER_OVERRIDE_PREFIX)
+        worker = config.originals_with_prefix("producer.")
+        configured = {**worker, **overrides}
+        for key, value in (
+            ("enable.idempotence", "true"),
+            ("transactional.id", config.task_transactional_id(task_id.connector, task_id.task)),
+        ):
+            given = configured.get(key)
+            if given is not None and str(given).strip().lower() != value.lower():
+                log.warning(
+                    "Ignoring the configured value '%s' for '%s' of task %s: it must be '%s' "
+                    "for connectors when exactly-once source support is enabled",
+                    given,
+                    key,
+                    task_id,
+                    value,
+                )
+            props[key] = value
+        if "delivery.timeout.ms" not in configured:
+            props["delivery.timeout.ms"] = int(
+                str(configured.get("transaction.timeout.ms", DEFAULT_TRANSACTION_TIMEOUT_MS))
+            )
+        return props
 
     def consumer_props(
         self, task_id: ConnectorTaskId, config: ConnectorConfig
@@ -229,6 +277,110 @@ class TaskBuilder:
         )
         op.bind_stop_event(wt._stopping)
         return wt
+
+    def exactly_once_source_task(
+        self,
+        task_id: ConnectorTaskId,
+        task: SourceTask,
+        config: SourceConnectorConfig,
+        task_props: Mapping[str, str],
+        target: TargetState,
+        services: TaskServices,
+        preflight: ExactlyOncePreflight,
+    ) -> ExactlyOnceWorkerSourceTask:
+        """An exactly-once source task (``exactly.once.source.support=enabled``): a
+        transactional producer, and an offset store on the connector's
+        ``offsets.storage.topic`` (else the worker's) that this producer writes."""
+        worker_config = self.config
+        if not isinstance(worker_config, DistributedConfig):
+            raise ConnectException("Exactly-once source tasks need a distributed worker")
+        self.remember_secrets(config, task_props)
+        plugins = self.plugins_for(config)
+        closers: list[Any] = [plugins]
+        try:
+            op, _ = self.retry_operator(task_id, config, services.metrics)
+            closers.append(op)
+            producer_props = self.exactly_once_producer_props(task_id, config.props)
+            metrics = services.metrics
+            producer = Producer(
+                producer_props,
+                metrics.client(str(producer_props["client.id"]), "producer").on_stats
+                if metrics is not None
+                else None,
+            )
+            closers.append(producer)
+            store = self._transactional_offset_store(task_id, config, producer)
+            creation = TopicCreation.from_config(
+                worker_config.topic_creation_enable,
+                config.props,
+                Admin(self.admin_props(config.props)) if config.topic_creation_configured else None,
+            )
+        except BaseException:
+            _close_all(closers)
+            raise
+        wt = ExactlyOnceWorkerSourceTask(
+            task_id,
+            task,
+            task_props,
+            config,
+            target,
+            services,
+            plugins,
+            op,
+            producer,
+            offset_store=store,
+            topic_creation=creation,
+            commit=CommitSettings.from_worker_config(worker_config),
+            preflight=preflight,
+            transaction_timeout_ms=int(
+                str(producer_props.get("transaction.timeout.ms", DEFAULT_TRANSACTION_TIMEOUT_MS))
+            ),
+        )
+        op.bind_stop_event(wt._stopping)
+        return wt
+
+    def _transactional_offset_store(
+        self, task_id: ConnectorTaskId, config: SourceConnectorConfig, producer: Producer
+    ) -> TransactionalOffsetStore:
+        """The task's offsets: written by ``producer``, read ``read_committed`` (Java's
+        ``offsetStoreForExactlyOnceSourceTask``); the connector's own topic is created like
+        the worker's offsets topic when missing, and the worker's store is read for
+        partitions it does not have."""
+        worker_config = self.config
+        assert isinstance(worker_config, DistributedConfig)
+        worker_spec = worker_config.offset_topic_spec()
+        topic = config.offsets_storage_topic or worker_spec.name
+        spec = dataclasses.replace(worker_spec, name=topic)
+        consumer: dict[str, object] = {
+            "client.id": f"connector-consumer-{task_id}",
+            **worker_config.java_consumer_props(),
+            **client_overrides(self.policy, config.props, CONSUMER_OVERRIDE_PREFIX),
+        }
+        for key in ("group.id", "enable.auto.commit", "auto.offset.reset"):
+            consumer.pop(key, None)  # the log reads every partition from the start itself
+        consumer["isolation.level"] = "read_committed"
+        store = TransactionalOffsetStore(
+            topic,
+            producer,
+            fallback=self.offset_store if topic != worker_spec.name else None,
+        )
+        admin_props = self.admin_props(config.props)
+
+        def create_topic() -> None:
+            if topic != worker_spec.name:
+                ensure_internal_topic(InternalTopicAdmin(admin_props), spec)
+
+        store.bind(
+            KafkaBasedLog(
+                topic,
+                None,
+                consumer,
+                store.on_record,
+                create_topic,
+                f"connector-consumer-{task_id}-offsets",
+            )
+        )
+        return store
 
     def sink_task(
         self,

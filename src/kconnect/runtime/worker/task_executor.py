@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
+from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 
 __all__ = ["TaskExecutor"]
 
@@ -31,9 +32,13 @@ class TaskExecutor(ABC):
         task_props: Mapping[str, str],
         listener: StatusListener,
         target_state: TargetState,
+        preflight: ExactlyOncePreflight | None = None,
     ) -> bool:
         """Build and start a task; False (and FAILED reported through ``listener``) when it
-        could not be built. Raises ConnectException if the task already runs here."""
+        could not be built. Raises ConnectException if the task already runs here.
+
+        ``preflight`` given: a source task runs exactly once (``exactly.once.source.support=
+        enabled``), calling the preflight's checks on its thread before it starts."""
 
     @abstractmethod
     def stop_and_await_tasks(self, ids: Iterable[ConnectorTaskId]) -> None:

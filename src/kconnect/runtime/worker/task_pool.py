@@ -51,6 +51,7 @@ from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.metrics.registry import MetricName, MetricValue
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
+from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.task_channel import Channel, ChannelClosed, RemoteError
 from kconnect.runtime.worker.task_executor import TaskExecutor
 
@@ -72,6 +73,7 @@ STOP_MARGIN_S = 10.0
 class _Task:
     listener: StatusListener
     version: str | None = None
+    preflight: ExactlyOncePreflight | None = None
 
 
 @dataclass
@@ -135,13 +137,14 @@ class TaskProcessPool(TaskExecutor):
         task_props: Mapping[str, str],
         listener: StatusListener,
         target_state: TargetState,
+        preflight: ExactlyOncePreflight | None = None,
     ) -> bool:
         with self._lock:
             if self._owner(task_id) is not None or task_id in self._orphans:
                 raise ConnectException(f"Task already exists in this worker: {task_id}")
         log.info("[%s|task-%d] Creating task %s", task_id.connector, task_id.task, task_id)
         wrapped = self.metrics.remote_task_started(task_id, listener)
-        entry = _Task(wrapped)
+        entry = _Task(wrapped, preflight=preflight)
         try:
             proc = self._process_for(task_id, entry)
             assert proc.channel is not None
@@ -154,6 +157,7 @@ class TaskProcessPool(TaskExecutor):
                         dict(task_props),
                         target_state.value,
                         known_secrets(),  # the task process hides them in its logs too
+                        preflight is not None,  # exactly once: checks come back here
                     ),
                     START_TIMEOUT_S,
                 )
@@ -363,6 +367,8 @@ class TaskProcessPool(TaskExecutor):
             self._tracker(connector, topic)
 
     def _on_request(self, kind: str, payload: Any) -> Any:
+        if kind in ("preflight.before_producer", "preflight.after_producer"):
+            return self._preflight(kind, payload)
         if kind == "offsets.get":
             return self.offset_store.get(payload)
         if kind == "offsets.set":
@@ -371,6 +377,18 @@ class TaskProcessPool(TaskExecutor):
         if kind == "offsets.all_keys":
             return self.offset_store.all_keys()
         raise ValueError(f"unknown request {kind}")
+
+    def _preflight(self, kind: str, task_id: ConnectorTaskId) -> None:
+        """An exactly-once task in a task process runs a preflight check (request thread)."""
+        with self._lock:
+            proc = self._owner(task_id)
+            entry = proc.tasks.get(task_id) if proc is not None else None
+        if entry is None or entry.preflight is None:
+            raise ConnectException(f"Task {task_id} is no longer assigned to this worker")
+        if kind == "preflight.before_producer":
+            entry.preflight.before_producer()
+        else:
+            entry.preflight.after_producer()
 
     def _on_exit(self, proc: _Process) -> None:
         """The channel closed: a clean shutdown, or the process died on its own."""

@@ -34,10 +34,11 @@ import socket
 import sys
 import threading
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from typing import Any
 
+from kconnect.api.errors import ConnectException
 from kconnect.api.secrets import remember_secret
 from kconnect.runtime.common.clock import SystemClock
 from kconnect.runtime.common.failures import cannot_heal
@@ -51,8 +52,9 @@ from kconnect.runtime.metrics.connect_metrics import PROCESS_GROUPS
 from kconnect.runtime.plugins.descriptors import CLASSPATH, PluginEntry
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
+from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.local_tasks import LocalTasks
-from kconnect.runtime.worker.task_channel import Channel
+from kconnect.runtime.worker.task_channel import Channel, RemoteError
 
 __all__ = ["RemoteOffsetStore", "StatusForwarder", "TaskProcessMain", "main"]
 
@@ -66,6 +68,8 @@ _CONFIGS: dict[str, type[WorkerConfig]] = {
 }
 #: Exit status of a task process whose worker went away.
 ORPHANED_EXIT = 70
+#: How long an exactly-once preflight check (zombie fencing by the leader) may take.
+PREFLIGHT_TIMEOUT_S = 120.0
 
 
 class RemoteOffsetStore(OffsetBackingStore):
@@ -165,7 +169,7 @@ class TaskProcessMain:
             return self._init(payload)
         tasks = self._require_tasks()
         if kind == "start_task":
-            task_id, connector_props, task_props, state, secrets = payload
+            task_id, connector_props, task_props, state, secrets, exactly_once = payload
             for secret in secrets:
                 remember_secret(secret)
             started = tasks.start_task(
@@ -174,6 +178,7 @@ class TaskProcessMain:
                 task_props,
                 StatusForwarder(self.channel, tasks),
                 TargetState(state),
+                self._remote_preflight(task_id) if exactly_once else None,
             )
             return started
         if kind == "stop_tasks":
@@ -187,6 +192,23 @@ class TaskProcessMain:
             threading.Thread(target=self._exit_soon, daemon=True).start()
             return None
         raise ValueError(f"unknown request {kind}")
+
+    def _remote_preflight(self, task_id: ConnectorTaskId) -> ExactlyOncePreflight:
+        """The worker's exactly-once checks, run there (they talk to the herder)."""
+        channel = self.channel
+
+        def check(kind: str) -> Callable[[], None]:
+            def run() -> None:
+                try:
+                    channel.call(kind, task_id, PREFLIGHT_TIMEOUT_S)
+                except RemoteError as e:
+                    raise ConnectException(str(e)) from None
+
+            return run
+
+        return ExactlyOncePreflight(
+            check("preflight.before_producer"), check("preflight.after_producer")
+        )
 
     def _exit_soon(self) -> None:
         # after the reply to "shutdown" is on its way; the worker closes its end too

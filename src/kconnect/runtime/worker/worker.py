@@ -23,6 +23,7 @@ from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.errors import ConfigException, ConnectException
 from kconnect.kafka.admin import Admin
+from kconnect.kafka.fencing import fence_producers
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
@@ -33,12 +34,14 @@ from kconnect.runtime.config.connector_config import (
     ConnectorConfig,
     SinkConnectorConfig,
 )
+from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.connector_offsets import SinkOffsets, SourceOffsets
+from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.local_tasks import (
     LocalTasks,
     connector_info,
@@ -322,14 +325,38 @@ class Worker:
         task_props: Mapping[str, str],
         status_listener: StatusListener,
         target_state: TargetState,
+        preflight: ExactlyOncePreflight | None = None,
     ) -> bool:
         """Build and start a task; False (and FAILED reported) if it could not be built.
+        With ``preflight``, a source task runs exactly once (KIP-618).
 
         Raises ConnectException if the task already runs on this worker.
         """
         return self.tasks.start_task(
-            task_id, connector_props, task_props, status_listener, target_state
+            task_id, connector_props, task_props, status_listener, target_state, preflight
         )
+
+    def fence_zombies(
+        self, name: str, num_tasks: int, connector_props: Mapping[str, str], timeout_s: float
+    ) -> None:
+        """Fence out the transactional producers of ``name``'s tasks 0..num_tasks-1 with the
+        connector's admin settings (Java's ``Worker.fenceZombies``); blocks.
+
+        Raises:
+            KafkaClientError: a producer could not be fenced in time.
+        """
+        config = self.config
+        if not isinstance(config, DistributedConfig):
+            raise ConnectException("Zombie fencing needs a distributed worker")
+        log.debug("Fencing out %d task producers for source connector %s", num_tasks, name)
+        ids = [config.task_transactional_id(name, i) for i in range(num_tasks)]
+        props = {
+            **self.builder.admin_props(connector_props),
+            "client.id": f"connector-worker-adminclient-{name}",
+        }
+        fence_producers(props, ids, timeout_s)
+        log.debug("Finished fencing out %d task producers for source connector %s",
+                  num_tasks, name)  # fmt: skip
 
     def stop_and_await_task(self, task_id: ConnectorTaskId) -> None:
         self.stop_and_await_tasks([task_id])

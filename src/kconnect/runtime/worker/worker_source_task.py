@@ -121,11 +121,21 @@ class WorkerSourceTask(WorkerTask):
     # -- lifecycle ------------------------------------------------------------------------------
 
     def _initialize_and_start(self) -> None:
-        self.task.initialize(WorkerSourceTaskContext(self.task_props, self.offset_reader))
+        self._prepare_to_initialize()
+        if self.is_stopping():
+            return
+        self.task.initialize(self._new_context())
         self._task_started = True
         self.task.start(self.task_props)
         self.log.info("Source task finished initialization and start")
         self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
+
+    def _prepare_to_initialize(self) -> None:
+        """Before the task is initialized (task thread); exactly-once tasks set up their
+        transactional producer here."""
+
+    def _new_context(self) -> WorkerSourceTaskContext:
+        return WorkerSourceTaskContext(self.task_props, self.offset_reader)
 
     def _on_stop_requested(self) -> None:
         # SourceTask.stop is the documented way to interrupt a blocking poll; it only signals.
@@ -149,9 +159,7 @@ class WorkerSourceTask(WorkerTask):
                     break
                 self._report_resume()
                 continue
-            if self.clock.monotonic_ms() >= self._next_commit:
-                self.commit_offsets()
-                self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
+            self._maybe_commit_on_interval()
             if self._to_send is None:
                 started = self.clock.monotonic_ms()
                 records = self._poll()
@@ -164,6 +172,7 @@ class WorkerSourceTask(WorkerTask):
                         self.metrics.task.record_activity()
                 if not records:
                     self.producer.poll(IDLE_POLL_S)
+                    self._batch_dispatched()
                     continue
                 self._to_send = list(records)
                 self._prepared = None
@@ -172,6 +181,15 @@ class WorkerSourceTask(WorkerTask):
                 self.producer.poll(SEND_FAILED_BACKOFF_MS / 1000.0)
             else:
                 self.producer.poll(0)
+
+    def _maybe_commit_on_interval(self) -> None:
+        """Commit offsets every ``offset.flush.interval.ms`` (task thread)."""
+        if self.clock.monotonic_ms() >= self._next_commit:
+            self.commit_offsets()
+            self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
+
+    def _batch_dispatched(self) -> None:
+        """After a polled batch was handed to the producer, or a poll returned nothing."""
 
     def _poll(self) -> Sequence[SourceRecord] | None:
         try:
@@ -218,11 +236,27 @@ class WorkerSourceTask(WorkerTask):
         assert records is not None
         if self._prepared is None:
             self._prepared = self._prepare(records)
+        if not self._send_range(len(self._prepared)):
+            return False
+        self._end_batch()
+        self._batch_dispatched()
+        return True
+
+    def _end_batch(self) -> None:
+        self._to_send = None
+        self._prepared = None
+        self._send_index = 0
+
+    def _send_range(self, end: int) -> bool:
+        """Produce the prepared records from ``_send_index`` up to ``end``; False (with
+        ``_send_index`` at the first record not sent) when the producer's queue is full or
+        the send failed transiently."""
+        records = self._to_send
         prepared = self._prepared
+        assert records is not None and prepared is not None
         produce = self.producer.produce
-        n = len(prepared)
         i = self._send_index
-        while i < n:
+        while i < end:
             entry = prepared[i]
             if entry is not None:
                 topic, partition, key, value, ts, headers, callback, acks = entry
@@ -238,9 +272,7 @@ class WorkerSourceTask(WorkerTask):
                     self._tolerate_produce_failure(records[i], e)
                     acks.done_one(skipped=True)
             i += 1
-        self._to_send = None
-        self._prepared = None
-        self._send_index = 0
+        self._send_index = i
         return True
 
     def _prepare(self, records: list[SourceRecord]) -> list[Any]:

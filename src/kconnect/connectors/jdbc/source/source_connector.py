@@ -14,11 +14,16 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from kconnect.api import Config, ConfigDef, SourceConnector, Task
+from kconnect.api import Config, ConfigDef, ExactlyOnceSupport, SourceConnector, Task
 from kconnect.connectors.jdbc.common.connection import ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import IdentifierRules, rules_for
 from kconnect.connectors.jdbc.common.version import VERSION
-from kconnect.connectors.jdbc.source.source_config import CONFIG_DEF, JdbcSourceConfig
+from kconnect.connectors.jdbc.source.source_config import (
+    CONFIG_DEF,
+    MODE_INCREMENTING,
+    MODE_TIMESTAMP_INCREMENTING,
+    JdbcSourceConfig,
+)
 from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
 from kconnect.connectors.jdbc.source.table_monitor import TableFilter, TableMonitorThread
 
@@ -75,6 +80,20 @@ class JdbcSourceConnector(SourceConnector):
                 ):
                     value.add_error_message(str(e))
         return result
+
+    def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
+        """SUPPORTED in ``incrementing`` and ``timestamp+incrementing`` modes: their offsets
+        name exactly the last row delivered, so committing rows and offsets in one
+        transaction delivers each row once. Not in ``bulk`` mode (no offsets: every poll
+        copies the whole table again) nor ``timestamp`` mode (rows sharing the last timestamp
+        can be re-read or missed whatever the transaction)."""
+        try:
+            mode = JdbcSourceConfig(connector_config).mode
+        except Exception:
+            return ExactlyOnceSupport.UNSUPPORTED
+        if mode in (MODE_INCREMENTING, MODE_TIMESTAMP_INCREMENTING):
+            return ExactlyOnceSupport.SUPPORTED
+        return ExactlyOnceSupport.UNSUPPORTED
 
     def start(self, props: Mapping[str, str]) -> None:
         self._props = dict(props)

@@ -50,9 +50,6 @@ def _relay(answer: Answer, what: str) -> JSONResponse:
     return _error(status, f"Cannot {what}: {answer.message()}")
 
 
-Handler = Callable[..., Awaitable[Response]]
-
-
 def _guarded(what: str, call: Callable[[], Awaitable[Response]]) -> Awaitable[Response]:
     async def run() -> Response:
         try:

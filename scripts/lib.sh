@@ -19,7 +19,7 @@ kc_need_python() {
 kc_install() {
   kc_need_python
   if [[ "${KC_FORCE_INSTALL:-0}" != 1 ]] &&
-     "$PY" -c 'import kconnect.cli.main, pytest, psycopg, confluent_kafka' 2>/dev/null; then
+     "$PY" -c 'import kconnect.cli.main, pytest, psycopg, confluent_kafka, selenium' 2>/dev/null; then
     kc_install_native
     return 0
   fi
@@ -92,6 +92,24 @@ kc_install_postgres() {
       pg_ctlcluster "$ver" "$name" stop 2>/dev/null || true
     done
   fi
+}
+
+# kc_install_browser: Debian's chromium and chromedriver (chromium-driver) for the dashboard's
+# browser tests, when either is absent (root + apt only; elsewhere the tests skip and say so).
+# Selenium drives this browser; nothing downloads a browser build of its own.
+kc_install_browser() {
+  if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then
+    return 0
+  fi
+  if [[ $EUID -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "note: the dashboard's browser tests need chromium and chromedriver:" \
+      "apt-get install chromium chromium-driver" >&2
+    return 0
+  fi
+  kc_say "Installing Chromium for the dashboard's browser tests (apt-get install chromium chromium-driver)"
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    chromium chromium-driver fonts-dejavu-core
 }
 
 # kc: run the kconnect CLI of this checkout.

@@ -69,7 +69,11 @@ def test_standalone_worker_with_basic_auth(kafka_bootstrap: str, tmp_path: Path)
         operations = 0
         for path, item in doc["paths"].items():
             for method in item:
-                internal = (method, path) == ("post", "/connectors/{connector}/tasks")
+                # Kafka's exempt internal endpoints (the exactly-once fence came with KIP-618)
+                internal = (method, path) in {
+                    ("post", "/connectors/{connector}/tasks"),
+                    ("put", "/connectors/{connector}/fence"),
+                }
                 for auth in (None, ("alice", "not-" + password), ("nobody", password)):
                     r = httpx.request(
                         method, url + _concrete(path), auth=auth, content=b"[]", timeout=30
@@ -329,6 +333,12 @@ def test_forwarding_between_https_workers_with_client_certificates(
             return len(owners) == 2  # one connector on the follower
 
         _wait(tasks_running, what="both connectors' tasks RUNNING, one connector per worker")
+        # the dashboard of the follower reaches the leader the same way (its worker info)
+        view = httpx.get(urls[follower] + "/ui/api/cluster", verify=ctx, timeout=30).json()
+        ids = sorted(u.removeprefix("https://") for u in urls)
+        assert [w["id"] for w in view["workers"]] == ids
+        assert all(w["reachable"] and w["kind"] == "kconnect" for w in view["workers"]), view
+        assert [w["is_leader"] for w in view["workers"]].count(True) == 1
     finally:
         for w in workers:
             w.stop()

@@ -434,6 +434,13 @@ def _explore(s: Any) -> None:
     _section("The cluster keeps running: explore it")
     url = s.url()
     _block(f"""\
+Dashboard: {url}/ui
+    the cluster in a browser: workers, connectors and tasks with where they run and the
+    rebalances (generation, when, what moved, how long); each connector's config (validated
+    as you type, passwords hidden), pause/resume/stop/restart, offsets, auto-restarts,
+    charts of the last 15 minutes (records/s in and out, sink lag, batch sizes, errors and
+    DLQ, put/poll latency) and the dead letter queue with each record's error headers
+
 curl {url}/connectors?expand=status
     every connector with its tasks and where they run
 curl {url}/connectors/{s.source_name}/offsets

@@ -37,6 +37,7 @@ examples:
   kconnect distributed worker.properties
                                         join the cluster named by group.id (like connect-distributed.sh)
   kconnect status                       connectors, tasks, workers and throughput (REST on :8083)
+  kconnect ui --url http://connect:8083 the dashboard in front of any cluster (workers serve it at /ui)
   kconnect local stop                   stop what `kconnect local start` started
 
 Run `kconnect COMMAND --help` for the options of a command.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -19,7 +20,16 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException
 from confluent_kafka import TopicPartition as _TP
 from confluent_kafka.admin import AdminClient
 
-__all__ = ["GroupView", "TopicRecord", "delete_group", "describe_group", "read_topic"]
+from kconnect.kafka.client_config import to_librdkafka, with_client_logger
+
+__all__ = [
+    "GroupView",
+    "TopicRecord",
+    "delete_group",
+    "describe_group",
+    "read_topic",
+    "read_topic_tail",
+]
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,58 @@ def read_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> list[Topi
                     del remaining[p]
         out.sort(key=lambda r: (r.partition, r.offset))
         return out
+    finally:
+        consumer.close()
+
+
+def read_topic_tail(
+    client_props: Mapping[str, object], topic: str, last: int, timeout_s: float = 10.0
+) -> list[TopicRecord]:
+    """The last ``last`` records of ``topic`` (Java-named client settings: bootstrap servers and
+    security), newest first: up to ``last`` from the end of each partition, merged by record
+    timestamp. No consumer group is joined or committed.
+
+    Raises :class:`LookupError` when the topic does not exist and ``KafkaException`` when the
+    cluster cannot be reached; records not read within ``timeout_s`` are left out.
+    """
+    config = with_client_logger(to_librdkafka(client_props))
+    config.update(
+        {
+            "group.id": f"kconnect-dashboard-{uuid.uuid4().hex[:8]}",
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+        }
+    )
+    consumer = Consumer(config)
+    try:
+        md = consumer.list_topics(topic, timeout=timeout_s)
+        meta = md.topics.get(topic)
+        if meta is None or meta.error is not None:
+            raise LookupError(f"topic {topic} does not exist")
+        starts: dict[int, int] = {}
+        ends: dict[int, int] = {}
+        for p in sorted(meta.partitions):
+            low, high = consumer.get_watermark_offsets(_TP(topic, p), timeout=timeout_s)
+            if high > low:
+                starts[p], ends[p] = max(low, high - last), high
+        if not ends:
+            return []
+        consumer.assign([_TP(topic, p, starts[p]) for p in ends])
+        found: list[tuple[int, TopicRecord]] = []
+        remaining = dict(ends)
+        deadline = time.monotonic() + timeout_s
+        while remaining and time.monotonic() < deadline:
+            for msg in consumer.consume(500, 0.2):
+                p, off = msg.partition(), msg.offset()
+                if msg.error() is not None or p is None or off is None or p not in remaining:
+                    continue
+                headers = cast("list[tuple[str, bytes | None]] | None", msg.headers())
+                _kind, stamp = msg.timestamp()
+                found.append((stamp, TopicRecord(p, off, msg.key(), msg.value(), tuple(headers or ()))))
+                if off + 1 >= remaining[p]:
+                    del remaining[p]
+        found.sort(key=lambda x: (x[0], x[1].offset), reverse=True)
+        return [record for _, record in found[:last]]
     finally:
         consumer.close()
 

@@ -4,7 +4,8 @@
 Kafka Connect's REST API (reference §1.2) for one herder: ``/``, ``/health``, ``/connectors``,
 ``/connector-plugins``, ``/metrics`` and the internal endpoints on the regular listeners;
 ``/admin/loggers`` there too unless ``admin.listeners`` is set (then it is served only on
-those, or nowhere when the list is empty). Every error is ``{"error_code", "message"}`` (see
+those, or nowhere when the list is empty); the dashboard at ``/ui`` (:mod:`kconnect.ui`),
+behind the same filters. Every error is ``{"error_code", "message"}`` (see
 :mod:`kconnect.rest.errors`). ``/openapi.json`` declares every answer of every route
 (:mod:`kconnect.rest.openapi`).
 
@@ -54,6 +55,8 @@ from kconnect.rest.request_log import RequestLogMiddleware
 from kconnect.rest.route_table import RouteTable
 from kconnect.rest.tls import client_context
 from kconnect.runtime.herder.herder import Herder
+from kconnect.ui.dashboard import worker_dashboard
+from kconnect.ui.routes import dashboard_router
 
 __all__ = ["admin_listeners", "create_admin_app", "create_app"]
 
@@ -131,9 +134,9 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
         description="Apache Kafka Connect's REST API, served by kconnect.",
         docs_url="/docs",
     )
-    tls = _forwarding_tls(worker_config)
-    install_forwarding(app, tls=tls)
-    herder.use_internal_tls(tls)  # the worker's own requests to other workers
+    forwarding_tls = _forwarding_tls(worker_config)
+    install_forwarding(app, tls=forwarding_tls)
+    herder.use_internal_tls(forwarding_tls)  # the worker's own requests to other workers
     table = RouteTable()
 
     @app.get(
@@ -178,6 +181,11 @@ def create_app(herder: Herder, *, worker_config: Any = None, plugins: Any = None
     ]
     if admin_listeners(worker_config) is None:
         routers.append(loggers_router(herder))
+    # the dashboard at /ui: routes like the others, so the REST extensions' filters
+    # (authentication, read-only users) cover them
+    dashboard = worker_dashboard(app, herder, worker_config, peer_tls=forwarding_tls)
+    app.state.dashboard = dashboard
+    routers.append(dashboard_router(dashboard))
     for router in routers:
         app.include_router(router)
         table.add(router.routes)

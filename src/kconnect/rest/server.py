@@ -153,3 +153,6 @@ class RestServer:
         close = getattr(getattr(self.app, "state", None), "close_extensions", None)
         if callable(close):
             close()
+        dashboard = getattr(getattr(self.app, "state", None), "dashboard", None)
+        if dashboard is not None:
+            dashboard.close()

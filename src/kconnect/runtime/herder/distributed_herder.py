@@ -100,6 +100,11 @@ class DistributedHerder(AbstractHerder):
     def rest_url(self) -> str:
         return self._thread.rest_url
 
+    def group_member_urls(self) -> list[str]:
+        """The leader: every group member's REST URL (idle workers included); others: []."""
+        member = self._thread.member
+        return member.member_urls() if member is not None else []
+
     # -- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> None:

@@ -192,6 +192,18 @@ class WorkerGroupMember:
             return None
         return self._leader_state.owner_url(item)
 
+    def member_urls(self) -> list[str]:
+        """Leader only (else []): the REST URL of every member of the last assignment, idle
+        ones included (the dashboard's worker list)."""
+        coord = self._coordinator
+        state = self._leader_state
+        if coord is None or state is None:
+            return []
+        snap = coord.assignment_snapshot
+        if snap is None or snap.leader != coord.member_id():
+            return []
+        return sorted(set(state.member_urls.values()))
+
     # --- leader: assignment (IO thread) ---------------------------------------------------------
 
     def _assign(

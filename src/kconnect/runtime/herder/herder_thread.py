@@ -364,7 +364,11 @@ class HerderThread:
             return False  # a newer rebalance completed meanwhile; handle it next tick
         revoked = bool(assignment.revoked_connectors or assignment.revoked_tasks)
         protocol = _PROTOCOL_NAMES.get(self.protocol_version(), "sessioned")
-        self.rebalance_metrics().rebalance_completed(generation, str(assignment.leader), protocol)
+        self.rebalance_metrics().rebalance_completed(
+            generation, str(assignment.leader), protocol,
+            connectors=assignment.connectors, tasks=assignment.tasks,
+            leader_url=assignment.leader_url,
+        )  # fmt: skip
         if not self.herder.is_ready():
             self.herder.mark_ready()
             log.info("Worker joined the cluster and is ready")

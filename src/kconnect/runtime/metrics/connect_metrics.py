@@ -13,10 +13,11 @@ import threading
 from collections.abc import Mapping
 from typing import Protocol
 
+import kconnect
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener
-from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry
+from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
 from kconnect.runtime.metrics.stats import MetricConfig
 from kconnect.runtime.metrics.status_listeners import ConnectorStatusMetrics, TaskStatusMetrics
 from kconnect.runtime.metrics.task_metrics import (
@@ -42,6 +43,7 @@ PROCESS_GROUPS = frozenset(
         "connect-coordinator-metrics",
         "connect-worker-rebalance-metrics",
         "connector-metrics",
+        "app-info",
     }
 )
 
@@ -69,6 +71,17 @@ class ConnectMetrics:
         self.registry = MetricsRegistry(config, clock or SystemClock())
         self.worker = WorkerMetrics(self.registry)
         self.rebalance = RebalanceMetrics(self.registry, "standalone", worker_id)
+        # Kafka's AppInfoParser.registerAppInfo("kafka.connect", workerId, ...): when this
+        # worker started (its uptime), and what it runs.
+        self.start_time_ms = self.registry.clock.milliseconds()
+        app_info = MetricGroup(self.registry, "app-info", {"client-id": worker_id})
+        app_info.gauge("version", "The version of kconnect.", constant(kconnect.__version__))
+        app_info.gauge("commit-id", "The commit id (kconnect).", constant("kconnect"))
+        app_info.gauge(
+            "start-time-ms",
+            "The time the worker started, in ms since the epoch.",
+            constant(float(self.start_time_ms)),
+        )
         # WorkerCoordinator's group: what the group assigned to this member is what it runs.
         coordinator = MetricGroup(
             self.registry, "connect-coordinator-metrics", {"client-id": worker_id}

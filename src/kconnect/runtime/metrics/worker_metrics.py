@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.metrics.client_metrics import ClientMetrics
+from kconnect.runtime.metrics.rebalance_history import RebalanceHistory
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, Sensor, constant
 from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max
 from kconnect.runtime.metrics.task_metrics import (
@@ -109,6 +110,11 @@ class WorkerMetrics:
     def record_task_startup(self, ok: bool) -> None:
         self._record(self._task_startup, ok)
 
+    def running_here(self) -> tuple[list[str], dict[str, str]]:
+        """(connectors, task id → state) this worker runs now: a consistent copy."""
+        with self._lock:
+            return sorted(self.connectors), {str(t): s for t, s in self.task_states.items()}
+
     # -- per-connector task counts ---------------------------------------------------------------
 
     def connector_added(self, name: str) -> None:
@@ -194,7 +200,8 @@ class RebalanceMetrics:
     """``connect-worker-rebalance-metrics``. The distributed herder calls
     :meth:`rebalance_started` when it (re)joins the group and :meth:`rebalance_completed`
     once the new assignment is in place; a standalone worker never rebalances and reports
-    protocol ``standalone``, epoch 0, no rebalances."""
+    protocol ``standalone``, epoch 0, no rebalances. :attr:`history` keeps the last
+    rebalances themselves (when, how long, what this worker gained and lost)."""
 
     def __init__(self, registry: MetricsRegistry, protocol: str, leader: str) -> None:
         self.clock = registry.clock
@@ -203,7 +210,9 @@ class RebalanceMetrics:
         self.epoch = 0
         self.rebalancing = False
         self._started_at: float | None = None
+        self._started_wall_ms: int | None = None
         self._completed_at: float | None = None
+        self.history = RebalanceHistory()
         g = self.group = MetricGroup(registry, "connect-worker-rebalance-metrics")
         g.gauge("connect-protocol", "The Connect protocol used by this cluster",
                 lambda: self.protocol)  # fmt: skip
@@ -238,13 +247,27 @@ class RebalanceMetrics:
     def rebalance_started(self) -> None:
         """The worker's group membership is being (re)negotiated (herder thread)."""
         self._started_at = self.clock.monotonic_ms()
+        self._started_wall_ms = self.clock.milliseconds()
         self.rebalancing = True
 
-    def rebalance_completed(self, generation: int, leader: str, protocol: str) -> None:
+    def rebalance_completed(
+        self,
+        generation: int,
+        leader: str,
+        protocol: str,
+        *,
+        connectors: Iterable[str] = (),
+        tasks: Iterable[object] = (),
+        leader_url: str | None = None,
+    ) -> None:
         """A new assignment for ``generation`` was received and applied (herder thread).
         ``leader`` is the leader's URL, ``protocol`` Kafka's protocol name (``eager``,
-        ``compatible``, ``sessioned``; reported upper-case as Kafka's enum name)."""
+        ``compatible``, ``sessioned``; reported upper-case as Kafka's enum name).
+        ``connectors`` and ``tasks`` (ConnectorTaskIds or ``(connector, n)`` pairs) are the
+        worker's whole assignment now, for :attr:`history`; ``leader_url`` the leader's REST
+        URL when ``leader`` is its member id."""
         now = self.clock.monotonic_ms()
+        wall = self.clock.milliseconds()
         started = self._started_at if self._started_at is not None else now
         self.epoch = int(generation)
         self.leader = leader
@@ -252,8 +275,19 @@ class RebalanceMetrics:
         self.rebalancing = False
         self.completed.record(1.0)
         self.time.record(max(0.0, now - started))
+        self.history.record(
+            generation=self.epoch,
+            started_ms=self._started_wall_ms if self._started_wall_ms is not None else wall,
+            completed_ms=wall,
+            duration_ms=max(0.0, now - started),
+            leader=leader_url or leader,
+            protocol=self.protocol,
+            connectors=connectors,
+            tasks=(str(ConnectorTaskId(*t)) if isinstance(t, tuple) else str(t) for t in tasks),
+        )
         self._completed_at = now
         self._started_at = None
+        self._started_wall_ms = None
 
 
 class TaskMetricsBundle:

@@ -1,0 +1,212 @@
+"""``MirrorSourceTask``: reads its topic-partitions from the source cluster and hands the
+records to the worker, which writes them to the remote topics on the target.
+
+Each record keeps its key, value, headers, timestamp and partition number; its source
+partition is ``{"cluster": <source alias>, "topic": t, "partition": p}`` and its source offset
+``{"offset": <upstream offset>}``, as Java's, so the offsets a Java MirrorMaker committed are
+the ones this task resumes from (and the other way round): it starts each partition after the
+committed offset, or at ``auto.offset.reset`` (earliest) when there is none. Once the worker's
+producer acknowledges a record (``commit_record``) its downstream offset feeds the offset-sync
+writer.
+
+Hot path: one poll of up to ``max.poll.records`` (500) records, one SourceRecord each; the
+source-partition maps are built once per partition and shared by its records (the worker keys
+its offset bookkeeping on them), headers are wrapped only when a record has some.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kconnect.api import (
+    Header,
+    Headers,
+    RecordMetadata,
+    Schema,
+    SourceRecord,
+    SourceTask,
+    TopicPartition,
+)
+from kconnect.api.kafka_clients import (
+    Consumer,
+    KafkaClientException,
+    KafkaClients,
+    default_kafka_clients,
+)
+from kconnect.api.task import partition_key
+from kconnect.connectors.mirror._version import VERSION
+from kconnect.connectors.mirror.offset_sync_writer import OffsetSyncWriter
+from kconnect.connectors.mirror.source_config import MirrorSourceTaskConfig
+
+__all__ = ["MirrorSourceTask", "wrap_partition"]
+
+log = logging.getLogger(__name__)
+
+_KEY_SCHEMA = Schema.OPTIONAL_BYTES_SCHEMA
+_VALUE_SCHEMA = Schema.BYTES_SCHEMA
+_HEADER_SCHEMA = Schema.BYTES_SCHEMA
+_NULL_HEADER_SCHEMA = Schema.OPTIONAL_BYTES_SCHEMA
+_MAX_POLL = 1 << 30  # the consumer's max.poll.records bounds a poll
+
+
+def wrap_partition(tp: TopicPartition, source_cluster_alias: str) -> dict[str, Any]:
+    """The source partition of a replicated record (``MirrorUtils.wrapPartition``), its keys
+    in the order Java's HashMap iterates them, so the offsets-topic key bytes are Java's."""
+    return {"cluster": source_cluster_alias, "partition": tp.partition, "topic": tp.topic}
+
+
+class MirrorSourceTask(SourceTask):
+    """See the module docstring."""
+
+    def __init__(self, clients: KafkaClients | None = None) -> None:
+        self._clients = clients
+        self._consumer: Consumer | None = None
+        self._syncs: OffsetSyncWriter | None = None
+        self._lock = threading.Lock()
+        self._stopping = False
+        # (topic, partition) -> (remote topic, shared source partition map)
+        self._routes: dict[tuple[str, int], tuple[str, dict[str, Any]]] = {}
+        self._poll_timeout_s = 1.0
+
+    def version(self) -> str:
+        return VERSION
+
+    def start(self, props: Mapping[str, str]) -> None:
+        config = MirrorSourceTaskConfig(props)
+        clients = self._clients or default_kafka_clients()
+        self._stopping = False
+        self._alias = config.source_cluster_alias
+        self._policy = config.replication_policy
+        self._poll_timeout_s = config.consumer_poll_timeout_s
+        if config.emit_offset_syncs:
+            self._syncs = OffsetSyncWriter(
+                clients.producer(config.offset_syncs_producer_config()),
+                config.offset_syncs_topic(),
+                config.max_offset_lag,
+            )
+        partitions = config.task_topic_partitions()
+        wrapped = {tp: wrap_partition(tp, self._alias) for tp in partitions}
+        for tp, sp in wrapped.items():
+            self._routes[(tp.topic, tp.partition)] = (
+                self._policy.format_remote_topic(self._alias, tp.topic),
+                sp,
+            )
+        committed = self.context.offset_storage_reader().offsets(list(wrapped.values()))
+        positions: dict[TopicPartition, int | None] = {}
+        resumed = 0
+        for tp, sp in wrapped.items():
+            offset = _unwrap_offset(committed.get(partition_key(sp)))
+            positions[tp] = None if offset < 0 else offset + 1
+            resumed += offset >= 0
+        self._consumer = clients.consumer(config.source_consumer_config("replication-consumer"))
+        self._consumer.assign(positions)
+        log.info("Starting with %d previously uncommitted partitions.", len(positions) - resumed)
+        log.info("%s replicating %d topic-partitions %s->%s: %s.", config.entity_label(),
+                 len(partitions), self._alias, config.target_cluster_alias,
+                 ", ".join(str(tp) for tp in partitions))  # fmt: skip
+
+    def poll(self) -> Sequence[SourceRecord] | None:
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            consumer = self._consumer
+            if self._stopping or consumer is None:
+                return None
+            try:
+                messages = consumer.poll(_MAX_POLL, self._poll_timeout_s)
+            except KafkaClientException as e:
+                log.warning("Failure during poll: %s", e)
+                return None
+            if self._syncs is not None:
+                self._syncs.fire_pending()
+            if not messages:
+                return None  # the worker expects None or a non-empty batch
+            routes = self._routes
+            out: list[SourceRecord] = []
+            append = out.append
+            for m in messages:
+                route = routes.get((m.topic(), m.partition()))  # type: ignore[arg-type]
+                if route is None:
+                    route = self._route(m.topic(), m.partition())
+                raw_headers = m.headers()
+                headers = None
+                if raw_headers:
+                    headers = Headers(
+                        [
+                            Header(k, _HEADER_SCHEMA if v is not None else _NULL_HEADER_SCHEMA, v)
+                            for k, v in raw_headers
+                        ]
+                    )
+                ts_type, ts = m.timestamp()
+                append(
+                    SourceRecord(
+                        route[1],
+                        {"offset": m.offset()},
+                        route[0],
+                        m.partition(),
+                        _KEY_SCHEMA,
+                        m.key(),
+                        _VALUE_SCHEMA,
+                        m.value(),
+                        ts if ts_type else None,
+                        headers,
+                    )
+                )
+            return out
+        finally:
+            self._lock.release()
+
+    def _route(self, topic: str | None, partition: int | None) -> tuple[str, dict[str, Any]]:
+        tp = TopicPartition(str(topic), int(partition or 0))
+        route = (
+            self._policy.format_remote_topic(self._alias, tp.topic),
+            wrap_partition(tp, self._alias),
+        )
+        self._routes[(tp.topic, tp.partition)] = route
+        return route
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        syncs = self._syncs
+        if self._stopping or syncs is None:
+            return
+        if metadata is None:
+            log.debug("No RecordMetadata (source record was probably filtered out during "
+                      "transformation) -- can't sync offsets for %s.", record.topic)  # fmt: skip
+            return
+        if metadata.offset < 0:
+            log.error("RecordMetadata has no offset -- can't sync offsets for %s.", record.topic)
+            return
+        sp = record.source_partition
+        so = record.source_offset
+        assert sp is not None and so is not None
+        syncs.maybe_queue(
+            TopicPartition(sp["topic"], sp["partition"]), so["offset"], metadata.offset
+        )
+
+    def commit(self) -> None:
+        """Offsets were committed: send the offset syncs held back by ``offset.lag.max`` too,
+        so quiet partitions are not left with a stale translation."""
+        syncs = self._syncs
+        if syncs is not None and not self._stopping:
+            syncs.promote_delayed()
+            syncs.fire_pending()
+
+    def stop(self) -> None:
+        """Signal, then release the clients once the running poll returned (at most
+        ``consumer.poll.timeout.ms``)."""
+        self._stopping = True
+        with self._lock:
+            if self._consumer is not None:
+                self._consumer.close()
+                self._consumer = None
+            if self._syncs is not None:
+                self._syncs.close()
+
+
+def _unwrap_offset(offset: Mapping[str, Any] | None) -> int:
+    if offset is None or offset.get("offset") is None:
+        return -1
+    return int(offset["offset"])

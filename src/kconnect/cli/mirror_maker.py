@@ -373,8 +373,7 @@ class FlowDispatcher:
         body = json.dumps(
             {
                 "error_code": 404,
-                "message": f"No replication flow found for source '{source}' and target "
-                f"'{target}'",
+                "message": f"No replication flow found for source '{source}' and target '{target}'",
             }
         ).encode()
         await send(

@@ -80,13 +80,18 @@ class MirrorCheckpointConnector(SourceConnector):
     def task_class(self) -> type[Task]:
         return MirrorCheckpointTask
 
-    def start(self, props: Mapping[str, str]) -> None:
+    def configure(self, props: Mapping[str, str]) -> MirrorCheckpointConfig:
+        """Parse the config and build the filters (no client yet)."""
         config = self._config = MirrorCheckpointConfig(props)
+        self._topic_filter = config.topic_filter()
+        self._group_filter = config.group_filter()
+        return config
+
+    def start(self, props: Mapping[str, str]) -> None:
+        config = self.configure(props)
         if not config.enabled:
             return
         clients = self._clients or default_kafka_clients()
-        self._topic_filter = config.topic_filter()
-        self._group_filter = config.group_filter()
         source = self._source_admin = clients.admin(
             config.source_admin_config("checkpoint-source-admin")
         )

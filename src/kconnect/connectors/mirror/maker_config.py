@@ -31,7 +31,10 @@ from collections.abc import Callable, Mapping
 from kconnect.api import AbstractConfig, ConfigDef, ConfigException, ConfigType, Importance
 from kconnect.connectors.mirror.checkpoint_config import CHECKPOINT_CONFIG_DEF
 from kconnect.connectors.mirror.client_security import CLIENT_CONFIG_NAMES, define_client_security
-from kconnect.connectors.mirror.heartbeat_config import EMIT_HEARTBEATS_ENABLED, HEARTBEAT_CONFIG_DEF
+from kconnect.connectors.mirror.heartbeat_config import (
+    EMIT_HEARTBEATS_ENABLED,
+    HEARTBEAT_CONFIG_DEF,
+)
 from kconnect.connectors.mirror.source_config import SOURCE_CONFIG_DEF
 
 __all__ = [

@@ -99,16 +99,21 @@ class MirrorSourceConnector(SourceConnector):
 
     # -- lifecycle ------------------------------------------------------------------------------
 
-    def start(self, props: Mapping[str, str]) -> None:
+    def configure(self, props: Mapping[str, str]) -> MirrorSourceConfig:
+        """Parse the config and build the policy and filters (no client yet)."""
         config = self._config = MirrorSourceConfig(props)
+        self._topic_filter = config.topic_filter()
+        self._property_filter = config.config_property_filter()
+        self._policy = config.replication_policy
+        return config
+
+    def start(self, props: Mapping[str, str]) -> None:
+        config = self.configure(props)
         if not config.enabled:
             return
         for warning in alias_warnings(props):
             log.warning("%s", warning)
         clients = self._clients or default_kafka_clients()
-        self._topic_filter = config.topic_filter()
-        self._property_filter = config.config_property_filter()
-        self._policy = config.replication_policy
         self._source_admin = clients.admin(config.source_admin_config("replication-source-admin"))
         self._target_admin = clients.admin(config.target_admin_config("replication-target-admin"))
         timeout = config.admin_timeout_s

@@ -91,16 +91,14 @@ class ReplicationPolicy:
         return topic.endswith(".checkpoints.internal")
 
     def is_mm2_internal_topic(self, topic: str) -> bool:
-        return topic.endswith(".internal")
+        """MirrorMaker's own topics: ``mm2*.internal`` and checkpoints topics."""
+        return (
+            topic.startswith("mm2") and topic.endswith(".internal")
+        ) or self.is_checkpoints_topic(topic)
 
     def is_internal_topic(self, topic: str) -> bool:
-        """MirrorMaker's, Kafka's (``__``/``.`` prefix) and Connect's (``-internal``/``.internal``)
-        topics, which are never replicated."""
-        return (
-            self.is_mm2_internal_topic(topic)
-            or topic.startswith(("__", "."))
-            or topic.endswith(("-internal", ".internal"))
-        )
+        """MirrorMaker's and Kafka's (``__``/``.`` prefix) topics, which are never replicated."""
+        return self.is_mm2_internal_topic(topic) or topic.startswith(("__", "."))
 
 
 class DefaultReplicationPolicy(ReplicationPolicy):
@@ -164,7 +162,9 @@ class DefaultReplicationPolicy(ReplicationPolicy):
         return topic.endswith(self._checkpoints_suffix())
 
     def is_mm2_internal_topic(self, topic: str) -> bool:
-        return topic.endswith(self._internal_suffix())
+        return (
+            topic.startswith("mm2") and topic.endswith(self._internal_suffix())
+        ) or self.is_checkpoints_topic(topic)
 
 
 class IdentityReplicationPolicy(DefaultReplicationPolicy):

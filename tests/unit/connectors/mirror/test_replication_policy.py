@@ -46,9 +46,16 @@ def test_internal_topic_names() -> None:
     assert p.offset_syncs_topic("B") == "mm2-offset-syncs.B.internal"
     assert p.is_heartbeats_topic("B.A.heartbeats")
     assert p.is_checkpoints_topic("A.checkpoints.internal")
-    for topic in ("__consumer_offsets", ".hidden", "connect-configs-internal", "x.internal"):
+    for topic in (
+        "__consumer_offsets",
+        ".hidden",
+        "mm2-offsets.A.internal",
+        "B.checkpoints.internal",
+    ):
         assert p.is_internal_topic(topic), topic
-    assert not p.is_internal_topic("orders")
+    # Kafka 4.1: other *.internal / *-internal topics are ordinary topics again
+    for topic in ("orders", "connect-configs-internal", "x.internal"):
+        assert not p.is_internal_topic(topic), topic
 
 
 def test_a_custom_separator_applies_to_internal_topics_unless_disabled() -> None:

@@ -110,7 +110,7 @@ def java_mirror_classpath() -> list[Path]:
             f"org.apache.kafka:connect-runtime:{MIRROR_VERSION}",
             f"org.apache.kafka:connect-json:{MIRROR_VERSION}",
             "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
+            "org.apache.logging.log4j:log4j-slf4j-impl:2.25.5",  # slf4j 1.7, as kafka-clients
         ]
     )
 
@@ -195,7 +195,10 @@ class MirrorMakerProcess:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> MirrorMakerProcess:
-        out = self.log.open("ab") if self.kind != "java" else subprocess.DEVNULL
+        # Java logs through log4j2 into ``log``; its stdout/stderr (JVM errors) go next to it
+        out = (
+            self.log.open("ab") if self.kind != "java" else self.log.with_suffix(".out").open("ab")
+        )
         self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=subprocess.STDOUT)
         return self
 
@@ -259,7 +262,8 @@ def _admin(bootstrap: str) -> AdminClient:
 def create_topic(
     bootstrap: str, name: str, partitions: int = 1, config: Mapping[str, str] | None = None
 ) -> None:
-    fut = _admin(bootstrap).create_topics(
+    admin = _admin(bootstrap)  # kept alive until the future completes
+    fut = admin.create_topics(
         [NewTopic(name, num_partitions=partitions, replication_factor=1, config=dict(config or {}))]
     )[name]
     fut.result(30)
@@ -277,7 +281,8 @@ def partition_count(bootstrap: str, topic: str) -> int:
 
 def topic_configs(bootstrap: str, topic: str) -> dict[str, str]:
     """The topic's configs that are not the broker's defaults."""
-    res = _admin(bootstrap).describe_configs([ConfigResource("TOPIC", topic)])
+    admin = _admin(bootstrap)
+    res = admin.describe_configs([ConfigResource("TOPIC", topic)])
     entries = next(iter(res.values())).result(30)
     return {n: e.value for n, e in entries.items() if not e.is_default}
 
@@ -322,9 +327,20 @@ def read_all(bootstrap: str, topic: str, timeout: float = 30) -> list[dict[str, 
 
 def commit_group(bootstrap: str, group: str, offsets: Mapping[tuple[str, int], int]) -> None:
     """Commit offsets for ``group`` as a consumer of it would (the group is then EMPTY)."""
+    from confluent_kafka import KafkaException
+
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False})
+    parts = [TP(t, p, o) for (t, p), o in offsets.items()]
+
+    def commit() -> bool:
+        try:
+            c.commit(offsets=parts, asynchronous=False)
+        except KafkaException:  # a fresh broker may still be creating __consumer_offsets
+            return False
+        return True
+
     try:
-        c.commit(offsets=[TP(t, p, o) for (t, p), o in offsets.items()], asynchronous=False)
+        wait_for(commit, 60, f"a commit for group {group}", interval=0.5)
     finally:
         c.close()
 
@@ -332,7 +348,8 @@ def commit_group(bootstrap: str, group: str, offsets: Mapping[tuple[str, int], i
 def group_offsets(bootstrap: str, group: str) -> dict[tuple[str, int], int]:
     from confluent_kafka import ConsumerGroupTopicPartitions
 
-    res = _admin(bootstrap).list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
+    admin = _admin(bootstrap)
+    res = admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(group)])
     got = res[group].result(30)
     return {(p.topic, p.partition): p.offset for p in got.topic_partitions or [] if p.offset >= 0}
 

@@ -461,7 +461,9 @@ class _AdminAdapter(api.Admin):
         timeout_s: float,
     ) -> None:
         parts = [
-            _TP(tp.topic, tp.partition, om.offset, metadata=om.metadata or None)
+            _TP(tp.topic, tp.partition, om.offset, metadata=om.metadata)
+            if om.metadata
+            else _TP(tp.topic, tp.partition, om.offset)
             for tp, om in offsets.items()
         ]
         try:

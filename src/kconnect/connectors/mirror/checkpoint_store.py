@@ -10,12 +10,14 @@ starts empty and the offset-sync store must then read the whole offset-syncs top
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 
 from kconnect.api import TopicPartition
 from kconnect.api.kafka_clients import Consumer, KafkaClientException, OffsetAndMetadata
 from kconnect.connectors.mirror.formats import Checkpoint, FormatError
+from kconnect.connectors.mirror.offset_sync_store import end_offset
 
 __all__ = ["CheckpointStore"]
 
@@ -64,11 +66,11 @@ class CheckpointStore:
         consumer = self._factory()
         try:
             tp = TopicPartition(self.topic, 0)
-            end = consumer.end_offsets([tp], self._timeout_s)[tp]
+            deadline = time.monotonic() + self._timeout_s
+            end = end_offset(consumer, tp, deadline, threading.Event())
             if end <= 0:
                 return found
             consumer.assign({tp: 0})
-            deadline = time.monotonic() + self._timeout_s
             while (consumer.position([tp]).get(tp) or 0) < end:
                 if time.monotonic() > deadline:
                     raise KafkaClientException(

@@ -27,7 +27,7 @@ from kconnect.api import TopicPartition
 from kconnect.api.kafka_clients import Consumer, KafkaClientException
 from kconnect.connectors.mirror.formats import FormatError, OffsetSync
 
-__all__ = ["SYNCS_PER_PARTITION", "OffsetSyncStore", "SyncArrays"]
+__all__ = ["SYNCS_PER_PARTITION", "OffsetSyncStore", "SyncArrays", "end_offset"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,21 @@ def _invariant_b(i_sync: OffsetSync, j_sync: OffsetSync, i: int, j: int) -> bool
 def _invariant_c(i_sync: OffsetSync, j_sync: OffsetSync, i: int) -> bool:
     bound = _long(j_sync.upstream_offset + _shift(max(i - 2, 0)))
     return i_sync is j_sync or (bound >= 0 and i_sync.upstream_offset >= bound)
+
+
+def end_offset(
+    consumer: Consumer, tp: TopicPartition, deadline: float, stop: threading.Event
+) -> int:
+    """The end offset of ``tp``, waiting (until ``deadline``) for a topic that was created a
+    moment ago and is not known everywhere yet."""
+    while True:
+        try:
+            return consumer.end_offsets([tp], max(1.0, deadline - time.monotonic()))[tp]
+        except KafkaClientException as e:
+            if time.monotonic() > deadline or stop.is_set():
+                raise
+            log.debug("End offset of %s not known yet (%s); retrying", tp, e)
+            stop.wait(0.5)
 
 
 class SyncArrays:
@@ -164,7 +179,7 @@ class OffsetSyncStore(SyncArrays):
         with self._consumer_lock:
             self._consumer.assign({self._tp: 0})
             deadline = time.monotonic() + timeout_s
-            end = self._consumer.end_offsets([self._tp], timeout_s)[self._tp]
+            end = end_offset(self._consumer, self._tp, deadline, self._stop)
             while not self._stop.is_set():
                 position = self._consumer.position([self._tp]).get(self._tp)
                 if position is not None and position >= end:

@@ -70,25 +70,27 @@ class OffsetSyncWriter:
         self.topic = topic
         self.max_offset_lag = max_offset_lag
         self._states: dict[TopicPartition, PartitionState] = {}
-        self._delayed: dict[TopicPartition, OffsetSync] = {}
-        self._pending: dict[TopicPartition, OffsetSync] = {}
+        # (upstream, downstream) per partition; OffsetSync objects are made only when sent
+        self._delayed: dict[TopicPartition, tuple[int, int]] = {}
+        self._pending: dict[TopicPartition, tuple[int, int]] = {}
         self._outstanding = 0
         self._lock = threading.Lock()
         self._closed = False
 
-    def maybe_queue(self, tp: TopicPartition, upstream: int, downstream: int) -> None:
-        """A record of source partition ``tp`` at ``upstream`` was written at ``downstream``."""
+    def maybe_queue(self, tp: TopicPartition, upstream: int, downstream: int) -> bool:
+        """A record of source partition ``tp`` at ``upstream`` was written at ``downstream``;
+        True when a sync is now due at once (call :meth:`fire_pending`, as Java does)."""
         state = self._states.get(tp)
         if state is None:
             state = self._states[tp] = PartitionState(self.max_offset_lag)
-        sync = OffsetSync(tp, upstream, downstream)
-        with self._lock:
-            if state.update(upstream, downstream):
+        if state.update(upstream, downstream):
+            state.should_sync = False
+            with self._lock:
                 self._delayed.pop(tp, None)
-                self._pending[tp] = sync
-                state.should_sync = False
-            else:
-                self._delayed[tp] = sync
+                self._pending[tp] = (upstream, downstream)
+            return True
+        self._delayed[tp] = (upstream, downstream)
+        return False
 
     def promote_delayed(self) -> None:
         """Send the held-back syncs too (at every offset commit)."""
@@ -101,12 +103,12 @@ class OffsetSyncWriter:
         with self._lock:
             if self._closed:
                 return
+            self._producer.poll(0)
             while self._pending and self._outstanding < MAX_OUTSTANDING_OFFSET_SYNCS:
                 tp = next(iter(self._pending))
-                sync = self._pending.pop(tp)
-                if not self._send(sync):
+                upstream, downstream = self._pending.pop(tp)
+                if not self._send(OffsetSync(tp, upstream, downstream)):
                     break
-            self._producer.poll(0)
 
     def _send(self, sync: OffsetSync) -> bool:
         def done(error: KafkaClientException | None, _meta: RecordMetadata | None) -> None:
@@ -122,7 +124,9 @@ class OffsetSyncWriter:
         except KafkaClientException as e:
             # a full queue or a rejected record: keep the sync for the next attempt
             log.debug("Offset sync for %s not sent yet: %s", sync.topic_partition, e)
-            self._pending.setdefault(sync.topic_partition, sync)
+            self._pending.setdefault(
+                sync.topic_partition, (sync.upstream_offset, sync.downstream_offset)
+            )
             return False
         self._outstanding += 1
         return True
@@ -141,8 +145,8 @@ class OffsetSyncWriter:
         self._producer.close(5.0)
 
     # for tests
-    def pending(self) -> dict[TopicPartition, OffsetSync]:
+    def pending(self) -> dict[TopicPartition, tuple[int, int]]:
         return dict(self._pending)
 
-    def delayed(self) -> dict[TopicPartition, OffsetSync]:
+    def delayed(self) -> dict[TopicPartition, tuple[int, int]]:
         return dict(self._delayed)

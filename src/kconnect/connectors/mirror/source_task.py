@@ -69,6 +69,8 @@ class MirrorSourceTask(SourceTask):
         self._stopping = False
         # (topic, partition) -> (remote topic, shared source partition map)
         self._routes: dict[tuple[str, int], tuple[str, dict[str, Any]]] = {}
+        # id() of a shared source partition map -> its TopicPartition (commit_record's lookup)
+        self._partitions: dict[int, TopicPartition] = {}
         self._poll_timeout_s = 1.0
 
     def version(self) -> str:
@@ -94,6 +96,7 @@ class MirrorSourceTask(SourceTask):
                 self._policy.format_remote_topic(self._alias, tp.topic),
                 sp,
             )
+            self._partitions[id(sp)] = tp
         committed = self.context.offset_storage_reader().offsets(list(wrapped.values()))
         positions: dict[TopicPartition, int | None] = {}
         resumed = 0
@@ -166,6 +169,7 @@ class MirrorSourceTask(SourceTask):
             wrap_partition(tp, self._alias),
         )
         self._routes[(tp.topic, tp.partition)] = route
+        self._partitions[id(route[1])] = tp
         return route
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
@@ -182,9 +186,11 @@ class MirrorSourceTask(SourceTask):
         sp = record.source_partition
         so = record.source_offset
         assert sp is not None and so is not None
-        syncs.maybe_queue(
-            TopicPartition(sp["topic"], sp["partition"]), so["offset"], metadata.offset
-        )
+        tp = self._partitions.get(id(sp))
+        if tp is None:
+            tp = TopicPartition(sp["topic"], sp["partition"])
+        if syncs.maybe_queue(tp, so["offset"], metadata.offset):
+            syncs.fire_pending()  # at once, as Java: a later sync would otherwise replace it
 
     def commit(self) -> None:
         """Offsets were committed: send the offset syncs held back by ``offset.lag.max`` too,

@@ -15,12 +15,14 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
-from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import (
+    OFFSET_BEGINNING,
+    OFFSET_END,
     ConsumerGroupTopicPartitions,
     KafkaError,
     KafkaException,
 )
+from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import Producer as _Producer
 from confluent_kafka import TopicPartition as _TP
 from confluent_kafka.admin import AdminClient
@@ -110,12 +112,16 @@ class _ConsumerAdapter(api.Consumer):
         # librdkafka needs a group id even for a consumer it never joins to a group
         props.setdefault("group.id", f"kconnect-assign-only-{id(self)}")
         props.setdefault("enable.auto.commit", "false")
+        # no group offsets: a partition without a position starts where auto.offset.reset says
+        # (Java's consumer without a group.id), never at a committed offset of the random group
+        reset = str(props.get("auto.offset.reset", "latest")).strip().lower()
+        self._default_start = OFFSET_BEGINNING if reset in ("earliest", "smallest") else OFFSET_END
         self._c = _build(_Consumer, props, "consumer")
         self._closed = False
 
     def assign(self, positions: Mapping[TopicPartition, int | None]) -> None:
         parts = [
-            _TP(tp.topic, tp.partition) if off is None else _TP(tp.topic, tp.partition, off)
+            _TP(tp.topic, tp.partition, self._default_start if off is None else off)
             for tp, off in positions.items()
         ]
         try:

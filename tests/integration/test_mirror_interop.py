@@ -16,6 +16,7 @@ source topic side by side:
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -61,6 +62,10 @@ def java() -> Iterator[JavaHarness]:
         harness.close()
 
 
+#: Record timestamps: recent, so no broker's retention deletes the records under the test.
+TS0 = int(time.time() * 1000) - 3_600_000
+
+
 def _records(n_per_partition: int, partitions: int, start: int = 0) -> list[Any]:
     out = []
     for p in range(partitions):
@@ -69,7 +74,7 @@ def _records(n_per_partition: int, partitions: int, start: int = 0) -> list[Any]
             if i % 10 == 0:
                 headers.append(("nothing", None))
             key = None if i % 7 == 0 else f"k{p}-{i}".encode()
-            out.append((p, key, f"{p}:{i}".encode(), headers, 1_700_000_000_000 + i))
+            out.append((p, key, f"{p}:{i}".encode(), headers, TS0 + i))
     return out
 
 
@@ -92,7 +97,7 @@ def test_java_and_kconnect_mirror_the_same_topic_alike(
     a, b = cluster_a.bootstrap, kafka_bootstrap
     u = uuid.uuid4().hex[:6]
     topic, topic2, group = f"t-{u}", f"t2-{u}", f"g-{u}"
-    create_topic(a, topic, 3, {"retention.ms": "123456789", "max.message.bytes": "2000000",
+    create_topic(a, topic, 3, {"retention.ms": "864000123", "max.message.bytes": "2000000",
                                "min.insync.replicas": "1"})  # fmt: skip
     produce(a, topic, _records(100, 3))
     commit_group(a, group, {(topic, 1): 67, (topic, 2): 100})  # nothing on partition 0
@@ -114,7 +119,7 @@ def test_java_and_kconnect_mirror_the_same_topic_alike(
         assert partition_count(b, remote["java"]) == partition_count(b, remote["kconnect"]) == 3
         java_cfg, k_cfg = topic_configs(b, remote["java"]), topic_configs(b, remote["kconnect"])
         assert k_cfg == java_cfg
-        assert k_cfg["retention.ms"] == "123456789" and k_cfg["max.message.bytes"] == "2000000"
+        assert k_cfg["retention.ms"] == "864000123" and k_cfg["max.message.bytes"] == "2000000"
 
         # the same records, byte for byte, as the source's
         source = _content(read_all(a, topic))
@@ -211,7 +216,7 @@ def test_java_and_kconnect_mirror_the_same_topic_alike(
         admin = AdminClient({"bootstrap.servers": a})
         admin.create_partitions([NewPartitions(topic, 4)])[topic].result(30)
         create_topic(a, topic2, 2)
-        produce(a, topic, [(3, b"k", b"3:new", None, 1_700_000_000_999)])
+        produce(a, topic, [(3, b"k", b"3:new", None, TS0 + 999)])
         produce(a, topic2, _records(5, 2))
         for kind, (sa, _) in aliases.items():
             until(lambda s=sa: partition_count(b, f"{s}.{topic}") == 4
@@ -307,6 +312,16 @@ def test_a_java_flow_replaced_by_kconnect_copies_nothing_twice(
             if r["partition"] == 0 and int(r["value"].split(b":")[1]) >= 400
         )
         assert downstream <= first_unread
+        # the connector and task configs Java wrote were already what kconnect would write
+        # (task.class included), so kconnect kept them: written once, by Java
+        written = Counter(r["key"] for r in read_all(b, f"mm2-configs.{sa}.internal"))
+        for key in (
+            b"connector-MirrorSourceConnector",
+            b"task-MirrorSourceConnector-0",
+            b"connector-MirrorCheckpointConnector",
+            b"task-MirrorCheckpointConnector-0",
+        ):
+            assert written[key] == 1, (key, written)
         assert ours.running(), ours.output()[-3000:]
     finally:
         ours.stop()

@@ -54,7 +54,7 @@ def test_clusters_option_runs_the_flows_into_those_clusters_with_rest(
     sa, ta = f"A{u}", f"B{u}"
     topic = f"d-{u}"
     create_topic(a, topic, 2)
-    produce(a, topic, [(i % 2, None, f"v{i}".encode(), None, 1_700_000_000_000) for i in range(50)])
+    produce(a, topic, [(i % 2, None, f"v{i}".encode(), None, 0) for i in range(50)])  # 0: now
     create_topic(b, f"back-{u}", 1)  # B->A is enabled too, but this node only runs A->B
     port = free_port()
     f = mm2_file(

@@ -52,6 +52,10 @@ _MAX_WAIT_S = 1.0
 class MirrorCheckpointTask(SourceTask):
     """See the module docstring."""
 
+    __kconnect_class_name__ = (
+        "org.apache.kafka.connect.mirror.MirrorCheckpointTask"  # task.class as Java's
+    )
+
     def __init__(self, clients: KafkaClients | None = None) -> None:
         self._clients = clients
         self._stopping = threading.Event()
@@ -105,7 +109,12 @@ class MirrorCheckpointTask(SourceTask):
             store, syncs = self.checkpoint_store, self._syncs
             assert store is not None and syncs is not None
             loaded = store.start()
-            syncs.start(not loaded, self._timeout_s)
+            try:
+                syncs.start(not loaded, self._timeout_s)
+            except Exception:
+                if self._stopping.is_set():
+                    return  # stopped while starting: nothing to report
+                raise
             scheduler.schedule_repeating(self._refresh_idle_group_offsets, sync_interval,
                                          "refreshing idle consumers group offsets at target "
                                          "cluster")  # fmt: skip

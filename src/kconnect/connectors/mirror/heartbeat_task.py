@@ -23,6 +23,10 @@ _MAX_WAIT_S = 1.0
 class MirrorHeartbeatTask(SourceTask):
     """See the module docstring."""
 
+    __kconnect_class_name__ = (
+        "org.apache.kafka.connect.mirror.MirrorHeartbeatTask"  # task.class as Java's
+    )
+
     def __init__(self) -> None:
         self._stopped = threading.Event()
         self._next = 0.0

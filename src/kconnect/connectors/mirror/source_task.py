@@ -50,6 +50,8 @@ _VALUE_SCHEMA = Schema.BYTES_SCHEMA
 _HEADER_SCHEMA = Schema.BYTES_SCHEMA
 _NULL_HEADER_SCHEMA = Schema.OPTIONAL_BYTES_SCHEMA
 _MAX_POLL = 1 << 30  # the consumer's max.poll.records bounds a poll
+#: How long after ``stop`` the offset-sync producer is closed if no final ``commit`` came.
+SYNC_CLOSE_GRACE_S = 60.0
 
 
 def wrap_partition(tp: TopicPartition, source_cluster_alias: str) -> dict[str, Any]:
@@ -60,6 +62,9 @@ def wrap_partition(tp: TopicPartition, source_cluster_alias: str) -> dict[str, A
 
 class MirrorSourceTask(SourceTask):
     """See the module docstring."""
+
+    # Java's name in task configs (task.class), so Java and kconnect write the same ones
+    __kconnect_class_name__ = "org.apache.kafka.connect.mirror.MirrorSourceTask"
 
     def __init__(self, clients: KafkaClients | None = None) -> None:
         self._clients = clients
@@ -173,8 +178,10 @@ class MirrorSourceTask(SourceTask):
         return route
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        # also while stopping: the worker serves the delivery reports of the last batches
+        # after stop(), and their offset syncs are the ones a successor translates with
         syncs = self._syncs
-        if self._stopping or syncs is None:
+        if syncs is None:
             return
         if metadata is None:
             log.debug("No RecordMetadata (source record was probably filtered out during "
@@ -194,22 +201,31 @@ class MirrorSourceTask(SourceTask):
 
     def commit(self) -> None:
         """Offsets were committed: send the offset syncs held back by ``offset.lag.max`` too,
-        so quiet partitions are not left with a stale translation."""
+        so quiet partitions are not left with a stale translation. After ``stop`` this is the
+        worker's last call: the syncs are flushed and their producer closed."""
         syncs = self._syncs
-        if syncs is not None and not self._stopping:
-            syncs.promote_delayed()
-            syncs.fire_pending()
+        if syncs is None:
+            return
+        syncs.promote_delayed()
+        syncs.fire_pending()
+        if self._stopping:
+            syncs.close()
 
     def stop(self) -> None:
-        """Signal, then release the clients once the running poll returned (at most
-        ``consumer.poll.timeout.ms``)."""
+        """Signal, then close the consumer once the running poll returned (at most
+        ``consumer.poll.timeout.ms``). The offset-sync producer stays open for the delivery
+        reports still to come and is closed by the final ``commit`` -- or, should that never
+        come, after ``SYNC_CLOSE_GRACE_S``."""
         self._stopping = True
         with self._lock:
             if self._consumer is not None:
                 self._consumer.close()
                 self._consumer = None
-            if self._syncs is not None:
-                self._syncs.close()
+        syncs = self._syncs
+        if syncs is not None:
+            timer = threading.Timer(SYNC_CLOSE_GRACE_S, syncs.close)
+            timer.daemon = True
+            timer.start()
 
 
 def _unwrap_offset(offset: Mapping[str, Any] | None) -> int:

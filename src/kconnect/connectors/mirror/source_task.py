@@ -77,6 +77,7 @@ class MirrorSourceTask(SourceTask):
         # id() of a shared source partition map -> its TopicPartition (commit_record's lookup)
         self._partitions: dict[int, TopicPartition] = {}
         self._poll_timeout_s = 1.0
+        self._no_partition: dict[str, Any] = {}
 
     def version(self) -> str:
         return VERSION
@@ -135,10 +136,19 @@ class MirrorSourceTask(SourceTask):
             routes = self._routes
             out: list[SourceRecord] = []
             append = out.append
+            last_topic: str | None = None
+            last_partition = -1
+            remote, sp = "", self._no_partition
             for m in messages:
-                route = routes.get((m.topic(), m.partition()))  # type: ignore[arg-type]
-                if route is None:
-                    route = self._route(m.topic(), m.partition())
+                # consecutive records mostly share a partition: look the route up on change
+                partition = m.partition()
+                topic = m.topic()
+                if partition != last_partition or topic != last_topic:
+                    route = routes.get((topic, partition))  # type: ignore[arg-type]
+                    if route is None:
+                        route = self._route(topic, partition)
+                    remote, sp = route
+                    last_topic, last_partition = topic, partition  # type: ignore[assignment]
                 raw_headers = m.headers()
                 headers = None
                 if raw_headers:
@@ -151,10 +161,10 @@ class MirrorSourceTask(SourceTask):
                 ts_type, ts = m.timestamp()
                 append(
                     SourceRecord(
-                        route[1],
+                        sp,
                         {"offset": m.offset()},
-                        route[0],
-                        m.partition(),
+                        remote,
+                        partition,
                         _KEY_SCHEMA,
                         m.key(),
                         _VALUE_SCHEMA,

@@ -92,6 +92,29 @@ class OffsetSyncWriter:
         self._delayed[tp] = (upstream, downstream)
         return False
 
+    def queue_many(self, tp: TopicPartition, upstream: list[int], downstream: list[int]) -> None:
+        """``maybe_queue`` for consecutive records of one partition (-1 downstream: not
+        written), sending each sync that is due at once before the next can replace it."""
+        state = self._states.get(tp)
+        if state is None:
+            state = self._states[tp] = PartitionState(self.max_offset_lag)
+        update = state.update
+        last = None
+        for up, down in zip(upstream, downstream, strict=True):
+            if down < 0:
+                continue
+            if update(up, down):
+                state.should_sync = False
+                with self._lock:
+                    self._delayed.pop(tp, None)
+                    self._pending[tp] = (up, down)
+                self.fire_pending()
+                last = None
+            else:
+                last = (up, down)
+        if last is not None:
+            self._delayed[tp] = last
+
     def promote_delayed(self) -> None:
         """Send the held-back syncs too (at every offset commit)."""
         with self._lock:

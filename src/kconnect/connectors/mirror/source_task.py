@@ -209,6 +209,21 @@ class MirrorSourceTask(SourceTask):
         if syncs.maybe_queue(tp, so["offset"], metadata.offset):
             syncs.fire_pending()  # at once, as Java: a later sync would otherwise replace it
 
+    def commit_records(self, records: Sequence[SourceRecord], offsets: Sequence[int]) -> None:
+        """kconnect's bulk form of ``commit_record``: one partition's records of one poll and
+        the offsets they were written at (the worker calls this instead, sparing a call and a
+        RecordMetadata per record)."""
+        syncs = self._syncs
+        if syncs is None or not records:
+            return
+        sp = records[0].source_partition  # one source partition per call
+        assert sp is not None
+        tp = self._partitions.get(id(sp))
+        if tp is None:
+            tp = TopicPartition(sp["topic"], sp["partition"])
+        upstream = [r.source_offset["offset"] for r in records]  # type: ignore[index]
+        syncs.queue_many(tp, upstream, list(offsets))
+
     def commit(self) -> None:
         """Offsets were committed: send the offset syncs held back by ``offset.lag.max`` too,
         so quiet partitions are not left with a stale translation. After ``stop`` this is the

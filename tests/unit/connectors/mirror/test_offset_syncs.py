@@ -6,11 +6,13 @@ to Java's OffsetSyncStore and compares every translation."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from kconnect.api import TopicPartition
+from kconnect.api.kafka_clients import Producer
 from kconnect.connectors.mirror.formats import OffsetSync
 from kconnect.connectors.mirror.offset_sync_store import SYNCS_PER_PARTITION, SyncArrays
-from kconnect.connectors.mirror.offset_sync_writer import PartitionState
+from kconnect.connectors.mirror.offset_sync_writer import OffsetSyncWriter, PartitionState
 
 TP = TopicPartition("t", 0)
 
@@ -102,3 +104,54 @@ def test_many_syncs_keep_the_invariants_and_translate_below_the_truth() -> None:
             continue
         exact = max(u for u in ups if u <= query)
         assert got <= truth[exact] + 1  # never ahead of what was replicated
+
+
+class RecordingProducer(Producer):
+    """Keeps what was sent; delivers it successfully at the next poll."""
+
+    def __init__(self) -> None:
+        self.sent: list[OffsetSync] = []
+        self._due: list[Any] = []
+
+    def send(self, topic: str, partition: int | None, key: bytes | None,
+             value: bytes | None, on_delivery: Any = None) -> None:  # fmt: skip
+        self.sent.append(OffsetSync.from_record(key, value))
+        self._due.append(on_delivery)
+
+    def poll(self, timeout_s: float = 0.0) -> int:
+        due, self._due = self._due, []
+        for callback in due:
+            callback(None, None)
+        return len(due)
+
+    def flush(self, timeout_s: float) -> int:
+        self.poll()
+        return 0
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        self.flush(timeout_s)
+
+
+def _sent(writer: OffsetSyncWriter, producer: RecordingProducer) -> list[tuple[int, int]]:
+    writer.promote_delayed()
+    writer.fire_pending()
+    return [(s.upstream_offset, s.downstream_offset) for s in producer.sent]
+
+
+def test_bulk_queueing_sends_the_syncs_record_by_record_queueing_sends() -> None:
+    rnd = random.Random(11)
+    ups, downs = [], []
+    up = 0
+    for down in range(1, 2001):
+        up += rnd.choice([1, 1, 1, 3])
+        ups.append(up)
+        downs.append(down if rnd.random() > 0.01 else -1)  # a few tolerated failures
+    one, bulk = RecordingProducer(), RecordingProducer()
+    w_one, w_bulk = OffsetSyncWriter(one, "s", 100), OffsetSyncWriter(bulk, "s", 100)
+    for u, d in zip(ups, downs, strict=True):
+        if d >= 0 and w_one.maybe_queue(TP, u, d):
+            w_one.fire_pending()
+    for start in range(0, len(ups), 137):  # batches of one poll
+        w_bulk.queue_many(TP, ups[start : start + 137], downs[start : start + 137])
+    assert _sent(w_bulk, bulk) == _sent(w_one, one)
+    assert len(bulk.sent) > 20

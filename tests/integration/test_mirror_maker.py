@@ -2,7 +2,8 @@
 against a private broker A (started for this module) and the shared broker B:
 
 * ``--clusters B`` runs only the flows into B; with ``dedicated.mode.enable.internal.rest`` each
-  flow's REST API answers under ``/<source>/<target>/`` and an unknown flow gets Java's 404;
+  flow's REST API answers under ``/<source>/<target>/`` and an unknown flow gets Java's 404,
+  and two nodes with the same file share a flow's tasks;
 * bad input stops start-up with one line naming the setting: a cluster listed twice, A->B and
   B->A under IdentityReplicationPolicy, a cluster without bootstrap servers, an unreachable
   target, no flow at all;
@@ -95,6 +96,46 @@ def test_clusters_option_runs_the_flows_into_those_clusters_with_rest(
     finally:
         node.stop()
     assert "Traceback" not in node.output()
+
+
+def test_two_nodes_share_a_flow_through_the_internal_rest_api(
+    tmp_path: Path, cluster_a: PrivateKafka, kafka_bootstrap: str
+) -> None:
+    a, b = cluster_a.bootstrap, kafka_bootstrap
+    u = uuid.uuid4().hex[:6]
+    sa, ta = f"A{u}", f"B{u}"
+    topic = f"two-{u}"
+    create_topic(a, topic, 4)
+    produce(a, topic, [(i % 4, None, f"v{i}".encode(), None, 0) for i in range(400)])
+    nodes, ports = [], [free_port(), free_port()]
+    for i, port in enumerate(ports):
+        f = mm2_file(
+            tmp_path / f"node{i}.properties", {sa: a, ta: b}, [f"{sa}->{ta}"],
+            **{"topics": topic, "tasks.max": "4", "emit.heartbeats.enabled": "false",
+               "dedicated.mode.enable.internal.rest": "true",
+               "listeners": f"http://127.0.0.1:{port}"},
+        )  # fmt: skip
+        nodes.append(MirrorMakerProcess("kconnect", f).start())
+    try:
+        url = f"http://127.0.0.1:{ports[0]}/{sa}/{ta}/connectors/MirrorSourceConnector/status"
+
+        def spread() -> set[str] | None:
+            status = httpx.get(url, timeout=5).json()
+            tasks = status.get("tasks", [])
+            if len(tasks) != 4 or any(t["state"] != "RUNNING" for t in tasks):
+                return None
+            workers = {t["worker_id"] for t in tasks}
+            return workers if len(workers) == 2 else None
+
+        # whichever node runs the connector, its task configs reach the leader over the
+        # internal REST API (/<source>/<target>/connectors/.../tasks): tasks run on both nodes
+        workers = until(spread, 120, "four tasks RUNNING on two nodes")
+        assert workers == {f"127.0.0.1:{p}/{sa}->{ta}" for p in ports}  # Java's worker ids
+        until(lambda: len(read_all(b, f"{sa}.{topic}")) == 400, 90, "records replicated")
+        assert all(n.running() for n in nodes)
+    finally:
+        for n in nodes:
+            n.stop()
 
 
 @pytest.mark.parametrize(

@@ -222,7 +222,7 @@ class MirrorMakerNode:
         rest = self._rest_config() if self.maker.enable_internal_rest else None
         base = rest.advertised_url() if rest is not None else None
         if rest is None:
-            log.warning("dedicated.mode.enable.internal.rest is false: run a single node, or "
+            log.info("dedicated.mode.enable.internal.rest is false: run a single node, or "
                         "set it to true so the nodes of a flow can reach its leader")  # fmt: skip
         plugins = None
         for pair in self.pairs:

@@ -105,6 +105,9 @@ def test_seed_walkthrough(scenario: Scenario) -> None:
     plugins = {p["class"]: p["type"] for p in s.get("/connector-plugins")}
     assert plugins["io.confluent.connect.jdbc.JdbcSourceConnector"] == "source"
     assert plugins["io.confluent.connect.jdbc.JdbcSinkConnector"] == "sink"
+    # ... and the seed answer's three MirrorMaker 2 connectors, under Kafka's names
+    for name in ("MirrorCheckpointConnector", "MirrorHeartbeatConnector", "MirrorSourceConnector"):
+        assert plugins[f"org.apache.kafka.connect.mirror.{name}"] == "source"
 
     # -- the source: one task per table although tasks.max is 5
     assert s.post_connector(s.source_config())[0] == 201

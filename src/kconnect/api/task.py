@@ -7,7 +7,8 @@ Each task runs on its own thread, created by the worker. Lifecycle:
   noticed) → ``stop()``. ``stop`` is called from *another* thread to interrupt a blocking
   ``poll``; it must be thread-safe and should only signal. ``commit()`` is called (on the
   offset-commit thread) after offsets were flushed; ``commit_record(record, metadata)`` after
-  the producer acknowledged a record (on the producer's callback thread).
+  the producer acknowledged a record (on the producer's callback thread), or -- for a task that
+  overrides it -- ``commit_records(records, offsets)`` once per source partition and batch.
 * **SinkTask**: ``initialize(context)`` → ``start(props)`` → ``open(partitions)`` on
   assignment → repeated ``put(records)`` → ``pre_commit(offsets)``/``flush(offsets)`` at
   each commit → ``close(partitions)`` on revocation → ``stop()``. All calls happen on the
@@ -183,6 +184,17 @@ class SourceTask(Task):
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         """``record`` was written to Kafka (``metadata`` None if it was filtered out)."""
+
+    def commit_records(self, records: Sequence[SourceRecord], offsets: Sequence[int]) -> None:
+        """kconnect extension: the records of one source partition from one ``poll`` were
+        written; ``offsets[i]`` is the Kafka offset ``records[i]`` got (-1: its delivery failed
+        and was tolerated). Records a transformation or converter dropped are left out.
+
+        For tasks that need every record's offset (MirrorMaker 2's offset syncs) without one
+        call per record. Called on the task thread, once every record of the group was
+        acknowledged. A task that overrides it gets no ``commit_record`` calls from kconnect's
+        worker (other runtimes call ``commit_record`` only, so keep both in step).
+        """
 
 
 class SinkTask(Task):

@@ -27,6 +27,14 @@ Run a local development stack:
 
 Data, logs and pid files live under $KCONNECT_HOME (default ./.kconnect). `start` is
 idempotent and safe to run concurrently; `stop` stops only what `start` started.
+
+A second Kafka cluster beside the first (to try MirrorMaker 2: `kconnect mirror-maker`) is
+another home and port:
+
+  KCONNECT_HOME=/tmp/cluster-a kconnect local start --kafka-only --kafka-port 9192
+
+(controller on 9193; link /tmp/cluster-a/cache to the first home's cache to reuse its jars).
+Stop it the same way: KCONNECT_HOME=/tmp/cluster-a kconnect local stop --purge.
 """
 
 
@@ -101,8 +109,9 @@ def _add_common(p: argparse.ArgumentParser, *, selection: bool = True) -> None:
         only.add_argument("--kafka-only", action="store_true", help="only Apache Kafka")
         only.add_argument("--postgres-only", action="store_true", help="only PostgreSQL")
     p.add_argument(
-        "--kafka-port", type=int, default=9092, metavar="PORT", help="Kafka port (default 9092)"
-    )
+        "--kafka-port", type=int, default=9092, metavar="PORT",
+        help="Kafka port (default 9092); a second cluster needs another port and KCONNECT_HOME",
+    )  # fmt: skip
     p.add_argument(
         "--controller-port",
         type=int,
@@ -127,7 +136,11 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=lambda _args: (parser.print_help(), 2)[1])
 
     start = actions.add_parser(
-        "start", help="start the services (idempotent)", description="Start the local stack."
+        "start",
+        help="start the services (idempotent)",
+        description="Start the local stack. A second Kafka cluster beside the first (e.g. for "
+        "MirrorMaker 2): KCONNECT_HOME=/tmp/cluster-a kconnect local start --kafka-only "
+        "--kafka-port 9192",
     )
     _add_common(start)
     start.set_defaults(func=_run(_start))

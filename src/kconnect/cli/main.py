@@ -37,7 +37,10 @@ examples:
   kconnect distributed worker.properties
                                         join the cluster named by group.id (like connect-distributed.sh)
   kconnect status                       connectors, tasks, workers and throughput (REST on :8083)
+  kconnect mirror-maker mm2.properties  MirrorMaker 2 replication flows (like connect-mirror-maker.sh)
   kconnect ui --url http://connect:8083 the dashboard in front of any cluster (workers serve it at /ui)
+  KCONNECT_HOME=/tmp/cluster-a kconnect local start --kafka-only --kafka-port 9192
+                                        a second Kafka cluster beside the first (for MirrorMaker 2)
   kconnect local stop                   stop what `kconnect local start` started
 
 Run `kconnect COMMAND --help` for the options of a command.

@@ -16,7 +16,7 @@ from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.runtime.metrics.task_metrics import SourceTaskMetrics
 from kconnect.runtime.worker.submitted_records import SubmittedRecord
 
-__all__ = ["DeliveryOwner", "PartitionAcks", "WriteCounter"]
+__all__ = ["DeliveryOwner", "DestinationAcks", "PartitionAcks", "WriteCounter"]
 
 
 class DeliveryOwner(Protocol):
@@ -25,6 +25,8 @@ class DeliveryOwner(Protocol):
     def _delivery_failed(self, err: Any, msg: Any, record: SourceRecord | None) -> bool: ...
 
     def _commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None: ...
+
+    def _commit_records(self, records: list[SourceRecord], offsets: list[int]) -> None: ...
 
 
 class WriteCounter:
@@ -53,16 +55,30 @@ class WriteCounter:
 class PartitionAcks:
     """Acknowledgements of one source partition's records in one batch (one callback object)."""
 
-    __slots__ = ("counter", "failed", "owner", "remaining", "submitted")
+    __slots__ = ("counter", "failed", "offsets", "owner", "records", "remaining", "submitted")
 
     def __init__(
-        self, owner: DeliveryOwner, submitted: SubmittedRecord, counter: WriteCounter
+        self,
+        owner: DeliveryOwner,
+        submitted: SubmittedRecord,
+        counter: WriteCounter,
+        collect: bool = False,
     ) -> None:
         self.owner = owner
         self.submitted = submitted
         self.counter = counter
         self.remaining = 0
         self.failed = False
+        # with ``collect`` (the task overrides commit_records): the records sent, in order, and
+        # the offset each was written at, filled in by DestinationAcks / with_index
+        self.records: list[SourceRecord] | None = [] if collect else None
+        self.offsets: list[int] | None = [] if collect else None
+
+    def _finished(self) -> None:
+        self.submitted.ack()
+        if self.records:
+            assert self.offsets is not None
+            self.owner._commit_records(self.records, self.offsets)
 
     def done_one(self, skipped: bool = False) -> None:
         self.remaining -= 1
@@ -71,7 +87,7 @@ class PartitionAcks:
         else:
             self.counter.done()
         if self.remaining == 0 and not self.failed:
-            self.submitted.ack()
+            self._finished()
 
     def __call__(self, err: Any, msg: Any) -> None:
         """Delivery callback of every record (producer poll, task thread)."""
@@ -88,7 +104,14 @@ class PartitionAcks:
         if counter.remaining == 0:
             counter.metrics.record_write(counter.size, counter.skipped)
         if self.remaining == 0 and not self.failed:
-            self.submitted.ack()
+            self._finished()
+
+    def with_index(self, index: int, err: Any, msg: Any) -> None:
+        """Callback of a collected record sent without an explicit partition (its offset
+        cannot be matched by partition order)."""
+        assert self.offsets is not None
+        self.offsets[index] = msg.offset() if err is None else -1
+        self(err, msg)
 
     def with_record(self, record: SourceRecord, err: Any, msg: Any) -> None:
         if err is not None:
@@ -103,3 +126,29 @@ class PartitionAcks:
             RecordMetadata(msg.topic(), msg.partition(), msg.offset(), msg.timestamp()[1]),
         )
         self.done_one()
+
+
+class DestinationAcks:
+    """Delivery callback of the collected records of one PartitionAcks sent to one explicit
+    Kafka partition: the producer reports a partition's deliveries in send order, so the n-th
+    report is the n-th record sent there, and no per-record callback object is needed."""
+
+    __slots__ = ("acks", "indexes", "position")
+
+    def __init__(self, acks: PartitionAcks) -> None:
+        self.acks = acks
+        self.indexes: list[int] = []
+        self.position = 0
+
+    def skip(self, index: int) -> None:
+        """Record ``index`` was never sent (refused synchronously): no report will come."""
+        self.indexes.remove(index)
+        assert self.acks.offsets is not None
+        self.acks.offsets[index] = -1
+
+    def __call__(self, err: Any, msg: Any) -> None:
+        acks = self.acks
+        assert acks.offsets is not None
+        acks.offsets[self.indexes[self.position]] = msg.offset() if err is None else -1
+        self.position += 1
+        acks(err, msg)

@@ -10,7 +10,9 @@ Per batch from ``SourceTask.poll()`` (task thread):
 3. ``topic.creation.*`` (KIP-158) for topics seen for the first time, then
    ``producer.produce`` for each record. Delivery callbacks are served by ``poll(0)`` on this
    thread; one callback object per source partition per batch counts the acknowledgements
-   (a per-record callback only when the task overrides ``commit_record``). A full producer
+   (a per-record callback only when the task overrides ``commit_record``; one per destination
+   partition, and one ``commit_records`` call per source partition, when it overrides
+   ``commit_records``). A full producer
    queue keeps the rest of the batch and retries; a failed delivery is stage KAFKA_PRODUCE
    (skipped under ``errors.tolerance=all``, otherwise the task fails).
 4. offsets: :class:`~kconnect.runtime.worker.submitted_records.SubmittedRecords` makes an offset
@@ -48,7 +50,7 @@ from kconnect.runtime.worker.record_conversion import (
     convert_column,
     transform_batch,
 )
-from kconnect.runtime.worker.source_acks import PartitionAcks, WriteCounter
+from kconnect.runtime.worker.source_acks import DestinationAcks, PartitionAcks, WriteCounter
 from kconnect.runtime.worker.submitted_records import SubmittedRecords
 from kconnect.runtime.worker.topic_creation import TopicCreation
 from kconnect.runtime.worker.worker_task import (
@@ -115,7 +117,11 @@ class WorkerSourceTask(WorkerTask):
         self._send_index = 0
         self._producer_error: BaseException | None = None
         self._known_topics: set[str] = set()
-        self._per_record_commit = type(task).commit_record is not SourceTask.commit_record
+        # commit_records (kconnect extension) wins over commit_record: offsets in bulk
+        self._batch_commit = type(task).commit_records is not SourceTask.commit_records
+        self._per_record_commit = (
+            not self._batch_commit and type(task).commit_record is not SourceTask.commit_record
+        )
         self._next_commit = 0.0
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -270,6 +276,9 @@ class WorkerSourceTask(WorkerTask):
                         self._send_index = i
                         return False
                     self._tolerate_produce_failure(records[i], e)
+                    if isinstance(callback, DestinationAcks):
+                        sent = acks.records or []
+                        callback.skip(next(j for j, r in enumerate(sent) if r is records[i]))
                     acks.done_one(skipped=True)
             i += 1
         self._send_index = i
@@ -342,6 +351,8 @@ class WorkerSourceTask(WorkerTask):
         out: list[Any] = [None] * n
         last: tuple[Any, PartitionAcks] | None = None
         per_record_commit = self._per_record_commit
+        batch_commit = self._batch_commit
+        destinations: dict[tuple[int, str, int], DestinationAcks] = {}
         skip = SKIP
         for i in range(n):
             original = records[i]
@@ -353,8 +364,9 @@ class WorkerSourceTask(WorkerTask):
                 found = acks_by_partition.get(pkey)
                 if found is None:
                     found = acks_by_partition[pkey] = PartitionAcks(
-                        self, self.submitted.submit(sp, original.source_offset), counter
-                    )
+                        self, self.submitted.submit(sp, original.source_offset), counter,
+                        batch_commit,
+                    )  # fmt: skip
                 acks = found
                 last = (sp, acks)
             acks.submitted.offset = original.source_offset
@@ -365,7 +377,24 @@ class WorkerSourceTask(WorkerTask):
                 counter.skip()
                 continue
             acks.remaining += 1
-            callback = partial(acks.with_record, original) if per_record_commit else acks
+            callback: Any = acks
+            if per_record_commit:
+                callback = partial(acks.with_record, original)
+            elif batch_commit:
+                collected = acks.records
+                assert collected is not None and acks.offsets is not None
+                index = len(collected)
+                collected.append(original)
+                acks.offsets.append(-1)
+                p = t.kafka_partition
+                if p is not None and p >= 0:
+                    dkey = (id(acks), t.topic, p)
+                    callback = destinations.get(dkey)
+                    if callback is None:
+                        callback = destinations[dkey] = DestinationAcks(acks)
+                    callback.indexes.append(index)
+                else:
+                    callback = partial(acks.with_index, index)
             out[i] = (
                 t.topic,
                 t.kafka_partition,
@@ -414,6 +443,12 @@ class WorkerSourceTask(WorkerTask):
             self.task.commit_record(record, metadata)
         except Exception:
             self.log.exception("Exception thrown while calling task.commit_record()")
+
+    def _commit_records(self, records: list[SourceRecord], offsets: list[int]) -> None:
+        try:
+            self.task.commit_records(records, offsets)
+        except Exception:
+            self.log.exception("Exception thrown while calling task.commit_records()")
 
     # -- offsets -------------------------------------------------------------------------------
 

@@ -1,0 +1,281 @@
+// Test harness for kconnect's MirrorMaker 2: drives Apache Kafka's connect-mirror and
+// connect-mirror-client classes over a line protocol, so kconnect's Python implementation can be
+// compared with Java's on the same inputs. One JSON request per stdin line, one JSON answer per
+// stdout line ({"ok": ...} or {"error": "..."}). It sits in Java's package to reach the
+// package-private encoders (recordKey/recordValue) and the OffsetSyncStore test hooks.
+package org.apache.kafka.connect.mirror;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigDef;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+public class MirrorHarness {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+    static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            ObjectNode answer = NODES.objectNode();
+            try {
+                answer.set("ok", handle(MAPPER.readTree(line)));
+            } catch (Throwable t) {
+                answer.put("error", t.getClass().getSimpleName() + ": " + t.getMessage());
+            }
+            out.println(MAPPER.writeValueAsString(answer));
+            out.flush();
+        }
+    }
+
+    static Map<String, String> strings(JsonNode obj) {
+        Map<String, String> map = new HashMap<>();
+        Iterator<Map.Entry<String, JsonNode>> it = obj.fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            map.put(e.getKey(), e.getValue().asText());
+        }
+        return map;
+    }
+
+    static ObjectNode stringMap(Map<String, ?> map) {
+        ObjectNode node = NODES.objectNode();
+        map.forEach((k, v) -> node.put(k, v == null ? null : String.valueOf(v)));
+        return node;
+    }
+
+    static ObjectNode bytes(byte[] key, byte[] value) {
+        ObjectNode node = NODES.objectNode();
+        node.put("key", Base64.getEncoder().encodeToString(key));
+        node.put("value", Base64.getEncoder().encodeToString(value));
+        return node;
+    }
+
+    static ConsumerRecord<byte[], byte[]> record(JsonNode req) {
+        return new ConsumerRecord<>("t", 0, 0L,
+            Base64.getDecoder().decode(req.get("key").asText()),
+            Base64.getDecoder().decode(req.get("value").asText()));
+    }
+
+    static JsonNode handle(JsonNode req) throws Exception {
+        switch (req.get("op").asText()) {
+            case "configdef": return configDef(req.get("which").asText());
+            case "heartbeat": {
+                Heartbeat h = new Heartbeat(req.get("source").asText(), req.get("target").asText(),
+                    req.get("timestamp").asLong());
+                return bytes(h.recordKey(), h.recordValue());
+            }
+            case "checkpoint": {
+                Checkpoint c = new Checkpoint(req.get("group").asText(),
+                    new TopicPartition(req.get("topic").asText(), req.get("partition").asInt()),
+                    req.get("upstream").asLong(), req.get("downstream").asLong(), req.get("metadata").asText());
+                return bytes(c.recordKey(), c.recordValue());
+            }
+            case "offsetsync": {
+                OffsetSync s = new OffsetSync(
+                    new TopicPartition(req.get("topic").asText(), req.get("partition").asInt()),
+                    req.get("upstream").asLong(), req.get("downstream").asLong());
+                return bytes(s.recordKey(), s.recordValue());
+            }
+            case "decode": {
+                String kind = req.get("kind").asText();
+                Object decoded = kind.equals("checkpoint") ? Checkpoint.deserializeRecord(record(req))
+                    : kind.equals("heartbeat") ? Heartbeat.deserializeRecord(record(req))
+                    : OffsetSync.deserializeRecord(record(req));
+                return NODES.textNode(decoded.toString());
+            }
+            case "policy": return policy(req);
+            case "syncstore": return syncStore(req);
+            case "hashorder": return hashOrder(req);
+            case "mm2": return mm2(req);
+            case "sourcetasks": {
+                List<TopicPartition> known = new ArrayList<>();
+                for (JsonNode p : req.get("partitions")) {
+                    known.add(new TopicPartition(p.get(0).asText(), p.get(1).asInt()));
+                }
+                MirrorSourceConnector connector = new MirrorSourceConnector(known,
+                    new MirrorSourceConfig(strings(req.get("config"))));
+                ArrayNode tasks = NODES.arrayNode();
+                for (Map<String, String> t : connector.taskConfigs(req.get("maxTasks").asInt())) {
+                    tasks.add(NODES.objectNode()
+                        .put("task.assigned.partitions", t.get("task.assigned.partitions"))
+                        .put("task.index", t.get("task.index")));
+                }
+                return tasks;
+            }
+            case "checkpointtasks": {
+                Set<String> known = new HashSet<>();
+                for (JsonNode g : req.get("groups")) known.add(g.asText());
+                MirrorCheckpointConnector connector = new MirrorCheckpointConnector(known,
+                    new MirrorCheckpointConfig(strings(req.get("config"))));
+                ArrayNode tasks = NODES.arrayNode();
+                for (Map<String, String> t : connector.taskConfigs(req.get("maxTasks").asInt())) {
+                    tasks.add(NODES.objectNode()
+                        .put("task.assigned.groups", t.get("task.assigned.groups"))
+                        .put("task.index", t.get("task.index")));
+                }
+                return tasks;
+            }
+            case "translate": {
+                Map<String, Object> props = new HashMap<>(strings(req.get("props")));
+                Map<TopicPartition, OffsetAndMetadata> offsets = RemoteClusterUtils.translateOffsets(
+                    props, req.get("remote").asText(), req.get("group").asText(),
+                    Duration.ofMillis(req.get("timeoutMs").asLong()));
+                ObjectNode result = NODES.objectNode();
+                offsets.forEach((tp, om) -> result.put(tp.toString(), om.offset()));
+                return result;
+            }
+            case "client": {
+                Map<String, Object> props = new HashMap<>(strings(req.get("props")));
+                ObjectNode result = NODES.objectNode();
+                result.put("hops", RemoteClusterUtils.replicationHops(props, req.get("upstream").asText()));
+                result.set("heartbeatTopics", sorted(RemoteClusterUtils.heartbeatTopics(props)));
+                result.set("checkpointTopics", sorted(RemoteClusterUtils.checkpointTopics(props)));
+                result.set("upstreamClusters", sorted(RemoteClusterUtils.upstreamClusters(props)));
+                try (MirrorClient client = new MirrorClient(props)) {
+                    result.set("remoteTopics", sorted(client.remoteTopics()));
+                }
+                return result;
+            }
+            default: throw new IllegalArgumentException("unknown op " + req.get("op"));
+        }
+    }
+
+    static ArrayNode sorted(Set<String> items) {
+        ArrayNode node = NODES.arrayNode();
+        items.stream().sorted().forEach(node::add);
+        return node;
+    }
+
+    static JsonNode configDef(String which) {
+        ConfigDef def = which.equals("source") ? MirrorSourceConfig.CONNECTOR_CONFIG_DEF
+            : which.equals("checkpoint") ? MirrorCheckpointConfig.CONNECTOR_CONFIG_DEF
+            : which.equals("heartbeat") ? MirrorHeartbeatConfig.CONNECTOR_CONFIG_DEF
+            : MirrorMakerConfig.config();
+        ArrayNode keys = NODES.arrayNode();
+        for (ConfigDef.ConfigKey key : def.configKeys().values()) {
+            ObjectNode k = keys.addObject();
+            k.put("name", key.name);
+            k.put("type", key.type.toString());
+            k.put("importance", key.importance.toString());
+            if (key.defaultValue == ConfigDef.NO_DEFAULT_VALUE) {
+                k.put("required", true);
+            } else {
+                k.put("default", key.defaultValue == null ? null : ConfigDef.convertToString(key.defaultValue, key.type));
+            }
+        }
+        return keys;
+    }
+
+    static JsonNode policy(JsonNode req) throws Exception {
+        ReplicationPolicy policy = (ReplicationPolicy) Class.forName(req.get("class").asText())
+            .getDeclaredConstructor().newInstance();
+        if (policy instanceof org.apache.kafka.common.Configurable) {
+            ((org.apache.kafka.common.Configurable) policy).configure(strings(req.get("config")));
+        }
+        ArrayNode results = NODES.arrayNode();
+        for (JsonNode call : req.get("calls")) {
+            String method = call.get(0).asText();
+            Object result;
+            switch (method) {
+                case "formatRemoteTopic": result = policy.formatRemoteTopic(call.get(1).asText(), call.get(2).asText()); break;
+                case "topicSource": result = policy.topicSource(call.get(1).asText()); break;
+                case "upstreamTopic": result = policy.upstreamTopic(call.get(1).asText()); break;
+                case "originalTopic": result = policy.originalTopic(call.get(1).asText()); break;
+                case "heartbeatsTopic": result = policy.heartbeatsTopic(); break;
+                case "offsetSyncsTopic": result = policy.offsetSyncsTopic(call.get(1).asText()); break;
+                case "checkpointsTopic": result = policy.checkpointsTopic(call.get(1).asText()); break;
+                case "isHeartbeatsTopic": result = policy.isHeartbeatsTopic(call.get(1).asText()); break;
+                case "isCheckpointsTopic": result = policy.isCheckpointsTopic(call.get(1).asText()); break;
+                case "isMM2InternalTopic": result = policy.isMM2InternalTopic(call.get(1).asText()); break;
+                case "isInternalTopic": result = policy.isInternalTopic(call.get(1).asText()); break;
+                default: throw new IllegalArgumentException("unknown policy method " + method);
+            }
+            if (result == null) results.addNull();
+            else if (result instanceof Boolean) results.add((Boolean) result);
+            else results.add(result.toString());
+        }
+        return results;
+    }
+
+    static JsonNode syncStore(JsonNode req) {
+        OffsetSyncStore store = new OffsetSyncStore();
+        store.initializationMustReadToEnd = req.get("mustReadToEnd").asBoolean();
+        store.readToEnd = false;
+        int beforeEnd = req.get("beforeEnd").asInt();
+        int i = 0;
+        for (JsonNode s : req.get("syncs")) {
+            if (i++ == beforeEnd) store.readToEnd = true;
+            OffsetSync sync = new OffsetSync(new TopicPartition(s.get(0).asText(), s.get(1).asInt()),
+                s.get(2).asLong(), s.get(3).asLong());
+            store.handleRecord(new ConsumerRecord<>("syncs", 0, 0L, sync.recordKey(), sync.recordValue()));
+        }
+        store.readToEnd = true;
+        ArrayNode results = NODES.arrayNode();
+        for (JsonNode q : req.get("queries")) {
+            OptionalLong t = store.translateDownstream("g",
+                new TopicPartition(q.get(0).asText(), q.get(1).asInt()), q.get(2).asLong());
+            if (t.isPresent()) results.add(t.getAsLong());
+            else results.addNull();
+        }
+        return results;
+    }
+
+    // The chain of collections Admin.describeTopics(...).allTopicNames() passes topic names
+    // through before MirrorSourceConnector reads them: a HashSet, the futures HashMap, its copy,
+    // and the result HashMap. Its iteration order is the order Java lists partitions in.
+    static JsonNode hashOrder(JsonNode req) {
+        List<String> names = new ArrayList<>();
+        for (JsonNode n : req.get("names")) names.add(n.asText());
+        Set<String> set = names.stream().collect(Collectors.toSet());
+        Map<String, Integer> futures = new HashMap<>(set.size());
+        for (String n : set) futures.put(n, 0);
+        Map<String, Integer> copy = new HashMap<>(futures);
+        Map<String, Integer> result = new HashMap<>(copy.size());
+        for (Map.Entry<String, Integer> e : copy.entrySet()) result.put(e.getKey(), e.getValue());
+        ArrayNode out = NODES.arrayNode();
+        result.keySet().forEach(out::add);
+        return out;
+    }
+
+    static JsonNode mm2(JsonNode req) {
+        MirrorMakerConfig config = new MirrorMakerConfig(strings(req.get("props")));
+        ObjectNode result = NODES.objectNode();
+        ArrayNode pairs = result.putArray("pairs");
+        ObjectNode workers = result.putObject("workers");
+        ObjectNode connectors = result.putObject("connectors");
+        for (SourceAndTarget pair : config.clusterPairs()) {
+            pairs.add(pair.toString());
+            workers.set(pair.toString(), stringMap(config.workerConfig(pair)));
+            ObjectNode byClass = connectors.putObject(pair.toString());
+            for (Class<?> cls : MirrorMaker.CONNECTOR_CLASSES) {
+                byClass.set(cls.getSimpleName(), stringMap(config.connectorBaseConfig(pair, cls)));
+            }
+        }
+        return result;
+    }
+}

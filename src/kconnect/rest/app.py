@@ -73,14 +73,20 @@ def _setting(worker_config: Any, key: str) -> Any:
 class IgnoreTrailingSlash:
     """Kafka's REST server (Jersey) matches a path with or without one trailing slash:
     ``GET /connector-plugins/`` is ``GET /connector-plugins`` (Kafka's system tests call it so).
-    Starlette would answer 307 to redirect; this strips the slash before routing instead."""
+    Starlette would answer 307 to redirect; this strips the slash before routing instead.
+    The dashboard's page, ``/ui/``, keeps its slash: its assets are relative to it."""
+
+    KEPT = frozenset({"/ui/"})
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] == "http" and len(path) > 1 and path.endswith("/"):
+        if (
+            scope["type"] == "http" and len(path) > 1 and path.endswith("/")
+            and path not in self.KEPT
+        ):  # fmt: skip
             raw = scope.get("raw_path")
             scope = {**scope, "path": path[:-1]}
             if isinstance(raw, bytes) and raw.endswith(b"/"):

@@ -135,3 +135,14 @@ def test_options_and_head() -> None:
         assert head.status_code == 200 and head.content == b""
         assert head.headers["content-length"] == get.headers["content-length"]
         assert httpx.head(w.url + "/connectors/nope").status_code == 404
+
+
+def test_one_trailing_slash_is_ignored_but_the_dashboard_page_keeps_its_own() -> None:
+    with serve({}) as w:
+        # Jersey matches /connector-plugins/ as /connector-plugins (Kafka's system tests do so)
+        r = httpx.get(w.url + "/connector-plugins/")
+        assert r.status_code == 200 and isinstance(r.json(), list)
+        # /ui redirects to /ui/, the page its relative assets need; /ui/ is not redirected back
+        assert httpx.get(w.url + "/ui").status_code == 307
+        page = httpx.get(w.url + "/ui/")
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]

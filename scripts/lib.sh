@@ -19,7 +19,7 @@ kc_need_python() {
 kc_install() {
   kc_need_python
   if [[ "${KC_FORCE_INSTALL:-0}" != 1 ]] &&
-     "$PY" -c 'import kconnect.cli.main, pytest, psycopg, confluent_kafka, selenium' 2>/dev/null; then
+     "$PY" -c 'import kconnect.cli.main, pytest, psycopg, confluent_kafka, selenium, xdist' 2>/dev/null; then
     kc_install_native
     return 0
   fi

@@ -120,15 +120,19 @@ def test_refused_deferred_batch_without_reporter_fails_naming_the_record(
 def test_connection_lost_before_commit_writes_the_batch_again(
     pg_dsn: str, db: psycopg.Connection[Any], table_name: str
 ) -> None:
-    task, ctx = open_task(pg_dsn, db, table_name, **{"retry.backoff.ms": "10"})
+    # the task's connection is named, so only it is cut (other tests share the database)
+    app = f"kc-deferred-{table_name}"[:63]
+    url = jdbc_url(pg_dsn)["connection.url"] + f"?ApplicationName={app}"
+    task, ctx = open_task(pg_dsn, db, table_name, **{"retry.backoff.ms": "10", "connection.url": url})
     tp = TopicPartition(table_name, 0)
     try:
         task.put(batch(table_name, 0, N))
-        db.execute(
+        cut = db.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid() "
-            "AND backend_type = 'client backend'"
-        )
+            "WHERE datname = current_database() AND application_name = %s",
+            (app,),
+        ).fetchall()
+        assert cut, "the task's connection was found"
         assert task.pre_commit({tp: N}) == {tp: 0}
         second = batch(table_name, N, 10)
         # The batch is written again first; a broken connection asks for redelivery of the

@@ -192,6 +192,13 @@ def test_a_broker_outage_loses_nothing_and_stays_quiet(tmp_path: Path) -> None:
             )
             copied = lines_of(out)
             assert set(copied) == {f"line-{i}" for i in range(lines)}  # nothing lost
+            # the clients' "reachable again" lines follow two successful probes a second apart,
+            # which may be after the pipeline has caught up
+            wait_for(
+                lambda: "is reachable again after" in worker.log.read_text(),
+                timeout=30,
+                what="the clients' reachable-again lines",
+            )
             log = worker.log.read_text().splitlines()[before:]
         finally:
             worker.stop()

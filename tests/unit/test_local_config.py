@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -110,9 +112,14 @@ def test_postgres_dsn_and_conf(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 def test_postgres_socket_dir_falls_back_when_path_too_long(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("KCONNECT_HOME", str(tmp_path))
-    short = postgres.socket_dir(postgres.PostgresSettings())
-    assert short == tmp_path.resolve() / "postgres" / "run"
+    # a home short enough for a socket path (pytest's own tmp_path may not be, under xdist)
+    home = Path(tempfile.mkdtemp(prefix="kc-", dir="/tmp"))
+    try:
+        monkeypatch.setenv("KCONNECT_HOME", str(home))
+        short = postgres.socket_dir(postgres.PostgresSettings())
+        assert short == home.resolve() / "postgres" / "run"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
     monkeypatch.setenv("KCONNECT_HOME", str(tmp_path / ("x" * 120)))
     long = postgres.socket_dir(postgres.PostgresSettings())
     assert len(str(long)) < 100

@@ -211,8 +211,10 @@ def test_a_broker_outage_loses_nothing_and_stays_quiet(tmp_path: Path) -> None:
         if m:
             per_client[m.group(1)] = per_client.get(m.group(1), 0) + 1
     assert per_client, client_lines[:5]
-    # per client: the disconnection, the first failed attempt, "reachable again"
-    assert max(per_client.values()) <= 4, (per_client, client_lines)
+    # per client: the disconnection, the first failed attempt, "reachable again" -- and on a
+    # loaded machine, where a starting broker accepts connections before it serves, one more
+    # short episode of the same (before: hundreds of ERROR lines per client)
+    assert max(per_client.values()) <= 6, (per_client, client_lines)
     assert any("is reachable again after" in ln for ln in client_lines)
     print(f"broker down {restarted - stopped:.1f} s; every line copied {recovered - restarted:.1f} "
           f"s after the broker was back; {len(client_lines)} client log lines: {per_client}")  # fmt: skip

@@ -215,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         "--only", choices=["kconnect", "java"], default=None, help="run one runtime, no ratios"
     )
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds allowed per run")
+    ap.add_argument("--keep", type=Path, default=None,
+                    help="keep the workers' logs and files in this directory")  # fmt: skip
     args = ap.parse_args(argv)
 
     from kconnect.testing.services import ensure_kafka
@@ -223,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     runtimes = [args.only] if args.only else ["kconnect", "java"]
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="kconnect-bench-eos-") as tmp:
-        work = Path(tmp)
+        work = Path(tmp) if args.keep is None else args.keep
+        work.mkdir(parents=True, exist_ok=True)
         source = work / "input.txt"
         with source.open("w") as f:
             for i in range(args.records):
@@ -251,13 +254,15 @@ def main(argv: list[str] | None = None) -> int:
                 "runtime",
                 "exactly.once",
                 "records/s",
+                "steady rec/s",
                 "seconds",
                 "CPU-µs/rec",
                 "cores",
                 "peak RSS MiB",
             ],
             [
-                [r.runtime, r.mode, r.rate, r.cpu.wall_s, r.cpu_us, r.cpu.cores, r.peak_rss]
+                [r.runtime, r.mode, r.rate, r.steady_rate, r.cpu.wall_s, r.cpu_us, r.cpu.cores,
+                 r.peak_rss]
                 for r in results
             ],
         )
@@ -284,11 +289,13 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(
             table(
-                ["exactly.once", "throughput kconnect/java", "CPU-µs/rec kconnect/java"],
+                ["exactly.once", "throughput kconnect/java", "steady kconnect/java",
+                 "CPU-µs/rec kconnect/java"],
                 [
                     [
                         mode,
                         pick("kconnect", mode).rate / pick("java", mode).rate,
+                        pick("kconnect", mode).steady_rate / pick("java", mode).steady_rate,
                         pick("kconnect", mode).cpu_us / pick("java", mode).cpu_us,
                     ]
                     for mode in MODES

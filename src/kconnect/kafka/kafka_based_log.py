@@ -53,6 +53,8 @@ RecordPosition = tuple[int, int]
 
 _METADATA_TIMEOUT_S = 30.0
 _CONSUME_WAIT_S = 0.1
+#: A read_committed log's fetch long-poll (see start()).
+_FETCH_WAIT_MAX_MS = 50
 _CONSUME_BATCH = 1000
 
 
@@ -126,6 +128,14 @@ class KafkaBasedLog:
         consumer_conf.setdefault("group.id", self._client_id)
         consumer_conf["enable.auto.commit"] = False
         consumer_conf["enable.partition.eof"] = True
+        # A read_committed reader learns that it passed a transaction's commit marker only
+        # from the next fetch, which the broker holds for fetch.wait.max.ms when nothing new
+        # follows (librdkafka's default: 500 ms): every transactional write's read-back (config
+        # writes under exactly-once, a task's offsets) would wait that long. Java's consumer
+        # steps over the marker in the fetch that returned it. (read_uncommitted readers get
+        # their end-of-partition with the fetch that brought the last record.)
+        if consumer_conf.get("isolation.level") == "read_committed":
+            consumer_conf.setdefault("fetch.wait.max.ms", _FETCH_WAIT_MAX_MS)
         try:
             self._consumer = _Consumer(with_client_logger(dict(consumer_conf)))
             # End offsets come from a second, idle client: on the fetching consumer a

@@ -19,7 +19,7 @@ import logging
 import threading
 from collections.abc import Mapping
 
-from kconnect.api import ConfigDef, Connector, Task
+from kconnect.api import Config, ConfigDef, Connector, ConnectorContext, Task
 from kconnect.connectors.tools._version import VERSION
 from kconnect.connectors.tools.task_settings import parse_long
 
@@ -30,6 +30,7 @@ __all__ = [
     "MOCK_MODE_KEY",
     "TASK_FAILURE",
     "MockConnector",
+    "MockDelegate",
     "failure_delay_ms",
 ]
 
@@ -90,3 +91,37 @@ class MockConnector(Connector):
 
     def config(self) -> ConfigDef:
         return ConfigDef()
+
+
+class MockDelegate(Connector):
+    """What ``MockSourceConnector`` and ``MockSinkConnector`` share, as Kafka's do: every call
+    goes to a :class:`MockConnector`; the subclass names only its task class. List it before
+    ``SourceConnector`` / ``SinkConnector`` among the bases."""
+
+    def __init__(self) -> None:
+        self._delegate = MockConnector()
+
+    def initialize(self, context: ConnectorContext) -> None:
+        super().initialize(context)
+        self._delegate.initialize(context)
+
+    def version(self) -> str:
+        return self._delegate.version()
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self._delegate.start(props)
+
+    def reconfigure(self, props: Mapping[str, str]) -> None:
+        self._delegate.reconfigure(props)
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        return self._delegate.task_configs(max_tasks)
+
+    def stop(self) -> None:
+        self._delegate.stop()
+
+    def config(self) -> ConfigDef:
+        return self._delegate.config()
+
+    def validate(self, connector_configs: Mapping[str, str]) -> Config:
+        return self._delegate.validate(connector_configs)

@@ -245,18 +245,8 @@ class TaskBuilder:
             op, _ = self.retry_operator(task_id, config, services.metrics)
             closers.append(op)
             producer_props = self.producer_props(task_id, config.props)
-            metrics = services.metrics
-            producer = Producer(
-                producer_props,
-                metrics.client(str(producer_props["client.id"]), "producer").on_stats
-                if metrics is not None
-                else None,
-            )
-            creation = TopicCreation.from_config(
-                self.config.topic_creation_enable,
-                config.props,
-                Admin(self.admin_props(config.props)) if config.topic_creation_configured else None,
-            )
+            producer = _task_producer(producer_props, services)
+            creation = self._topic_creation(config)
         except BaseException:
             _close_all(closers)
             raise
@@ -277,6 +267,14 @@ class TaskBuilder:
         )
         op.bind_stop_event(wt._stopping)
         return wt
+
+    def _topic_creation(self, config: SourceConnectorConfig) -> TopicCreation | None:
+        """KIP-158 topic creation for a source task (an admin client only when configured)."""
+        return TopicCreation.from_config(
+            self.config.topic_creation_enable,
+            config.props,
+            Admin(self.admin_props(config.props)) if config.topic_creation_configured else None,
+        )
 
     def exactly_once_source_task(
         self,
@@ -301,20 +299,10 @@ class TaskBuilder:
             op, _ = self.retry_operator(task_id, config, services.metrics)
             closers.append(op)
             producer_props = self.exactly_once_producer_props(task_id, config.props)
-            metrics = services.metrics
-            producer = Producer(
-                producer_props,
-                metrics.client(str(producer_props["client.id"]), "producer").on_stats
-                if metrics is not None
-                else None,
-            )
+            producer = _task_producer(producer_props, services)
             closers.append(producer)
             store = self._transactional_offset_store(task_id, config, producer)
-            creation = TopicCreation.from_config(
-                worker_config.topic_creation_enable,
-                config.props,
-                Admin(self.admin_props(config.props)) if config.topic_creation_configured else None,
-            )
+            creation = self._topic_creation(config)
         except BaseException:
             _close_all(closers)
             raise
@@ -436,3 +424,14 @@ def _close_all(closers: list[Any]) -> None:
                 c.close()
         except Exception:
             pass
+
+
+def _task_producer(producer_props: Mapping[str, Any], services: TaskServices) -> Producer:
+    """A source task's producer, its librdkafka statistics fed to the task's client metrics."""
+    metrics = services.metrics
+    return Producer(
+        producer_props,
+        metrics.client(str(producer_props["client.id"]), "producer").on_stats
+        if metrics is not None
+        else None,
+    )

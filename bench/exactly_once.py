@@ -23,7 +23,6 @@ the Java side, Java 17+ and Maven (the connect-runtime/file/json jars come from 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -36,7 +35,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Interval, TreeMeter, free_port, stop_process, table, wait_rest_ready
-from file_pipeline import CONVERTERS, PROGRESS_S, REFERENCE_CONNECT_VERSION, count_lines
+from file_pipeline import CONVERTERS, PROGRESS_S, count_lines, java_command, kconnect_command
 
 MODES = ("disabled", "enabled")
 
@@ -57,34 +56,6 @@ class Result:
     @property
     def cpu_us(self) -> float:
         return self.cpu.cpu_us_per(self.records)
-
-
-def java_command(props: Path) -> list[str]:
-    from kconnect.local.maven import require_java, resolve_classpath
-
-    cp = resolve_classpath(
-        [
-            f"org.apache.kafka:connect-runtime:{REFERENCE_CONNECT_VERSION}",
-            f"org.apache.kafka:connect-file:{REFERENCE_CONNECT_VERSION}",
-            f"org.apache.kafka:connect-json:{REFERENCE_CONNECT_VERSION}",
-            "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
-        ],
-        progress=lambda m: print(f"  {m}", flush=True),
-    )
-    return [
-        require_java(),
-        "-Xmx1g",
-        "-cp",
-        os.pathsep.join(map(str, cp)),
-        "-Dlog4j2.level=WARN",
-        "org.apache.kafka.connect.cli.ConnectDistributed",
-        str(props),
-    ]
-
-
-def kconnect_command(props: Path) -> list[str]:
-    return [sys.executable, "-m", "kconnect.cli.main", "distributed", str(props)]
 
 
 def worker_props(bootstrap: str, run_id: str, port: int, converter: str, mode: str) -> str:
@@ -125,7 +96,8 @@ def run_one(
     sink = work / f"{run_id}.out"
     props = work / f"{run_id}.properties"
     props.write_text(worker_props(bootstrap, run_id, port, converter, mode))
-    cmd = java_command(props) if runtime == "java" else kconnect_command(props)
+    command = java_command if runtime == "java" else kconnect_command
+    cmd = command(props, "distributed")
     log = (work / f"{run_id}.log").open("wb")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

@@ -69,7 +69,8 @@ class Result:
         return self.cpu.cpu_us_per(self.records)
 
 
-def java_command(props: Path) -> list[str]:
+def java_command(props: Path, mode: str = "standalone") -> list[str]:
+    """Kafka Connect 4.1.2's ConnectStandalone (``mode`` "distributed": ConnectDistributed)."""
     from kconnect.local.maven import require_java, resolve_classpath
 
     cp = resolve_classpath(
@@ -88,16 +89,16 @@ def java_command(props: Path) -> list[str]:
         "-cp",
         os.pathsep.join(map(str, cp)),
         "-Dlog4j2.level=WARN",
-        "org.apache.kafka.connect.cli.ConnectStandalone",
+        "org.apache.kafka.connect.cli.Connect" + mode.capitalize(),
         str(props),
     ]
 
 
-def kconnect_command(props: Path) -> list[str]:
+def kconnect_command(props: Path, mode: str = "standalone") -> list[str]:
     # The interpreter running the bench, not the first ``kconnect`` on PATH: that may be a
     # shim into another environment with another checkout's kconnect. The worker's pid is
     # then the Python process itself, whose process tree the CPU and RSS figures cover.
-    return [sys.executable, "-m", "kconnect.cli.main", "standalone", str(props)]
+    return [sys.executable, "-m", "kconnect.cli.main", mode, str(props)]
 
 
 def count_lines(path: Path) -> int:

@@ -83,13 +83,8 @@ class Node:
         self.worker_id = f"127.0.0.1:{self.port}"
         props = tmp / f"{runtime}-{i}.properties"
         props.write_text(worker_props(bootstrap, group, self.port))
-        cmd = java_command(props) if runtime == "java" else kconnect_command(props)
-        if runtime == "java":
-            cmd[cmd.index("org.apache.kafka.connect.cli.ConnectStandalone")] = (
-                "org.apache.kafka.connect.cli.ConnectDistributed"
-            )
-        else:
-            cmd[cmd.index("standalone")] = "distributed"
+        command = java_command if runtime == "java" else kconnect_command
+        cmd = command(props, "distributed")
         self.log = open(tmp / f"{runtime}-{i}.log", "wb")  # noqa: SIM115  (closed in close())
         self.started = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT)

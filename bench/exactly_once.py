@@ -233,8 +233,16 @@ def main(argv: list[str] | None = None) -> int:
                 "peak RSS MiB",
             ],
             [
-                [r.runtime, r.mode, r.rate, r.steady_rate, r.cpu.wall_s, r.cpu_us, r.cpu.cores,
-                 r.peak_rss]
+                [
+                    r.runtime,
+                    r.mode,
+                    r.rate,
+                    r.steady_rate,
+                    r.cpu.wall_s,
+                    r.cpu_us,
+                    r.cpu.cores,
+                    r.peak_rss,
+                ]
                 for r in results
             ],
         )
@@ -261,8 +269,12 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(
             table(
-                ["exactly.once", "throughput kconnect/java", "steady kconnect/java",
-                 "CPU-µs/rec kconnect/java"],
+                [
+                    "exactly.once",
+                    "throughput kconnect/java",
+                    "steady kconnect/java",
+                    "CPU-µs/rec kconnect/java",
+                ],
                 [
                     [
                         mode,

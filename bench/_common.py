@@ -20,6 +20,7 @@ broker or PostgreSQL on a worker's behalf is in neither runtime's figure.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -209,6 +210,22 @@ class TreeMeter:
             self.peak_rss = max(self.peak_rss, sum(s.rss for s in current.values()) * _PAGE_MIB)
             self.processes = max(self.processes, len(current))
             return self._lost + sum(s.own + s.reaped for s in current.values())
+
+
+def local_broker_pid(bootstrap: str) -> int | None:
+    """The pid of the broker at ``bootstrap`` when ``kconnect local`` started it (its state file
+    names that address and the process is alive), else None: its CPU can then be metered beside
+    the worker's, to show how much of the machine the broker took."""
+    from kconnect.local.paths import pid_file, state_file
+
+    try:
+        address = json.loads(state_file("kafka").read_text())["address"]
+        pid = int(pid_file("kafka").read_text().strip())
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if str(address) != bootstrap or _read_stat(pid) is None:
+        return None
+    return pid
 
 
 def wait_rest_ready(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 120.0) -> float:

@@ -23,7 +23,9 @@ For each run it prints records/s (N x ``--records`` / seconds from the first con
 until the topics' end offsets hold every record), over the same seconds the CPU-µs per record
 and the cores used (CPU time of the worker's whole process tree -- the JVM, or the kconnect
 worker and every task process it starts -- / records, and / wall time; the broker's CPU is not
-in it), the most processes alive at once in that tree, idle RSS (REST ready, no connector) and
+in it), the cores the broker used over the same seconds when ``kconnect local`` runs it (worker
+plus broker near the machine's core count means the machine, not the worker, is the limit),
+the most processes alive at once in that tree, idle RSS (REST ready, no connector) and
 peak RSS (summed over the tree); then per N the kconnect/Java ratios, and each runtime's
 speed-up over its own 1-task run. The first record of each run's first topic is compared
 between the runtimes (with the ``ts`` value masked) to show both did the same work.
@@ -57,7 +59,16 @@ import httpx
 from confluent_kafka import Consumer, TopicPartition
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Interval, TreeMeter, free_port, rss_mib, stop_process, table, wait_rest_ready
+from _common import (
+    Interval,
+    TreeMeter,
+    free_port,
+    local_broker_pid,
+    rss_mib,
+    stop_process,
+    table,
+    wait_rest_ready,
+)
 from file_pipeline import REFERENCE_CONNECT_VERSION, java_command, kconnect_command
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
@@ -91,6 +102,7 @@ class Result:
     idle_rss: float
     peak_rss: float
     first_record: tuple[bytes | None, bytes | None]
+    broker: Interval | None = None  # the local broker's CPU over the same span, when metered
 
     @property
     def rate(self) -> float:
@@ -184,7 +196,12 @@ def run_one(
         startup = wait_rest_ready(base + "/", proc)
         time.sleep(1.0)
         idle = rss_mib(proc.pid)
-        with httpx.Client(base_url=base, timeout=30.0) as client, TreeMeter(proc.pid) as meter:
+        broker_pid = local_broker_pid(bootstrap)
+        with (
+            httpx.Client(base_url=base, timeout=30.0) as client,
+            TreeMeter(*([broker_pid] if broker_pid else [])) as broker,
+            TreeMeter(proc.pid) as meter,
+        ):
             start = meter.started
             for i, topic in enumerate(topics):
                 body = {
@@ -216,6 +233,7 @@ def run_one(
                     )
                 time.sleep(0.1)
             cpu = meter.stop()
+            broker_cpu = broker.stop() if broker_pid else None
         if done < total:
             raise RuntimeError(
                 f"{runtime}, {tasks} tasks: only {done:,} of {total:,} records after "
@@ -229,12 +247,22 @@ def run_one(
         print(
             f"  {total:,} records in {cpu.wall_s:.1f} s: {total / cpu.wall_s:,.0f} records/s, "
             f"{cpu.cores:.2f} cores, {meter.processes} process(es), {running} tasks RUNNING, "
-            f"peak RSS {meter.peak_rss:,.0f} MiB",
+            f"peak RSS {meter.peak_rss:,.0f} MiB"
+            + (f"; broker {broker_cpu.cores:.2f} cores" if broker_cpu else ""),
             flush=True,
         )
         sample = first_record(bootstrap, topics[0])
         return Result(
-            runtime, tasks, total, cpu, meter.processes, startup, idle, meter.peak_rss, sample
+            runtime,
+            tasks,
+            total,
+            cpu,
+            meter.processes,
+            startup,
+            idle,
+            meter.peak_rss,
+            sample,
+            broker_cpu,
         )
     finally:
         consumer.close()
@@ -323,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
                 "records/s",
                 "CPU-µs/rec",
                 "cores",
+                "broker cores",
                 "procs",
                 "idle RSS MiB",
                 "peak RSS MiB",
@@ -336,6 +365,7 @@ def main(argv: list[str] | None = None) -> int:
                     r.rate,
                     r.cpu_us,
                     r.cpu.cores,
+                    r.broker.cores if r.broker else "-",
                     r.processes,
                     r.idle_rss,
                     r.peak_rss,

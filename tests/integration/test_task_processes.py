@@ -182,3 +182,62 @@ def test_kill_9_of_the_worker_stops_its_task_processes_at_once(
     assert line_count(out_file) == copied
     with pytest.raises(httpx.HTTPError):
         worker.get(f"/connectors/{source}/status")
+
+
+def test_a_standalone_worker_stopped_with_sigterm_stops_its_task_processes_gracefully(
+    tmp_path: Path, kafka_bootstrap: str
+) -> None:
+    """Connectors made over REST start their task processes from a REST request's thread; the
+    processes must still live until the worker stops their tasks in order (a process forked
+    from a thread that exits would get its PR_SET_PDEATHSIG SIGKILL then): on SIGTERM the sink
+    commits its last offsets and leaves, the source flushes its offsets, nothing is killed."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    from tests.integration.rest_support import WorkerProcess as Standalone
+    from tests.integration.rest_support import base_props, free_port
+
+    port = free_port()
+    worker = Standalone(tmp_path, base_props(kafka_bootstrap, tmp_path, port, **{
+        "task.processes": "2", "offset.flush.interval.ms": "600000",
+    })).start()  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        worker.wait_ready(base + "/")
+        topic = f"tp-{uuid.uuid4().hex[:8]}"
+        src_file, out_file = tmp_path / "in.txt", tmp_path / "out.txt"
+        src_file.write_text("".join(f"line-{i}\n" for i in range(2_000)))
+        source, sink = f"src-{topic}", f"sink-{topic}"
+        for name, config in (
+            (source, {"connector.class": "FileStreamSource", "file": str(src_file),
+                      "topic": topic}),
+            (sink, {"connector.class": "FileStreamSink", "file": str(out_file), "topics": topic}),
+        ):  # fmt: skip
+            r = httpx.post(base + "/connectors", json={"name": name, "config": config}, timeout=30)
+            assert r.status_code == 201, r.text
+        wait_for(lambda: line_count(out_file) == 2_000, what="every line copied")
+        assert worker.proc is not None
+        pids = [
+            int(p)
+            for tid in os.listdir(f"/proc/{worker.proc.pid}/task")
+            for p in Path(f"/proc/{worker.proc.pid}/task/{tid}/children").read_text().split()
+        ]
+        assert len(pids) == 2
+        worker.proc.send_signal(signal.SIGTERM)
+        assert worker.wait_exit(60) == 0, worker.log()
+    finally:
+        worker.stop()
+    log = worker.log()
+    assert "killed by SIGKILL" not in log, log
+    assert "went away" not in log, log
+    assert "Restarting task" not in log, log
+    assert not [p for p in pids if _alive(p)], "task processes outlived their worker"
+    # The sink's last offsets were committed on the way out (offset.flush.interval.ms is 10
+    # minutes, so only the stop can have committed them) ...
+    c = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": f"connect-{sink}"})
+    try:
+        committed = c.committed([TopicPartition(topic, 0)], timeout=10)
+    finally:
+        c.close()
+    assert committed[0].offset == 2_000
+    # ... and the source's position was written to the offsets file.
+    assert str(src_file) in (tmp_path / "offsets").read_text(errors="replace")

@@ -18,6 +18,12 @@ Over each process's :class:`~kconnect.runtime.worker.task_channel.Channel`:
   the worker-level metrics), ``topic`` events (KIP-558), and ``offsets.*`` requests served by
   the worker's offset store.
 
+Every task process is forked from one thread the pool owns (``task-process-spawner``), which
+lives until :meth:`TaskProcessPool.close`: Linux sends a child's ``PR_SET_PDEATHSIG`` when the
+*thread* that forked it exits, so a process forked from a REST request's thread (standalone
+``POST /connectors``) would be killed when the web server retires that thread -- idle, or at
+shutdown, before the worker had stopped its tasks in order.
+
 A process that dies on its own (killed, out of memory, a crash in native code) fails its
 tasks: each is reported FAILED with a trace naming the exit cause, and a restart of the task
 starts it again in a new process. Thread-safe.
@@ -33,7 +39,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,6 +128,8 @@ class TaskProcessPool(TaskExecutor):
         #: Tasks whose process died: they count as present (FAILED) until stopped.
         self._orphans: dict[ConnectorTaskId, _Task] = {}
         self._closed = threading.Event()
+        # One long-lived thread forks every task process (see the module docstring).
+        self._spawner = ThreadPoolExecutor(1, thread_name_prefix="task-process-spawner")
         self._reaper = threading.Thread(
             target=self._reap_idle, name="task-pool-reaper", daemon=True
         )
@@ -239,6 +247,7 @@ class TaskProcessPool(TaskExecutor):
             self._slots = [None] * self.size
         for proc in procs:
             self._shutdown(proc)
+        self._spawner.shutdown(wait=False)
 
     # -- metrics --------------------------------------------------------------------------------
 
@@ -301,7 +310,8 @@ class TaskProcessPool(TaskExecutor):
     def _spawn(self, proc: _Process) -> None:
         parent_end, child_end = socket.socketpair()
         try:
-            proc.popen = subprocess.Popen(
+            proc.popen = self._spawner.submit(
+                subprocess.Popen,
                 [
                     sys.executable,
                     "-m",
@@ -312,7 +322,7 @@ class TaskProcessPool(TaskExecutor):
                 pass_fds=(child_end.fileno(),),
                 stdin=subprocess.DEVNULL,
                 close_fds=True,
-            )
+            ).result()
             proc.pid = proc.popen.pid
             channel = Channel(
                 parent_end,

@@ -19,6 +19,7 @@ from typing import Any
 from kconnect.api import Schema, SchemaBuilder, SourceRecord, SourceTask, Struct
 from kconnect.api.data.java_numbers import to_float32
 from kconnect.connectors.tools._version import VERSION
+from kconnect.connectors.tools.numbered_tasks import ID_CONFIG
 from kconnect.connectors.tools.stdout_lines import println
 from kconnect.connectors.tools.task_settings import (
     parse_boolean,
@@ -33,7 +34,6 @@ __all__ = ["VALUE_SCHEMA", "VALUE_SCHEMA_2", "SchemaSourceTask"]
 log = logging.getLogger(__name__)
 
 NAME_CONFIG = "name"
-ID_CONFIG = "id"
 TOPIC_CONFIG = "topic"
 NUM_MSGS_CONFIG = "num.messages"
 THROUGHPUT_CONFIG = "throughput"

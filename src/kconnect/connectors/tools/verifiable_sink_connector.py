@@ -4,35 +4,14 @@ No settings of its own beyond the sink ``topics`` / ``topics.regex``, as Kafka's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from kconnect.api import ConfigDef, SinkConnector, Task
-from kconnect.connectors.tools._version import VERSION
-from kconnect.connectors.tools.verifiable_sink_task import ID_CONFIG, VerifiableSinkTask
+from kconnect.api import SinkConnector
+from kconnect.connectors.tools.numbered_tasks import NumberedTasks
+from kconnect.connectors.tools.verifiable_sink_task import VerifiableSinkTask
 
 __all__ = ["VerifiableSinkConnector"]
 
 
-class VerifiableSinkConnector(SinkConnector):
+class VerifiableSinkConnector(NumberedTasks, SinkConnector):
     __kconnect_class_name__ = "org.apache.kafka.connect.tools.VerifiableSinkConnector"
 
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return VERSION
-
-    def start(self, props: Mapping[str, str]) -> None:
-        self._props = dict(props)
-
-    def task_class(self) -> type[Task]:
-        return VerifiableSinkTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{**self._props, ID_CONFIG: str(i)} for i in range(max_tasks)]
-
-    def stop(self) -> None:
-        """Nothing to release."""
-
-    def config(self) -> ConfigDef:
-        return ConfigDef()
+    task = VerifiableSinkTask

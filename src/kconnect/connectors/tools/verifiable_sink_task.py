@@ -18,13 +18,13 @@ from typing import Any
 
 from kconnect.api import SinkRecord, SinkTask, TopicPartition
 from kconnect.connectors.tools._version import VERSION
+from kconnect.connectors.tools.numbered_tasks import ID_CONFIG
 from kconnect.connectors.tools.stdout_lines import hash_map_json, println
 from kconnect.connectors.tools.task_settings import parse_int, settings_error
 
 __all__ = ["VerifiableSinkTask"]
 
 NAME_CONFIG = "name"
-ID_CONFIG = "id"
 
 
 def _now_ms() -> int:

@@ -11,36 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kconnect.api import ConfigDef, ExactlyOnceSupport, SourceConnector, Task
-from kconnect.connectors.tools._version import VERSION
-from kconnect.connectors.tools.verifiable_source_task import ID_CONFIG, VerifiableSourceTask
+from kconnect.api import ExactlyOnceSupport, SourceConnector
+from kconnect.connectors.tools.numbered_tasks import NumberedTasks
+from kconnect.connectors.tools.verifiable_source_task import VerifiableSourceTask
 
 __all__ = ["VerifiableSourceConnector"]
 
 
-class VerifiableSourceConnector(SourceConnector):
+class VerifiableSourceConnector(NumberedTasks, SourceConnector):
     __kconnect_class_name__ = "org.apache.kafka.connect.tools.VerifiableSourceConnector"
 
-    def __init__(self) -> None:
-        self._props: dict[str, str] = {}
-
-    def version(self) -> str:
-        return VERSION
-
-    def start(self, props: Mapping[str, str]) -> None:
-        self._props = dict(props)
-
-    def task_class(self) -> type[Task]:
-        return VerifiableSourceTask
-
-    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
-        return [{**self._props, ID_CONFIG: str(i)} for i in range(max_tasks)]
-
-    def stop(self) -> None:
-        """Nothing to release."""
-
-    def config(self) -> ConfigDef:
-        return ConfigDef()
+    task = VerifiableSourceTask
 
     def exactly_once_support(
         self, connector_config: Mapping[str, str]

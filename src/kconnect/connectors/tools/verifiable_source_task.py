@@ -23,6 +23,7 @@ from typing import Any
 
 from kconnect.api import RecordMetadata, Schema, SchemaBuilder, SourceRecord, SourceTask, Struct
 from kconnect.connectors.tools._version import VERSION
+from kconnect.connectors.tools.numbered_tasks import ID_CONFIG
 from kconnect.connectors.tools.stdout_lines import hash_map_json, println
 from kconnect.connectors.tools.task_settings import (
     parse_boolean,
@@ -37,7 +38,6 @@ __all__ = ["COMPLETE_VALUE_SCHEMA", "VerifiableSourceTask"]
 log = logging.getLogger(__name__)
 
 NAME_CONFIG = "name"
-ID_CONFIG = "id"
 TOPIC_CONFIG = "topic"
 THROUGHPUT_CONFIG = "throughput"
 COMPLETE_RECORD_DATA_CONFIG = "complete.record.data"

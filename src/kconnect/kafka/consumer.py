@@ -5,6 +5,14 @@ Kafka Connect's sink consumer defaults (``Worker.baseConsumerConfigs``): group
 ``auto.offset.reset=earliest``. ``topics.regex`` is subscribed as a librdkafka pattern
 anchored at both ends, because Java matches the whole topic name.
 
+Start positions: on an eager assignment the consumer reads the group's committed offsets
+itself (one OffsetFetch) and assigns each new partition its committed offset, or the
+``auto.offset.reset`` end when the group has none -- what Java's consumer does. Left to
+librdkafka, a partition without a committed offset waits a fixed 100 ms backoff before its
+offset lookup, so every sink task start (and every first assignment of a partition) lost
+100 ms before its first fetch. Should the lookup fail, librdkafka resolves the positions as
+before.
+
 Threading: one consumer per task, used from the task thread only; the assignment callbacks
 run inside :meth:`Consumer.consume` on that thread, as Java's rebalance listener runs inside
 ``poll``.
@@ -15,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from confluent_kafka import OFFSET_INVALID, KafkaException
+from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, OFFSET_INVALID, KafkaException
 from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import TopicPartition as _TP
 
@@ -28,6 +36,18 @@ __all__ = ["Consumer", "consumer_defaults"]
 
 #: librdkafka ``fetch.queue.backoff.ms`` for sink consumers (librdkafka's default is 1000).
 FETCH_QUEUE_BACKOFF_MS = 20
+#: How long an assignment waits for the group's committed offsets before leaving the start
+#: positions to librdkafka.
+COMMITTED_TIMEOUT_S = 5.0
+#: ``auto.offset.reset`` values (Java's and librdkafka's spellings) -> logical start offset.
+_RESET_TO: dict[str, int] = {
+    "earliest": OFFSET_BEGINNING,
+    "smallest": OFFSET_BEGINNING,
+    "beginning": OFFSET_BEGINNING,
+    "latest": OFFSET_END,
+    "largest": OFFSET_END,
+    "end": OFFSET_END,
+}
 
 PartitionsCallback = Callable[[list[TopicPartition]], None]
 AssignCallback = Callable[[list[TopicPartition]], "Mapping[TopicPartition, int] | None"]
@@ -77,6 +97,15 @@ class Consumer:
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to construct kafka consumer") from e
         self.group_id = str(config.get("group.id", ""))
+        # Start positions are resolved here only on eager assignments (assign() replaces the
+        # whole assignment; cooperative ones would need incremental_assign) and for a reset
+        # policy with an end to start from ("none", librdkafka's "error", must fail there, as in
+        # Java).
+        eager = "cooperative" not in str(config.get("partition.assignment.strategy", "")) and (
+            str(config.get("group.protocol", "classic")).lower() == "classic"
+        )
+        reset = str(config.get("auto.offset.reset", "latest")).strip().lower()
+        self._reset_to: int | None = _RESET_TO.get(reset) if eager else None
 
     def subscribe(
         self,
@@ -94,9 +123,12 @@ class Consumer:
             names = ["^(" + regex + ")$"]
 
         def assign_cb(c: Any, parts: list[Any]) -> None:
-            starts = on_assign(_ours(parts))
+            # Start positions chosen by the callback (SinkTaskContext.offset on open) win; the
+            # other partitions start at their committed offset or the reset end.
+            starts = dict(on_assign(_ours(parts)) or {})
+            rest = [p for p in parts if TopicPartition(p.topic, p.partition) not in starts]
+            starts.update(self._start_positions(c, rest))
             if starts:
-                # Start positions chosen by the callback (SinkTaskContext.offset on open).
                 c.assign(
                     [
                         _TP(
@@ -112,6 +144,24 @@ class Consumer:
             on_revoke(_ours(parts))
 
         self._consumer.subscribe(names, on_assign=assign_cb, on_revoke=revoke_cb, on_lost=revoke_cb)
+
+    def _start_positions(self, c: Any, parts: list[Any]) -> dict[TopicPartition, int]:
+        """Each of ``parts``' committed offset, or the reset end where the group has none;
+        empty when positions are librdkafka's to resolve (see the module docstring)."""
+        if self._reset_to is None or not parts:
+            return {}
+        try:
+            committed = c.committed(
+                [_TP(p.topic, p.partition) for p in parts], timeout=COMMITTED_TIMEOUT_S
+            )
+        except KafkaException:
+            return {}
+        if any(r.error is not None for r in committed):
+            return {}
+        return {
+            TopicPartition(r.topic, r.partition): (r.offset if r.offset >= 0 else self._reset_to)
+            for r in committed
+        }
 
     def consume(self, max_records: int, timeout: float) -> list[Any]:
         """Up to ``max_records`` messages, waiting at most ``timeout`` s for the first."""

@@ -16,7 +16,13 @@ def test_same_names_pass_through_and_java_only_are_dropped() -> None:
         "bootstrap.servers": "a:9092",
         "acks": "all",
         "linger.ms": 5,
+        "reconnect.backoff.ms": 50,  # Java's default, not librdkafka's 100
     }
+
+
+def test_java_defaults_fill_in_and_given_settings_win() -> None:
+    assert to_librdkafka({})["reconnect.backoff.ms"] == 50
+    assert to_librdkafka({"reconnect.backoff.ms": "500"})["reconnect.backoff.ms"] == "500"
 
 
 def test_renames_and_value_translation() -> None:
@@ -26,6 +32,7 @@ def test_renames_and_value_translation() -> None:
             "send.buffer.bytes": "1024",
             "enable.idempotence": False,
             "ssl.endpoint.identification.algorithm": "",
+            "auto.offset.reset": "none",
             "partition.assignment.strategy": "org.apache.kafka.clients.consumer.RangeAssignor,"
             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
         }
@@ -35,7 +42,9 @@ def test_renames_and_value_translation() -> None:
         "socket.send.buffer.bytes": "1024",
         "enable.idempotence": "false",
         "ssl.endpoint.identification.algorithm": "none",
+        "auto.offset.reset": "error",
         "partition.assignment.strategy": "range",
+        "reconnect.backoff.ms": 50,
     }
 
 

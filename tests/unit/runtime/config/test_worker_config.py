@@ -127,9 +127,15 @@ def test_prefixed_settings() -> None:
         "org.apache.kafka.connect.json.JsonConverter",
         {"schemas.enable": "false"},
     )
-    assert c.producer_props() == {"bootstrap.servers": "a:1,b:2", "linger.ms": "7"}
-    assert c.consumer_props() == {"bootstrap.servers": "a:1,b:2", "fetch.min.bytes": "3"}
+    java_defaults = {"reconnect.backoff.ms": 50}
+    assert c.producer_props() == {"bootstrap.servers": "a:1,b:2", "linger.ms": "7", **java_defaults}
+    assert c.consumer_props() == {
+        "bootstrap.servers": "a:1,b:2",
+        "fetch.min.bytes": "3",
+        **java_defaults,
+    }
     assert c.admin_props() == {
+        **java_defaults,
         "bootstrap.servers": "a:1,b:2",
         "security.protocol": "PLAINTEXT",
         "request.timeout.ms": "900",

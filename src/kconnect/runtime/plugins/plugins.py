@@ -22,6 +22,11 @@ A plugin that fails to import (or is not a concrete subclass of its kind's base 
 logged with its name and the reason and skipped; asking for it later yields an error that
 repeats the reason. :class:`Plugins` is immutable after construction and safe to share
 between threads.
+
+A task process builds its :class:`Plugins` with :meth:`Plugins.lazy` from what the worker
+loaded (entries with import paths and versions, and the alias table): each plugin is imported
+when a task first asks for it, so a task process starts without importing every installed
+connector (the JDBC drivers, MirrorMaker 2...), only what its tasks use.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ import inspect
 import logging
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +55,7 @@ from kconnect.runtime.plugins.descriptors import (
     CLASSPATH,
     KINDS,
     REST_ORDER,
+    UNDEFINED_VERSION,
     BrokenPlugin,
     PluginDesc,
     PluginEntry,
@@ -97,6 +103,52 @@ def _python_paths(cls: type, target: str) -> set[str]:
     return names
 
 
+class _LazyTable(Mapping[str, PluginDesc]):
+    """The plugins of one kind in a task process, each imported on first access.
+
+    The worker already imported and checked every one of them; ``entries`` carry their import
+    paths and versions. Looking a name up (``get``, ``[]``) imports that plugin only; ``in``,
+    ``len`` and iterating the names import nothing; ``values()`` imports them all.
+    """
+
+    def __init__(self, kind: str, entries: Mapping[str, PluginEntry]) -> None:
+        self._kind = kind
+        self._entries = dict(entries)
+        self._loaded: dict[str, PluginDesc] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, class_name: str) -> PluginDesc:
+        desc = self._loaded.get(class_name)
+        if desc is not None:
+            return desc
+        entry = self._entries[class_name]  # KeyError: not a plugin of this kind
+        with self._lock:
+            desc = self._loaded.get(class_name)
+            if desc is None:
+                try:
+                    cls = _load_class(entry.loader)
+                except Exception as e:
+                    raise ConnectException(
+                        f"Failed to load {self._kind} plugin {class_name} "
+                        f"({_target_of(entry.loader)}): {type(e).__name__}: {e}"
+                    ) from e
+                if "__kconnect_class_name__" not in cls.__dict__:
+                    setattr(cls, "__kconnect_class_name__", class_name)  # noqa: B010
+                version = entry.dist_version or UNDEFINED_VERSION
+                desc = PluginDesc(class_name, self._kind, version, cls, entry.location)
+                self._loaded[class_name] = desc
+        return desc
+
+    def __contains__(self, class_name: object) -> bool:
+        return class_name in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 class Plugins:
     """The worker's installed plugins, resolvable by class name or alias.
 
@@ -105,7 +157,7 @@ class Plugins:
     """
 
     def __init__(self, entries: Iterable[PluginEntry | tuple[Any, ...]]) -> None:
-        self._by_kind: dict[str, dict[str, PluginDesc]] = {k: {} for k in KINDS}
+        self._by_kind: dict[str, Mapping[str, PluginDesc]] = {k: {} for k in KINDS}
         self._broken: list[BrokenPlugin] = []
         self._lock = threading.Lock()
         self._dynamic: dict[tuple[str, str], PluginDesc] = {}
@@ -141,6 +193,24 @@ class Plugins:
                     )
 
     # -- construction ---------------------------------------------------------------------------
+
+    @classmethod
+    def lazy(cls, entries: Iterable[PluginEntry], aliases: Mapping[str, str]) -> Plugins:
+        """The plugins another process loaded (:meth:`portable_entries`, :meth:`aliases`),
+        each imported here when first resolved. For task processes: resolving names works as
+        in the worker, and a plugin that fails to import here raises ConnectException when a
+        task asks for it."""
+        self = cls.__new__(cls)
+        self._broken = []
+        self._lock = threading.Lock()
+        self._dynamic = {}
+        grouped: dict[str, dict[str, PluginEntry]] = {k: {} for k in KINDS}
+        for entry in entries:
+            grouped[entry.kind].setdefault(entry.class_name, entry)
+        tables: dict[str, Mapping[str, PluginDesc]] = {k: _LazyTable(k, grouped[k]) for k in KINDS}
+        self._by_kind = tables
+        self._aliases = dict(aliases)
+        return self
 
     @classmethod
     def load(cls, plugin_path: list[str] | None = None) -> Plugins:
@@ -212,6 +282,7 @@ class Plugins:
             self._broken.append(BrokenPlugin(kind, class_name, target, reason, entry.location))
             return None
         table = self._by_kind[kind]
+        assert isinstance(table, dict), "eager construction only"
         if class_name in table:
             log.warning(
                 "Plugin %s (%s) is declared more than once; using the one from %s and "

@@ -341,6 +341,7 @@ class TaskProcessPool(TaskExecutor):
                     },
                     "config_kind": _config_kind(self.config),
                     "plugins": self.plugins.portable_entries(),
+                    "aliases": self.plugins.aliases(),
                     "worker_id": self.worker_id,
                     "log_levels": explicit_levels(),
                 },

@@ -224,7 +224,7 @@ class TaskProcessMain:
         for location in {e.location for e in entries if e.location != CLASSPATH}:
             if location not in sys.path:
                 sys.path.append(location)
-        plugins = Plugins(entries)
+        plugins = Plugins.lazy(entries, payload["aliases"])  # imported as tasks use them
         clock = SystemClock()
         self.metrics = ConnectMetrics.from_worker_config(payload["worker_id"], config, clock)
         tracking = config.get_boolean("topic.tracking.enable")

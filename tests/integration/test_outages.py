@@ -47,6 +47,9 @@ class PrivateService:
     def __init__(self, service: str, port: int) -> None:
         self.service = service
         self.port = port
+        # its own free port: `local` would otherwise take port + 1 for the KRaft controller,
+        # which may be some other socket's ephemeral port
+        self.controller_port = free_port()
         # PostgreSQL runs as an unprivileged user: the home must be traversable by it.
         self.home = Path(f"/tmp/kconnect-outage-{uuid.uuid4().hex[:8]}")
         self.home.mkdir(mode=0o755)
@@ -57,15 +60,20 @@ class PrivateService:
 
     def _local(self, *args: str) -> None:
         only = "--kafka-only" if self.service == "kafka" else "--postgres-only"
-        port = ["--kafka-port", str(self.port)] if self.service == "kafka" else []
-        if self.service == "postgres":
+        if self.service == "kafka":
+            port = ["--kafka-port", str(self.port), "--controller-port", str(self.controller_port)]
+        else:
             port = ["--pg-port", str(self.port)]
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "kconnect.cli.main", "local", *args, only, *port],
             env={**os.environ, "KCONNECT_HOME": str(self.home)},
-            check=True,
             capture_output=True,
+            text=True,
             timeout=180,
+        )
+        assert done.returncode == 0, (
+            f"kconnect local {' '.join(args)} {self.service} failed ({done.returncode}):\n"
+            f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
         )
 
     def start(self) -> None:

@@ -188,9 +188,19 @@ def test_metrics_endpoint_connector_view_and_status_cli(worker, tmp_path) -> Non
         "message": "Connector nope not found",
     }
 
-    # The failed task's status carries the error and its trace.
-    failed = httpx.get(url + "/connectors/broken/status").json()["tasks"][0]
-    assert "no-such-dir" in failed["trace"] and "Traceback" in failed["trace"]
+    # The failed task's status carries the error and its trace (read from a FAILED status:
+    # auto.restart may have the task between two of its restarts at any moment)
+    seen: list[dict[str, object]] = []
+
+    def failed_task() -> bool:
+        task: dict[str, object] = httpx.get(url + "/connectors/broken/status").json()["tasks"][0]
+        if task["state"] == "FAILED":
+            seen.append(task)
+        return bool(seen)
+
+    _wait(failed_task, what="broken sink task FAILED")
+    trace = str(seen[0]["trace"])
+    assert "no-such-dir" in trace and "Traceback" in trace
 
     out = subprocess.run(
         [sys.executable, "-m", "kconnect.cli.main", "status", "--url", url],

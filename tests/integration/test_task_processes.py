@@ -116,15 +116,15 @@ def test_busy_tasks_run_in_task_processes_and_heal_after_a_restart(
     victim = pids[0]
     os.kill(victim, signal.SIGKILL)
 
-    def failed_task() -> str | None:
+    def failed_task() -> tuple[str, str] | None:
+        # the trace is read with the FAILED state: auto.restart may restart the task soon after
         for name in (source, sink):
             task = worker.get(f"/connectors/{name}/status").json()["tasks"][0]
             if task["state"] == "FAILED":
-                return name
+                return name, str(task["trace"])
         return None
 
-    name = wait_for(failed_task, what="a task FAILED after its process was killed")
-    trace = worker.get(f"/connectors/{name}/status").json()["tasks"][0]["trace"]
+    name, trace = wait_for(failed_task, what="a task FAILED after its process was killed")
     assert f"The task process (pid {victim})" in trace and "killed by SIGKILL" in trace
     other = sink if name == source else source
     assert worker.get(f"/connectors/{other}/status").json()["tasks"][0]["state"] == "RUNNING"

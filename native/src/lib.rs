@@ -11,8 +11,9 @@
 //! * `Chain`: a run of the built-in SMTs (ValueToKey, ExtractField, InsertField, HoistField)
 //!   over a batch of records, without building the intermediate records;
 //! * `copy_binary`: the PostgreSQL binary COPY data of a batch of rows (the JDBC sink);
-//! * `sink_records`: the SinkRecords of a consumed batch (the sink loop), `sink_rows`: the
-//!   JDBC sink's rows of a batch;
+//! * `message_columns`: topics, keys, values, partitions and offsets of a consumed batch,
+//!   `sink_records`: its SinkRecords (the sink loop), `sink_rows`: the JDBC sink's rows of a
+//!   batch;
 //! * `utf8_encode_batch` / `utf8_decode_batch`: StringConverter batches in UTF-8.
 //!
 //! The plans these objects run are built by the Python side (`kconnect.converters.
@@ -55,6 +56,7 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decode::decode_schemaless_batch, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_binary, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
+    m.add_function(wrap_pyfunction!(records::message_columns, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_rows, m)?)?;
     m.add_function(wrap_pyfunction!(text::utf8_encode_batch, m)?)?;
     m.add_function(wrap_pyfunction!(text::utf8_decode_batch, m)?)?;

@@ -1,5 +1,8 @@
 //! SinkRecords of a consumed batch, built the way `SinkDelivery.convert`'s loop builds them.
 //!
+//! `message_columns(msgs)` returns the batch's topics, keys, values, partitions and offsets,
+//! what `convert`'s list comprehensions take from the messages, in one pass.
+//!
 //! `sink_records(msgs, keys, values, topics, parts, offs, ts_types, no_ts_type)` returns the
 //! records when every message of the batch converted (its key and value are `SchemaAndValue`s)
 //! and has no headers; None otherwise, and the Python loop builds them (converting headers
@@ -191,6 +194,81 @@ pub fn sink_rows<'py>(
         Ok(Some(
             Bound::from_owned_ptr(py, out.into_ptr())
                 .cast_into::<PyList>()
+                .unwrap(),
+        ))
+    }
+}
+
+/// A no-argument C method of `tp` (`tp.<name>`, a method descriptor with `METH_NOARGS`), to
+/// call without the method lookup and call protocol per message; None when it is anything else.
+unsafe fn noargs_method(tp: *mut ffi::PyTypeObject, name: &str) -> Option<ffi::PyCFunction> {
+    let cname = std::ffi::CString::new(name).ok()?;
+    let descr = Owned::new(ffi::PyObject_GetAttrString(tp as *mut ffi::PyObject, cname.as_ptr()));
+    let Some(descr) = descr else {
+        crate::util::clear_error();
+        return None;
+    };
+    if ffi::Py_TYPE(descr.0) != std::ptr::addr_of_mut!(ffi::PyMethodDescr_Type) {
+        return None;
+    }
+    let d = descr.0 as *mut ffi::PyMethodDescrObject;
+    if (*d).d_common.d_type != tp {
+        return None;
+    }
+    let def = (*d).d_method;
+    if def.is_null() || (*def).ml_flags != ffi::METH_NOARGS {
+        return None;
+    }
+    // the type (a static type of the consumer's extension module) keeps the method alive
+    Some((*def).ml_meth.PyCFunction)
+}
+
+/// The columns `SinkDelivery.convert` takes from a consumed batch, in one pass: `(topics,
+/// keys, values, partitions, offsets)`, each what the message's method of that name returns,
+/// as `[m.topic() for m in msgs]` and so on. None when the messages are not all of one type
+/// whose methods are plain no-argument C methods (then the Python comprehensions run).
+#[pyfunction]
+pub fn message_columns<'py>(
+    py: Python<'py>,
+    msgs: Bound<'py, PyList>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let n = msgs.len();
+    if n == 0 {
+        return Ok(None);
+    }
+    unsafe {
+        let tp = ffi::Py_TYPE(ffi::PyList_GET_ITEM(msgs.as_ptr(), 0));
+        let mut methods = Vec::with_capacity(5);
+        for name in ["topic", "key", "value", "partition", "offset"] {
+            match noargs_method(tp, name) {
+                Some(f) => methods.push(f),
+                None => return Ok(None),
+            }
+        }
+        let mut cols = Vec::with_capacity(5);
+        for _ in 0..5 {
+            cols.push(Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?);
+        }
+        for i in 0..n {
+            let m = ffi::PyList_GET_ITEM(msgs.as_ptr(), i as isize);
+            if ffi::Py_TYPE(m) != tp {
+                return Ok(None);
+            }
+            for (f, col) in methods.iter().zip(cols.iter()) {
+                let v = f(m, std::ptr::null_mut());
+                if v.is_null() {
+                    return Err(PyErr::fetch(py));
+                }
+                ffi::PyList_SET_ITEM(col.0, i as isize, v);
+            }
+        }
+        let out = Owned::new(ffi::PyTuple_New(5)).ok_or_else(|| PyErr::fetch(py))?;
+        for (j, col) in cols.into_iter().enumerate() {
+            ffi::PyTuple_SET_ITEM(out.0, j as isize, col.into_ptr());
+        }
+        Ok(Some(
+            Bound::from_owned_ptr(py, out.into_ptr())
+                .cast_into::<PyTuple>()
                 .unwrap(),
         ))
     }

@@ -27,7 +27,7 @@ __all__ = ["ENV_VAR", "FALLBACK", "NativeStepProvider", "describe", "native", "n
 
 ENV_VAR = "KCONNECT_NATIVE"
 #: The kconnect_native release line this kconnect speaks to (its plans' format).
-_COMPATIBLE = "0.1."
+_COMPATIBLE = "0.2."
 
 FALLBACK: Any = type("_Fallback", (), {"__repr__": lambda self: "FALLBACK", "__slots__": ()})()
 """What a native batch call puts where the Python path must do the record itself."""
@@ -65,7 +65,7 @@ native, _DESCRIPTION = _load()
 
 
 def describe() -> str:
-    """``native (kconnect_native 0.1.0)`` or ``python (<why>)``."""
+    """``native (kconnect_native 0.2.0)`` or ``python (<why>)``."""
     return _DESCRIPTION
 
 

@@ -386,6 +386,53 @@ def test_copy_binary_handles_well_typed_rows_and_leaves_the_rest() -> None:
     assert _hot_path.native.copy_binary(rows, [1042] * 6) is None  # bpchar: psycopg's call
 
 
+# ---------------------------------------------------------------------------- message columns
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "ü-topic"]),
+            st.integers(-1, 3),
+            st.integers(-1001, 2**62),
+            st.one_of(st.none(), st.binary(max_size=8)),
+            st.one_of(st.none(), st.binary(max_size=8)),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_message_columns_are_what_the_comprehensions_take(msgs_spec: list[Any]) -> None:
+    from confluent_kafka import Message
+
+    msgs = [Message(topic=t, partition=p, offset=o, key=k, value=v) for t, p, o, k, v in msgs_spec]
+    got = _hot_path.native.message_columns(msgs)
+    want = (
+        [m.topic() for m in msgs],
+        [m.key() for m in msgs],
+        [m.value() for m in msgs],
+        [m.partition() for m in msgs],
+        [m.offset() for m in msgs],
+    )
+    assert got == want
+    assert all(type(c) is list for c in got)
+
+
+def test_message_columns_leave_other_batches_to_python() -> None:
+    from confluent_kafka import Message
+
+    assert _hot_path.native.message_columns([]) is None
+    one = Message(topic="t", partition=0, offset=1, key=None, value=b"v")
+    assert _hot_path.native.message_columns([one, object()]) is None
+
+    class Duck:  # methods written in Python: not plain C methods
+        def topic(self) -> str:
+            return "t"
+
+    assert _hot_path.native.message_columns([Duck()]) is None
+
+
 # ---------------------------------------------------------------------------- sink records
 
 

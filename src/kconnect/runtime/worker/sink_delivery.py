@@ -147,7 +147,20 @@ class SinkDelivery:
                 c = contexts[i] = ProcessingContext(consumer_record=raw_record(msgs[i]))
             return c
 
-        topics = [m.topic() for m in msgs]
+        # On the native path the message columns come out in one pass (the same lists).
+        columns = (
+            native.message_columns(msgs)
+            if native is not None and n and msgs.__class__ is list
+            else None
+        )
+        if columns is not None:
+            topics, raw_keys, raw_values, parts, offs = columns
+        else:
+            topics = [m.topic() for m in msgs]
+            raw_keys = [m.key() for m in msgs]
+            raw_values = [m.value() for m in msgs]
+            parts = [m.partition() for m in msgs]
+            offs = [m.offset() for m in msgs]
         groups = by_topic(topics, range(n))
         for t in groups:
             if t not in self._known_topics:
@@ -161,7 +174,7 @@ class SinkDelivery:
             operator,
             ctx,
             groups,
-            [m.key() for m in msgs],
+            raw_keys,
             kc.to_connect_batch,
             kc.to_connect_data,
             Stage.KEY_CONVERTER,
@@ -172,15 +185,13 @@ class SinkDelivery:
             operator,
             ctx,
             groups,
-            [m.value() for m in msgs],
+            raw_values,
             vc.to_connect_batch,
             vc.to_connect_data,
             Stage.VALUE_CONVERTER,
             vc,
             [None] * n,
         )
-        parts = [m.partition() for m in msgs]
-        offs = [m.offset() for m in msgs]
         records: list[SinkRecord] = []
         append = records.append
         ts_types = _TS_TYPE_LIST

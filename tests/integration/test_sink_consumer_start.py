@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -30,15 +32,21 @@ def _produce(bootstrap: str, topic: str, first: int, count: int, partitions: int
     assert producer.flush(30) == 0
 
 
-def _consumer(bootstrap: str, group: str, **extra: str) -> Consumer:
+@contextmanager
+def _consumer(bootstrap: str, group: str | None = None, **extra: str) -> Iterator[Consumer]:
+    """A consumer of ``group`` (a fresh one by default), closed at the end."""
     props: dict[str, object] = {
         "bootstrap.servers": bootstrap,
-        "group.id": group,
+        "group.id": group or f"g-{uuid.uuid4().hex}",
         "enable.auto.commit": "false",
         "auto.offset.reset": "earliest",
         **extra,
     }
-    return Consumer(props)
+    consumer = Consumer(props)
+    try:
+        yield consumer
+    finally:
+        consumer.close()
 
 
 def _first_values(
@@ -76,14 +84,11 @@ def test_without_committed_offsets_earliest_starts_at_the_beginning(
     kafka_bootstrap: str, unique_topic: str
 ) -> None:
     _produce(kafka_bootstrap, unique_topic, 0, 10)
-    consumer = _consumer(kafka_bootstrap, f"g-{uuid.uuid4().hex}")
-    try:
+    with _consumer(kafka_bootstrap) as consumer:
         assigned = _subscribe(consumer, unique_topic)
         values, errors = _first_values(consumer, 10)
         assert errors == [] and values == list(range(10))
         assert assigned == [[TopicPartition(unique_topic, 0)]]
-    finally:
-        consumer.close()
 
 
 def test_committed_offsets_win_over_the_reset_policy(
@@ -92,31 +97,22 @@ def test_committed_offsets_win_over_the_reset_policy(
     topic = topic_factory(partitions=2)
     _produce(kafka_bootstrap, topic, 0, 20, partitions=2)  # even values on 0, odd on 1
     group = f"g-{uuid.uuid4().hex}"
-    first = _consumer(kafka_bootstrap, group)
-    try:
+    with _consumer(kafka_bootstrap, group) as first:
         _subscribe(first, topic)
         _first_values(first, 1)
         # partition 0 resumes at offset 3 (value 6); partition 1 has no committed offset
         first.commit({TopicPartition(topic, 0): 3}, asynchronous=False)
-    finally:
-        first.close()
-    second = _consumer(kafka_bootstrap, group)
-    try:
+    with _consumer(kafka_bootstrap, group) as second:
         _subscribe(second, topic)
         values, errors = _first_values(second, 17)
         assert errors == []
         assert sorted(v for v in values if v % 2 == 0) == [6, 8, 10, 12, 14, 16, 18]
         assert sorted(v for v in values if v % 2 == 1) == list(range(1, 20, 2))
-    finally:
-        second.close()
 
 
 def test_latest_starts_at_the_end(kafka_bootstrap: str, unique_topic: str) -> None:
     _produce(kafka_bootstrap, unique_topic, 0, 5)
-    consumer = _consumer(
-        kafka_bootstrap, f"g-{uuid.uuid4().hex}", **{"auto.offset.reset": "latest"}
-    )
-    try:
+    with _consumer(kafka_bootstrap, **{"auto.offset.reset": "latest"}) as consumer:
         assigned = _subscribe(consumer, unique_topic)
         deadline = time.monotonic() + 30
         while not assigned and time.monotonic() < deadline:
@@ -132,32 +128,24 @@ def test_latest_starts_at_the_end(kafka_bootstrap: str, unique_topic: str) -> No
         _produce(kafka_bootstrap, unique_topic, 5, 3)
         values, errors = _first_values(consumer, 3)
         assert errors == [] and values == [5, 6, 7]
-    finally:
-        consumer.close()
 
 
 def test_a_start_chosen_by_the_assignment_callback_wins(
     kafka_bootstrap: str, unique_topic: str
 ) -> None:
     _produce(kafka_bootstrap, unique_topic, 0, 10)
-    consumer = _consumer(kafka_bootstrap, f"g-{uuid.uuid4().hex}")
-    try:
+    with _consumer(kafka_bootstrap) as consumer:
         _subscribe(consumer, unique_topic, {TopicPartition(unique_topic, 0): 7})
         values, errors = _first_values(consumer, 3)
         assert errors == [] and values == [7, 8, 9]
-    finally:
-        consumer.close()
 
 
 def test_reset_none_without_committed_offsets_still_fails(
     kafka_bootstrap: str, unique_topic: str
 ) -> None:
     _produce(kafka_bootstrap, unique_topic, 0, 3)
-    consumer = _consumer(kafka_bootstrap, f"g-{uuid.uuid4().hex}", **{"auto.offset.reset": "none"})
-    try:
+    with _consumer(kafka_bootstrap, **{"auto.offset.reset": "none"}) as consumer:
         _subscribe(consumer, unique_topic)
         values, errors = _first_values(consumer, 1, timeout_s=20)
         assert values == []
         assert errors, "auto.offset.reset=none without a committed offset must raise an error"
-    finally:
-        consumer.close()

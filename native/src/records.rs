@@ -203,7 +203,10 @@ pub fn sink_rows<'py>(
 /// call without the method lookup and call protocol per message; None when it is anything else.
 unsafe fn noargs_method(tp: *mut ffi::PyTypeObject, name: &str) -> Option<ffi::PyCFunction> {
     let cname = std::ffi::CString::new(name).ok()?;
-    let descr = Owned::new(ffi::PyObject_GetAttrString(tp as *mut ffi::PyObject, cname.as_ptr()));
+    let descr = Owned::new(ffi::PyObject_GetAttrString(
+        tp as *mut ffi::PyObject,
+        cname.as_ptr(),
+    ));
     let Some(descr) = descr else {
         crate::util::clear_error();
         return None;

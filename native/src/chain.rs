@@ -11,15 +11,16 @@
 //! observable.
 
 use crate::types::{self, Types};
-use crate::util::{alloc, init_slot, init_slot_steal, slot, Owned};
+use crate::util::{
+    alloc, dict_get_hinted, init_slot, init_slot_steal, prefetch, prefetch_hinted, slot, Owned,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use smallvec::{smallvec, SmallVec};
+use std::cell::Cell;
 use std::sync::Mutex;
-
-type Vals = SmallVec<[Owned; 4]>;
 
 struct Fallback;
 type R<T> = Result<T, Fallback>;
@@ -29,52 +30,100 @@ fn err() -> Fallback {
     Fallback
 }
 
-/// A struct that exists only inside the chain until the record is built.
-struct Pending {
-    schema: Owned,
-    names: Vals,
-    values: Vals,
-}
-
+/// A value as it goes through the steps. Most values are never touched by the chain, only
+/// handed on, so they stay borrowed: no reference count is taken until the output record
+/// is built.
 enum V {
+    /// Borrowed, alive for the whole record: reachable from the input record (which the
+    /// caller's list holds, and which nothing mutates during the call), or held by a step's
+    /// per-schema plan (a step's cache changes only when that step runs on the next record).
+    In(*mut ffi::PyObject),
+    /// Made or taken by a step (a new dict, a value read from a struct the chain owns).
     Obj(Owned),
-    // boxed: keeps V (and the per-record Work) small to move around
+    /// A struct that exists only inside the chain until the record is built. Boxed: keeps V
+    /// (and the per-record Work) small to move around.
     Pending(Box<Pending>),
 }
 
+/// A struct that exists only inside the chain until the record is built; its schema and
+/// field names are held by the step's plan.
+struct Pending {
+    schema: *mut ffi::PyObject,
+    names: SmallVec<[*mut ffi::PyObject; 4]>,
+    values: SmallVec<[V; 4]>,
+}
+
 impl V {
-    unsafe fn materialize(self, t: &Types) -> R<Owned> {
+    /// The object itself (a pending struct is built first); never a Pending.
+    unsafe fn materialize(self, t: &Types) -> R<V> {
         match self {
-            V::Obj(o) => Ok(o),
             V::Pending(p) => {
                 let dict =
                     Owned::new(ffi::_PyDict_NewPresized(p.names.len() as isize)).ok_or_else(err)?;
-                for (k, v) in p.names.iter().zip(p.values.iter()) {
-                    if ffi::PyDict_SetItem(dict.0, k.0, v.0) != 0 {
+                for (&k, v) in p.names.iter().zip(p.values) {
+                    let v = v.materialize(t)?;
+                    // SetItem takes its own reference
+                    if ffi::PyDict_SetItem(dict.0, k, v.ptr_unchecked()) != 0 {
                         return Err(err());
                     }
                 }
                 let s = alloc(t.struct_tp).ok_or_else(err)?;
-                init_slot(s.0, t.struct_schema, p.schema.0);
+                init_slot(s.0, t.struct_schema, p.schema);
                 init_slot_steal(s.0, t.struct_values, dict.into_ptr());
-                Ok(s)
+                Ok(V::Obj(s))
             }
+            other => Ok(other),
+        }
+    }
+
+    /// Store this value (a new reference to it) in the empty slot at `offset` of `obj`;
+    /// materialized first (a Pending is a bug: it would leave the slot empty).
+    #[inline]
+    unsafe fn into_slot(self, obj: *mut ffi::PyObject, offset: isize) {
+        match self {
+            V::In(p) => init_slot(obj, offset, p),
+            V::Obj(o) => init_slot_steal(obj, offset, o.into_ptr()),
+            V::Pending(_) => debug_assert!(false, "a pending struct was not materialized"),
+        }
+    }
+
+    /// The object of an In or Obj (never called on a Pending).
+    #[inline]
+    fn ptr_unchecked(&self) -> *mut ffi::PyObject {
+        match self {
+            V::In(p) => *p,
+            V::Obj(o) => o.0,
+            V::Pending(_) => std::ptr::null_mut(),
+        }
+    }
+
+    /// A value read from this one: borrowed when this one is borrowed (it then stays alive
+    /// for the record), otherwise a new reference (this one may be replaced and freed).
+    #[inline]
+    unsafe fn derived(&self, x: *mut ffi::PyObject) -> V {
+        match self {
+            V::In(_) => V::In(x),
+            _ => V::Obj(Owned::borrowed(x)),
         }
     }
 
     /// Field `name` of a Struct (or pending struct), without defaults; None when unset.
-    unsafe fn struct_get(&self, t: &Types, name: *mut ffi::PyObject) -> R<Owned> {
+    unsafe fn struct_get(&self, t: &Types, name: *mut ffi::PyObject) -> R<V> {
         match self {
             V::Pending(p) => {
-                for (k, v) in p.names.iter().zip(p.values.iter()) {
-                    if k.0 == name || ffi::PyUnicode_Compare(k.0, name) == 0 {
-                        return Ok(Owned::borrowed(v.0));
+                for (&k, v) in p.names.iter().zip(p.values.iter()) {
+                    if k == name || ffi::PyUnicode_Compare(k, name) == 0 {
+                        return match v {
+                            V::In(x) => Ok(V::In(*x)),
+                            V::Obj(o) => Ok(V::Obj(Owned::borrowed(o.0))),
+                            V::Pending(_) => Err(Fallback),
+                        };
                     }
                 }
-                Ok(Owned::borrowed(ffi::Py_None()))
+                Ok(V::In(ffi::Py_None()))
             }
-            V::Obj(o) => {
-                let values = slot(o.0, t.struct_values);
+            _ => {
+                let values = slot(self.ptr_unchecked(), t.struct_values);
                 if values.is_null() || ffi::PyDict_CheckExact(values) == 0 {
                     return Err(Fallback);
                 }
@@ -83,9 +132,9 @@ impl V {
                     if !ffi::PyErr_Occurred().is_null() {
                         return Err(err());
                     }
-                    return Ok(Owned::borrowed(ffi::Py_None()));
+                    return Ok(V::In(ffi::Py_None()));
                 }
-                Ok(Owned::borrowed(x))
+                Ok(self.derived(x))
             }
         }
     }
@@ -93,21 +142,23 @@ impl V {
     unsafe fn is_struct(&self, t: &Types) -> bool {
         match self {
             V::Pending(_) => true,
-            V::Obj(o) => ffi::Py_TYPE(o.0) == t.struct_tp,
+            _ => ffi::Py_TYPE(self.ptr_unchecked()) == t.struct_tp,
         }
     }
 
+    /// The schema of a Struct (or pending struct): borrowed, alive for the record (held by
+    /// the struct, and by the plan cache of the step that reads it).
     unsafe fn struct_schema(&self, t: &Types) -> *mut ffi::PyObject {
         match self {
-            V::Pending(p) => p.schema.0,
-            V::Obj(o) => slot(o.0, t.struct_schema),
+            V::Pending(p) => p.schema,
+            _ => slot(self.ptr_unchecked(), t.struct_schema),
         }
     }
 
     fn ptr(&self) -> Option<*mut ffi::PyObject> {
         match self {
-            V::Obj(o) => Some(o.0),
             V::Pending(_) => None,
+            _ => Some(self.ptr_unchecked()),
         }
     }
 
@@ -116,17 +167,18 @@ impl V {
     }
 }
 
-/// The record as it goes through the steps.
+/// The record as it goes through the steps. The schemas are borrowed: each comes from the
+/// input record or from a step's plan.
 struct Work {
-    key_schema: Owned,
+    key_schema: *mut ffi::PyObject,
     key: V,
-    value_schema: Owned,
+    value_schema: *mut ffi::PyObject,
     value: V,
     changed: bool,
 }
 
 impl Work {
-    fn side(&mut self, is_key: bool) -> (&mut Owned, &mut V) {
+    fn side(&mut self, is_key: bool) -> (&mut *mut ffi::PyObject, &mut V) {
         if is_key {
             (&mut self.key_schema, &mut self.key)
         } else {
@@ -178,6 +230,8 @@ struct KeyField {
     name: Owned,
     default: Owned,
     required: bool,
+    /// Where the field sat in the last value struct's dict (`dict_get_hinted`).
+    hint: Cell<usize>,
 }
 
 struct KeyPlan {
@@ -333,6 +387,7 @@ unsafe fn parse_key_plan(p: *mut ffi::PyObject) -> R<KeyPlan> {
             name: interned(tuple_item(f, 0)?)?,
             default: Owned::borrowed(tuple_item(f, 1)?),
             required: tuple_item(f, 2)? == ffi::Py_True(),
+            hint: Cell::new(0),
         });
     }
     Ok(KeyPlan { key_schema, fields })
@@ -392,11 +447,12 @@ unsafe fn parse_hoist_plan(p: *mut ffi::PyObject) -> R<HoistPlan> {
     })
 }
 
-/// The default-substituted value: `v`, or `default` when `v` is None and `default` is set.
+/// The default-substituted value: `v`, or `default` (held by a plan) when `v` is None and
+/// `default` is set.
 #[inline]
-unsafe fn with_default(v: Owned, default: *mut ffi::PyObject) -> Owned {
-    if v.0 == ffi::Py_None() && default != ffi::Py_None() {
-        Owned::borrowed(default)
+unsafe fn with_default(v: V, default: *mut ffi::PyObject) -> V {
+    if v.is_none() && default != ffi::Py_None() {
+        V::In(default)
     } else {
         v
     }
@@ -441,7 +497,7 @@ impl Step {
             return Ok(false);
         };
         let none = ffi::Py_None();
-        if w.value_schema.0 == none || !w.value.is_struct(t) {
+        if w.value_schema == none || !w.value.is_struct(t) {
             return Ok(false);
         }
         let schema = w.value.struct_schema(t);
@@ -454,7 +510,7 @@ impl Step {
         }
         let kf = &p.fields[0];
         let mut x = with_default(w.value.struct_get(t, kf.name.0)?, kf.default.0);
-        if kf.required && x.0 == none {
+        if kf.required && x.is_none() {
             return Err(Fallback);
         }
         let fp = ecache.get(field, p.key_schema.0, |x| parse_field_plan(x))?;
@@ -464,11 +520,123 @@ impl Step {
         if *rnwd {
             x = with_default(x, fp.default.0);
         }
-        w.key_schema = Owned::borrowed(fp.schema.0);
-        w.key = V::Obj(x);
-        w.value_schema = Owned::borrowed(schema);
+        w.key_schema = fp.schema.0;
+        w.key = x;
+        w.value_schema = schema;
         w.changed = true;
         Ok(true)
+    }
+
+    /// The fused pair's whole work for one record in its common case: a record whose value
+    /// is a Struct of the schema the plans were last made for, with no headers to copy. It
+    /// does what `key_from_field` and the record building do, straight from the record and
+    /// the cached plans; None when the record is anything else (the general path takes it,
+    /// and leaves the plans ready for the records after it).
+    #[inline(always)]
+    unsafe fn key_record(
+        &self,
+        t: &Types,
+        chain: &Chain,
+        rec: *mut ffi::PyObject,
+    ) -> Option<R<Owned>> {
+        let Step::KeyFromField(a, b) = self else {
+            return None;
+        };
+        let (
+            Step::ValueToKey { cache, .. },
+            Step::Extract {
+                rnwd,
+                cache: ecache,
+                ..
+            },
+        ) = (a.as_ref(), b.as_ref())
+        else {
+            return None;
+        };
+        let (vschema, kp) = cache.last.as_ref()?;
+        let (kschema, fp) = ecache.last.as_ref()?;
+        if kp.fields.len() != 1 || kschema.0 != kp.key_schema.0 {
+            return None;
+        }
+        let kf = &kp.fields[0];
+        if fp.name.0 != kf.name.0 {
+            return None;
+        }
+        let tp = ffi::Py_TYPE(rec);
+        if tp != t.source_tp && tp != t.sink_tp {
+            return None;
+        }
+        let none = ffi::Py_None();
+        let value = slot(rec, t.value);
+        let value_schema = slot(rec, t.value_schema);
+        let headers = slot(rec, t.headers);
+        if value.is_null()
+            || value_schema.is_null()
+            || value_schema == none
+            || headers != none
+            || ffi::Py_TYPE(value) != t.struct_tp
+            || slot(value, t.struct_schema) != vschema.0
+        {
+            return None;
+        }
+        let d = slot(value, t.struct_values);
+        if d.is_null() || ffi::PyDict_CheckExact(d) == 0 {
+            return None;
+        }
+        let mut hint = kf.hint.get();
+        let mut x = dict_get_hinted(d, kf.name.0, &mut hint);
+        kf.hint.set(hint);
+        if x.is_null() {
+            if !ffi::PyErr_Occurred().is_null() {
+                crate::util::clear_error();
+                return None;
+            }
+            x = none;
+        }
+        if x == none {
+            x = kf.default.0;
+            if x == none && kf.required {
+                return None; // the general path falls back: Python's error names the field
+            }
+            if x == none && *rnwd {
+                x = fp.default.0;
+            }
+        }
+        Some(chain.build(
+            t,
+            rec,
+            Output {
+                key_schema: fp.schema.0,
+                key: V::In(x),
+                value_schema: vschema.0,
+                value: V::In(value),
+                headers: V::In(none),
+            },
+        ))
+    }
+
+    /// For `key_record` a few records ahead: prefetch the key object `rec`'s value struct
+    /// holds (by the field's hint), whose reference count the output record will take.
+    #[inline(always)]
+    unsafe fn key_lookahead(&self, t: &Types, rec: *mut ffi::PyObject) {
+        let Step::KeyFromField(a, _) = self else {
+            return;
+        };
+        let Step::ValueToKey { cache, .. } = a.as_ref() else {
+            return;
+        };
+        let Some((_, kp)) = cache.last.as_ref() else {
+            return;
+        };
+        let (Some(kf), v) = (kp.fields.first(), slot(rec, t.value)) else {
+            return;
+        };
+        if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
+            let d = slot(v, t.struct_values);
+            if !d.is_null() && ffi::PyDict_CheckExact(d) != 0 {
+                prefetch_hinted(d, kf.name.0, kf.hint.get());
+            }
+        }
     }
 
     unsafe fn apply(&mut self, t: &Types, rec: *mut ffi::PyObject, w: &mut Work) -> R<()> {
@@ -484,7 +652,7 @@ impl Step {
                 }
             }
             Step::ValueToKey { names, plan, cache } => {
-                if w.value_schema.0 == none {
+                if w.value_schema == none {
                     // schemaless: the key is a dict of the listed fields of the value map
                     let m = w.value.ptr().ok_or(Fallback)?;
                     if ffi::PyDict_CheckExact(m) == 0 {
@@ -505,7 +673,7 @@ impl Step {
                             return Err(err());
                         }
                     }
-                    w.key_schema = Owned::borrowed(none);
+                    w.key_schema = none;
                     w.key = V::Obj(key);
                     w.changed = true;
                     return Ok(());
@@ -518,23 +686,23 @@ impl Step {
                     return Err(Fallback);
                 }
                 let p = cache.get(plan, schema, |x| parse_key_plan(x))?;
-                let mut knames = Vals::new();
-                let mut kvalues = Vals::new();
+                let mut knames = SmallVec::new();
+                let mut kvalues = SmallVec::new();
                 for f in p.fields.iter() {
                     let v = with_default(w.value.struct_get(t, f.name.0)?, f.default.0);
-                    if f.required && v.0 == none {
+                    if f.required && v.is_none() {
                         return Err(Fallback); // Python's Struct.put names the null field
                     }
-                    knames.push(Owned::borrowed(f.name.0));
+                    knames.push(f.name.0);
                     kvalues.push(v);
                 }
-                w.key_schema = Owned::borrowed(p.key_schema.0);
+                w.key_schema = p.key_schema.0;
                 w.key = V::Pending(Box::new(Pending {
-                    schema: Owned::borrowed(p.key_schema.0),
+                    schema: p.key_schema.0,
                     names: knames,
                     values: kvalues,
                 }));
-                w.value_schema = Owned::borrowed(schema);
+                w.value_schema = schema;
                 w.changed = true;
             }
             Step::Extract {
@@ -545,9 +713,9 @@ impl Step {
                 cache,
             } => {
                 let (schema, value) = w.side(*is_key);
-                if schema.0 == none {
+                if *schema == none {
                     let extracted = if value.is_none() {
-                        Owned::borrowed(none)
+                        V::In(none)
                     } else {
                         let m = value.ptr().ok_or(Fallback)?;
                         if ffi::PyDict_CheckExact(m) == 0 {
@@ -558,19 +726,19 @@ impl Step {
                             if !ffi::PyErr_Occurred().is_null() {
                                 return Err(err());
                             }
-                            Owned::borrowed(none)
+                            V::In(none)
                         } else {
-                            Owned::borrowed(x)
+                            value.derived(x)
                         }
                     };
-                    *value = V::Obj(extracted);
+                    *value = extracted;
                 } else {
                     if !value.is_none() && !value.is_struct(t) {
                         return Err(Fallback);
                     }
-                    let f = cache.get(field, schema.0, |x| parse_field_plan(x))?;
+                    let f = cache.get(field, *schema, |x| parse_field_plan(x))?;
                     let extracted = if value.is_none() {
-                        Owned::borrowed(none)
+                        V::In(none)
                     } else {
                         let v = value.struct_get(t, f.name.0)?;
                         if *rnwd {
@@ -579,8 +747,8 @@ impl Step {
                             v
                         }
                     };
-                    *schema = Owned::borrowed(f.schema.0);
-                    *value = V::Obj(extracted);
+                    *schema = f.schema.0;
+                    *value = extracted;
                 }
                 w.changed = true;
             }
@@ -620,7 +788,7 @@ impl Step {
                 } else {
                     none
                 };
-                if schema.0 == none {
+                if *schema == none {
                     let m = value.ptr().ok_or(Fallback)?;
                     if ffi::PyDict_CheckExact(m) == 0 {
                         return Err(Fallback);
@@ -650,35 +818,35 @@ impl Step {
                     }
                     let sschema = value.struct_schema(t);
                     let p = cache.get(schema_fn, sschema, |x| parse_insert_plan(x))?;
-                    let mut names = Vals::with_capacity(p.fields.len() + 4);
-                    let mut values = Vals::with_capacity(p.fields.len() + 4);
+                    let mut names = SmallVec::with_capacity(p.fields.len() + 4);
+                    let mut values = SmallVec::with_capacity(p.fields.len() + 4);
                     for (fname, default) in p.fields.iter() {
-                        names.push(Owned::borrowed(fname.0));
+                        names.push(fname.0);
                         values.push(with_default(value.struct_get(t, fname.0)?, default.0));
                     }
-                    let mut put = |k: &Option<Owned>, v: Owned| {
+                    let mut put = |k: &Option<Owned>, v: V| {
                         if let Some(k) = k {
                             // a schema cannot hold two fields of one name: InsertField's
                             // derived schema would have refused it (then this step is not run)
-                            names.push(Owned::borrowed(k.0));
+                            names.push(k.0);
                             values.push(v);
                         }
                     };
-                    put(topic, Owned::borrowed(rtopic));
+                    put(topic, V::In(rtopic));
                     if rpart != none {
-                        put(partition, Owned::borrowed(rpart));
+                        put(partition, V::In(rpart));
                     }
-                    put(offset, Owned::borrowed(roffset));
+                    put(offset, V::In(roffset));
                     if rts != none && timestamp.is_some() {
                         let dt = Owned::new(ffi::PyObject_CallOneArg(to_datetime.as_ptr(), rts))
                             .ok_or_else(err)?;
-                        put(timestamp, dt);
+                        put(timestamp, V::Obj(dt));
                     }
-                    put(static_field, Owned::borrowed(static_value.0));
+                    put(static_field, V::In(static_value.0));
                     let updated = p.updated.0;
-                    *schema = Owned::borrowed(updated);
+                    *schema = updated;
                     *value = V::Pending(Box::new(Pending {
-                        schema: Owned::borrowed(updated),
+                        schema: updated,
                         names,
                         values,
                     }));
@@ -692,26 +860,28 @@ impl Step {
                 cache,
             } => {
                 let (schema, value) = w.side(*is_key);
-                let inner =
-                    std::mem::replace(value, V::Obj(Owned::borrowed(none))).materialize(t)?;
-                if schema.0 == none {
+                let inner = std::mem::replace(value, V::In(none)).materialize(t)?;
+                if *schema == none {
                     let d = Owned::new(ffi::PyDict_New()).ok_or_else(err)?;
-                    if ffi::PyDict_SetItem(d.0, name.0, inner.0) != 0 {
+                    if ffi::PyDict_SetItem(d.0, name.0, inner.ptr_unchecked()) != 0 {
                         return Err(err());
                     }
                     *value = V::Obj(d);
                 } else {
-                    let p = cache.get(schema_fn, schema.0, |x| parse_hoist_plan(x))?;
-                    if !quick_valid(&p.check, p.optional, inner.0) {
+                    let p = cache.get(schema_fn, *schema, |x| parse_hoist_plan(x))?;
+                    if !quick_valid(&p.check, p.optional, inner.ptr_unchecked()) {
                         // Struct.put's validation, by the Python reference; raises for a bad value
-                        Owned::new(ffi::PyObject_CallOneArg(p.validate.0, inner.0))
-                            .ok_or_else(err)?;
+                        Owned::new(ffi::PyObject_CallOneArg(
+                            p.validate.0,
+                            inner.ptr_unchecked(),
+                        ))
+                        .ok_or_else(err)?;
                     }
                     let updated = p.updated.0;
-                    *schema = Owned::borrowed(updated);
+                    *schema = updated;
                     *value = V::Pending(Box::new(Pending {
-                        schema: Owned::borrowed(updated),
-                        names: smallvec![Owned::borrowed(name.0)],
+                        schema: updated,
+                        names: smallvec![name.0],
                         values: smallvec![inner],
                     }));
                 }
@@ -749,17 +919,13 @@ unsafe fn quick_valid(check: &Check, optional: bool, v: *mut ffi::PyObject) -> b
     }
 }
 
-#[inline(always)]
-fn prefetch(p: *mut ffi::PyObject) {
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch(p as *const i8, _MM_HINT_T0);
-        _mm_prefetch((p as *const i8).add(64), _MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
+/// How many records ahead the batch loop prefetches each stage of a record's data (measured
+/// on bench/converters.py's chain: shorter distances left the loop waiting on memory).
+const AHEAD_RECORD: usize = 16;
+const AHEAD_VALUE: usize = 12;
+const AHEAD_DICT: usize = 8;
+const AHEAD_KEYS: usize = 5;
+const AHEAD_KEY: usize = 2;
 
 /// The fused steps of a transformation chain.
 /// The steps, with the Python references they hold. Those are only touched with the GIL held
@@ -810,26 +976,28 @@ impl Chain {
             return Ok(None);
         };
         let steps = &mut guard.0;
+        let key_only = steps.len() == 1 && matches!(steps[0], Step::KeyFromField(..));
         let n = list.len();
         unsafe {
             let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
             let items = (*(list.as_ptr() as *mut ffi::PyListObject)).ob_item;
             for i in 0..n {
                 let rec = *items.add(i);
-                // The records are usually cold in the cache: fetch what the next ones touch a
-                // few iterations early, one pointer hop per stage (record, its value struct,
-                // the struct's dict, the dict's keys table).
-                if i + 8 < n {
-                    prefetch(*items.add(i + 8));
+                // The records are usually cold in the cache: fetch what the next ones touch
+                // ahead of time, one pointer hop per stage (record, its value struct, the
+                // struct's dict, the dict's keys table, and for the key-only chain the key
+                // object itself), each stage a few records after the one it depends on.
+                if i + AHEAD_RECORD < n {
+                    prefetch(*items.add(i + AHEAD_RECORD));
                 }
-                if i + 6 < n {
-                    let v = slot(*items.add(i + 6), t.value);
+                if i + AHEAD_VALUE < n {
+                    let v = slot(*items.add(i + AHEAD_VALUE), t.value);
                     if !v.is_null() {
                         prefetch(v);
                     }
                 }
-                if i + 4 < n {
-                    let v = slot(*items.add(i + 4), t.value);
+                if i + AHEAD_DICT < n {
+                    let v = slot(*items.add(i + AHEAD_DICT), t.value);
                     if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
                         let d = slot(v, t.struct_values);
                         if !d.is_null() {
@@ -837,8 +1005,8 @@ impl Chain {
                         }
                     }
                 }
-                if i + 2 < n {
-                    let v = slot(*items.add(i + 2), t.value);
+                if i + AHEAD_KEYS < n {
+                    let v = slot(*items.add(i + AHEAD_KEYS), t.value);
                     if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
                         let d = slot(v, t.struct_values);
                         if !d.is_null() && ffi::PyDict_CheckExact(d) != 0 {
@@ -849,7 +1017,15 @@ impl Chain {
                         }
                     }
                 }
-                match self.one(t, steps, rec) {
+                if key_only && i + AHEAD_KEY < n {
+                    steps[0].key_lookahead(t, *items.add(i + AHEAD_KEY));
+                }
+                let fast = if key_only {
+                    steps[0].key_record(t, self, rec)
+                } else {
+                    None
+                };
+                match fast.unwrap_or_else(|| self.one(t, steps, rec)) {
                     Ok(r) => ffi::PyList_SET_ITEM(out.0, i as isize, r.into_ptr()),
                     Err(Fallback) => {
                         crate::util::clear_error();
@@ -882,10 +1058,10 @@ impl Chain {
             }
         };
         let mut w = Work {
-            key_schema: Owned::borrowed(get(t.key_schema)?),
-            key: V::Obj(Owned::borrowed(get(t.key)?)),
-            value_schema: Owned::borrowed(get(t.value_schema)?),
-            value: V::Obj(Owned::borrowed(get(t.value)?)),
+            key_schema: get(t.key_schema)?,
+            key: V::In(get(t.key)?),
+            value_schema: get(t.value_schema)?,
+            value: V::In(get(t.value)?),
             changed: false,
         };
         for s in steps.iter_mut() {
@@ -894,31 +1070,63 @@ impl Chain {
         if !w.changed {
             return Ok(Owned::borrowed(rec));
         }
-        let key = w.key.materialize(t)?;
-        let value = w.value.materialize(t)?;
         let headers = get(t.headers)?;
         let headers = if headers == ffi::Py_None() {
-            Owned::borrowed(headers)
+            V::In(headers)
         } else {
-            Owned::new(ffi::PyObject_CallMethodNoArgs(
-                rec,
-                self.copied_headers.as_ptr(),
-            ))
-            .ok_or_else(err)?
+            V::Obj(
+                Owned::new(ffi::PyObject_CallMethodNoArgs(
+                    rec,
+                    self.copied_headers.as_ptr(),
+                ))
+                .ok_or_else(err)?,
+            )
         };
-        let r = alloc(tp).ok_or_else(err)?;
+        self.build(
+            t,
+            rec,
+            Output {
+                key_schema: w.key_schema,
+                key: w.key,
+                value_schema: w.value_schema,
+                value: w.value,
+                headers,
+            },
+        )
+    }
+
+    /// The output record: `rec`'s class and fields with the chain's key, value, schemas and
+    /// headers.
+    #[inline(always)]
+    unsafe fn build(&self, t: &Types, rec: *mut ffi::PyObject, o: Output) -> R<Owned> {
+        let tp = ffi::Py_TYPE(rec);
+        let sink = tp == t.sink_tp;
+        let get = |off: isize| -> R<*mut ffi::PyObject> {
+            let p = slot(rec, off);
+            if p.is_null() {
+                Err(Fallback)
+            } else {
+                Ok(p)
+            }
+        };
         let mut part = get(t.kafka_partition)?;
+        let topic = get(t.topic)?;
+        let timestamp = get(t.timestamp)?;
+        // built before the record, so filling its slots cannot fail half way
+        let key = o.key.materialize(t)?;
+        let value = o.value.materialize(t)?;
+        let r = alloc(tp).ok_or_else(err)?;
         if sink && part == ffi::Py_None() {
             part = self.minus_one.as_ptr();
         }
-        init_slot(r.0, t.topic, get(t.topic)?);
+        init_slot(r.0, t.topic, topic);
         init_slot(r.0, t.kafka_partition, part);
-        init_slot_steal(r.0, t.key_schema, w.key_schema.into_ptr());
-        init_slot_steal(r.0, t.key, key.into_ptr());
-        init_slot_steal(r.0, t.value_schema, w.value_schema.into_ptr());
-        init_slot_steal(r.0, t.value, value.into_ptr());
-        init_slot(r.0, t.timestamp, get(t.timestamp)?);
-        init_slot_steal(r.0, t.headers, headers.into_ptr());
+        init_slot(r.0, t.key_schema, o.key_schema);
+        key.into_slot(r.0, t.key);
+        init_slot(r.0, t.value_schema, o.value_schema);
+        value.into_slot(r.0, t.value);
+        init_slot(r.0, t.timestamp, timestamp);
+        o.headers.into_slot(r.0, t.headers);
         if sink {
             for off in [
                 t.kafka_offset,
@@ -927,13 +1135,30 @@ impl Chain {
                 t.original_kafka_partition,
                 t.original_kafka_offset,
             ] {
-                init_slot(r.0, off, get(off)?);
+                let p = slot(rec, off);
+                if p.is_null() {
+                    return Err(Fallback);
+                }
+                init_slot(r.0, off, p);
             }
         } else {
             for off in [t.source_partition, t.source_offset] {
-                init_slot(r.0, off, get(off)?);
+                let p = slot(rec, off);
+                if p.is_null() {
+                    return Err(Fallback);
+                }
+                init_slot(r.0, off, p);
             }
         }
         Ok(r)
     }
+}
+
+/// What the chain made of a record: its new key, value, schemas and headers.
+struct Output {
+    key_schema: *mut ffi::PyObject,
+    key: V,
+    value_schema: *mut ffi::PyObject,
+    value: V,
+    headers: V,
 }

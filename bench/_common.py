@@ -131,7 +131,8 @@ class TreeMeter:
     a ``time.monotonic()`` value); ``m.stop()`` takes the last sample and ends it (leaving the
     ``with`` stops it too). Then ``m.interval`` holds wall and CPU seconds, ``m.peak_rss`` the
     highest summed RSS in MiB, ``m.processes`` the most processes seen alive at once.
-    ``add(pid)`` adds a root started during the span (all its CPU time counts).
+    ``add(pid)`` adds a root started during the span (all its CPU time counts); ``mark()``
+    starts a second span that ends with the first, ``since_mark``.
 
     The tree's CPU time at a sample is, over every live process in it, ``utime + stime`` (all
     its threads, exited ones included) ``+ cutime + cstime`` (the children it waited for, and
@@ -159,6 +160,8 @@ class TreeMeter:
         self.processes = 0
         self.started = 0.0
         self.interval: Interval | None = None
+        self._mark: tuple[float, int] | None = None
+        self._stopped = 0.0
 
     def __enter__(self) -> TreeMeter:
         self.started = time.monotonic()
@@ -173,15 +176,31 @@ class TreeMeter:
         with self._lock:
             self._roots.append(pid)
 
+    def mark(self) -> None:
+        """Sample now and remember it (the first call only): after ``stop``, ``since_mark``
+        is the part of the span from here to its end -- the busy part of a run, when marked
+        as its first records arrive."""
+        if self._mark is None:
+            self._mark = (time.monotonic(), self._sample())
+
     def stop(self) -> Interval:
         """End the span now (idempotent): the last sample, then ``interval``."""
         if self.interval is None:
             self._stop.set()
             self._thread.join()
             self._last = self._sample()
-            wall = time.monotonic() - self.started
+            self._stopped = time.monotonic()
+            wall = self._stopped - self.started
             self.interval = Interval(wall, (self._last - self._first) * _TICK_S)
         return self.interval
+
+    @property
+    def since_mark(self) -> Interval | None:
+        """Wall and CPU seconds from ``mark`` to ``stop``; None before both happened."""
+        if self._mark is None or self.interval is None:
+            return None
+        at, ticks = self._mark
+        return Interval(self._stopped - at, (self._last - ticks) * _TICK_S)
 
     def _run(self) -> None:
         while not self._stop.wait(self._period_s):

@@ -210,7 +210,7 @@ def run_one(
         broker_pid = local_broker_pid(bootstrap)
         with (
             httpx.Client(base_url=base, timeout=30.0) as client,
-            TreeMeter(*([broker_pid] if broker_pid else [])) as broker,
+            TreeMeter(*([broker_pid] if broker_pid else []), tree=False) as broker,
             TreeMeter(proc.pid) as meter,
         ):
             start = meter.started

@@ -11,6 +11,7 @@ process start to REST ready; then kconnect/Java ratios.
 
     python bench/file_pipeline.py                 # 1,000,000 lines
     python bench/file_pipeline.py --records 200000 --only kconnect
+    python bench/file_pipeline.py --repeat 3         # 3 interleaved rounds: medians and ranges
 
 Needs a broker (``KCONNECT_BOOTSTRAP_SERVERS`` or the local stack, started if absent) and, for
 the Java side, Java 17+ and Maven (the connect-runtime/file/json jars come from Maven Central).
@@ -206,6 +207,12 @@ def run_one(
         log.close()
 
 
+def _median(xs: list[float]) -> float:
+    v = sorted(xs)
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -217,28 +224,48 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--only", choices=["kconnect", "java"], default=None, help="run one runtime, no ratios"
     )
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="interleaved rounds (every converter and runtime in turn): medians and per-round "
+        "ranges (default 1)",
+    )
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds allowed per run")
     args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
 
     from kconnect.testing.services import ensure_kafka
 
     bootstrap = ensure_kafka()
     runtimes = [args.only] if args.only else ["kconnect", "java"]
+    converters = args.converters.split(",")
+    rounds: list[list[Result]] = []
     with tempfile.TemporaryDirectory(prefix="kconnect-bench-") as tmp:
         work = Path(tmp)
         source = work / "input.txt"
         with source.open("w") as f:
             for i in range(args.records):
                 f.write(f"line {i:09d} the quick brown fox jumps over the lazy dog\n")
-        results: list[Result] = []
-        for conv in args.converters.split(","):
-            for rt in runtimes:
-                print(
-                    f"running {rt} with {conv} converter over {args.records:,} lines...", flush=True
-                )
-                results.append(
-                    run_one(rt, conv, bootstrap, source, args.records, work, args.timeout)
-                )
+        for round_no in range(1, args.repeat + 1):
+            if args.repeat > 1:
+                print(f"round {round_no} of {args.repeat}", flush=True)
+            results: list[Result] = []
+            for conv in converters:
+                for rt in runtimes:
+                    print(
+                        f"running {rt} with {conv} converter over {args.records:,} lines...",
+                        flush=True,
+                    )
+                    results.append(
+                        run_one(rt, conv, bootstrap, source, args.records, work, args.timeout)
+                    )
+            rounds.append(results)
+
+    def runs(rt: str, conv: str) -> list[Result]:
+        return [next(r for r in rs if r.runtime == rt and r.converter == conv) for rs in rounds]
+
     print()
     print(
         table(
@@ -255,48 +282,54 @@ def main(argv: list[str] | None = None) -> int:
             ],
             [
                 [
-                    r.runtime,
-                    r.converter,
-                    r.rate,
-                    r.seconds,
-                    r.cpu_us,
-                    r.cpu.cores,
-                    r.startup_s,
-                    r.idle_rss,
-                    r.peak_rss,
+                    rt,
+                    conv,
+                    _median([r.rate for r in runs(rt, conv)]),
+                    _median([r.seconds for r in runs(rt, conv)]),
+                    _median([r.cpu_us for r in runs(rt, conv)]),
+                    _median([r.cpu.cores for r in runs(rt, conv)]),
+                    _median([r.startup_s for r in runs(rt, conv)]),
+                    _median([r.idle_rss for r in runs(rt, conv)]),
+                    _median([r.peak_rss for r in runs(rt, conv)]),
                 ]
-                for r in results
+                for conv in converters
+                for rt in runtimes
             ],
         )
     )
     if len(runtimes) == 2:
         print()
         rows = []
-        for conv in args.converters.split(","):
-            k = next(r for r in results if r.runtime == "kconnect" and r.converter == conv)
-            j = next(r for r in results if r.runtime == "java" and r.converter == conv)
-            rows.append(
-                [
-                    conv,
-                    k.rate / j.rate,
-                    k.cpu_us / j.cpu_us,
-                    k.idle_rss / j.idle_rss,
-                    k.startup_s / j.startup_s,
+        for conv in converters:
+            pairs = list(zip(runs("kconnect", conv), runs("java", conv), strict=True))
+            speed = [k.rate / j.rate for k, j in pairs]
+            cost = [k.cpu_us / j.cpu_us for k, j in pairs]
+            row: list[object] = [
+                conv,
+                _median(speed),
+                _median(cost),
+                _median([k.idle_rss / j.idle_rss for k, j in pairs]),
+                _median([k.startup_s / j.startup_s for k, j in pairs]),
+            ]
+            if args.repeat > 1:
+                row += [
+                    f"{min(speed):.2f}-{max(speed):.2f}",
+                    f"{min(cost):.2f}-{max(cost):.2f}",
                 ]
-            )
-        print(
-            table(
-                [
-                    "converter",
-                    "throughput kconnect/java",
-                    "CPU-µs/rec kconnect/java",
-                    "idle RSS kconnect/java",
-                    "startup kconnect/java",
-                ],
-                rows,
-            )
-        )
+            rows.append(row)
+        head = [
+            "converter",
+            "throughput kconnect/java",
+            "CPU-µs/rec kconnect/java",
+            "idle RSS kconnect/java",
+            "startup kconnect/java",
+        ]
+        if args.repeat > 1:
+            head += ["throughput per round", "CPU-µs/rec per round"]
+        print(table(head, rows))
         print("goals: throughput >= 1.5, CPU-µs/rec <= 0.5, idle RSS <= 0.25, startup <= 0.33")
+    if args.repeat > 1:
+        print(f"medians of {args.repeat} interleaved rounds; ranges are per round")
     return 0
 
 

@@ -36,6 +36,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -180,12 +181,6 @@ def python_bench_fresh(records: int, chain: bool) -> dict[str, Interval]:
     return {k: Interval(*v) for k, v in got.items() if chain or k != "chain"}
 
 
-def _median(xs: list[float]) -> float:
-    s = sorted(xs)
-    m = len(s) // 2
-    return s[m] if len(s) % 2 else (s[m - 1] + s[m]) / 2
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument(
@@ -238,14 +233,14 @@ def main() -> None:
         cpu_ratios = [k / j for k, j in zip(k_cpu, j_cpu, strict=True) if j]
         row = [
             label,
-            f"{_median(k_rates):,.0f}",
-            f"{_median(j_rates):,.0f}",
-            f"{_median(ratios):.2f}",
-            _median(k_cpu),
-            _median(j_cpu),
-            f"{_median(cpu_ratios):.2f}" if cpu_ratios else "-",
-            _median([py[key].cores for py, _ in rounds]),
-            _median([java[key].cores for _, java in rounds]),
+            f"{median(k_rates):,.0f}",
+            f"{median(j_rates):,.0f}",
+            f"{median(ratios):.2f}",
+            median(k_cpu),
+            median(j_cpu),
+            f"{median(cpu_ratios):.2f}" if cpu_ratios else "-",
+            median([py[key].cores for py, _ in rounds]),
+            median([java[key].cores for _, java in rounds]),
         ]
         if args.repeat > 1:
             row.append(f"{min(ratios):.2f}-{max(ratios):.2f}")

@@ -28,6 +28,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 
 import httpx
 
@@ -207,12 +208,6 @@ def run_one(
         log.close()
 
 
-def _median(xs: list[float]) -> float:
-    v = sorted(xs)
-    m = len(v) // 2
-    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -284,13 +279,13 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     rt,
                     conv,
-                    _median([r.rate for r in runs(rt, conv)]),
-                    _median([r.seconds for r in runs(rt, conv)]),
-                    _median([r.cpu_us for r in runs(rt, conv)]),
-                    _median([r.cpu.cores for r in runs(rt, conv)]),
-                    _median([r.startup_s for r in runs(rt, conv)]),
-                    _median([r.idle_rss for r in runs(rt, conv)]),
-                    _median([r.peak_rss for r in runs(rt, conv)]),
+                    median([r.rate for r in runs(rt, conv)]),
+                    median([r.seconds for r in runs(rt, conv)]),
+                    median([r.cpu_us for r in runs(rt, conv)]),
+                    median([r.cpu.cores for r in runs(rt, conv)]),
+                    median([r.startup_s for r in runs(rt, conv)]),
+                    median([r.idle_rss for r in runs(rt, conv)]),
+                    median([r.peak_rss for r in runs(rt, conv)]),
                 ]
                 for conv in converters
                 for rt in runtimes
@@ -306,10 +301,10 @@ def main(argv: list[str] | None = None) -> int:
             cost = [k.cpu_us / j.cpu_us for k, j in pairs]
             row: list[object] = [
                 conv,
-                _median(speed),
-                _median(cost),
-                _median([k.idle_rss / j.idle_rss for k, j in pairs]),
-                _median([k.startup_s / j.startup_s for k, j in pairs]),
+                median(speed),
+                median(cost),
+                median([k.idle_rss / j.idle_rss for k, j in pairs]),
+                median([k.startup_s / j.startup_s for k, j in pairs]),
             ]
             if args.repeat > 1:
                 row += [

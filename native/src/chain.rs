@@ -1042,6 +1042,18 @@ impl Chain {
     }
 }
 
+/// The value in the `__slots__` member at `offset` of `rec`; an unset slot (which Python would
+/// raise AttributeError for) leaves the batch to the Python stages.
+#[inline(always)]
+unsafe fn set_slot(rec: *mut ffi::PyObject, offset: isize) -> R<*mut ffi::PyObject> {
+    let p = slot(rec, offset);
+    if p.is_null() {
+        Err(Fallback)
+    } else {
+        Ok(p)
+    }
+}
+
 impl Chain {
     unsafe fn one(&self, t: &Types, steps: &mut [Step], rec: *mut ffi::PyObject) -> R<Owned> {
         let tp = ffi::Py_TYPE(rec);
@@ -1049,14 +1061,7 @@ impl Chain {
         if !sink && tp != t.source_tp {
             return Err(Fallback);
         }
-        let get = |off: isize| -> R<*mut ffi::PyObject> {
-            let p = slot(rec, off);
-            if p.is_null() {
-                Err(Fallback)
-            } else {
-                Ok(p)
-            }
-        };
+        let get = |off: isize| set_slot(rec, off);
         let mut w = Work {
             key_schema: get(t.key_schema)?,
             key: V::In(get(t.key)?),
@@ -1101,14 +1106,7 @@ impl Chain {
     unsafe fn build(&self, t: &Types, rec: *mut ffi::PyObject, o: Output) -> R<Owned> {
         let tp = ffi::Py_TYPE(rec);
         let sink = tp == t.sink_tp;
-        let get = |off: isize| -> R<*mut ffi::PyObject> {
-            let p = slot(rec, off);
-            if p.is_null() {
-                Err(Fallback)
-            } else {
-                Ok(p)
-            }
-        };
+        let get = |off: isize| set_slot(rec, off);
         let mut part = get(t.kafka_partition)?;
         let topic = get(t.topic)?;
         let timestamp = get(t.timestamp)?;
@@ -1135,19 +1133,11 @@ impl Chain {
                 t.original_kafka_partition,
                 t.original_kafka_offset,
             ] {
-                let p = slot(rec, off);
-                if p.is_null() {
-                    return Err(Fallback);
-                }
-                init_slot(r.0, off, p);
+                init_slot(r.0, off, get(off)?);
             }
         } else {
             for off in [t.source_partition, t.source_offset] {
-                let p = slot(rec, off);
-                if p.is_null() {
-                    return Err(Fallback);
-                }
-                init_slot(r.0, off, p);
+                init_slot(r.0, off, get(off)?);
             }
         }
         Ok(r)

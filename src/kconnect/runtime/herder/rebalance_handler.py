@@ -11,7 +11,13 @@ The distributed herder hands every completed rebalance to a :class:`RebalanceHan
 
 Starts and stops of a batch run concurrently on a small pool (a task start creates Kafka
 clients and may take a while; Kafka uses a pool for the same reason), and the call returns
-when the batch is done. Assignments are G's :class:`~kconnect.kafka.connect_protocol.
+when the batch is done. The handler's operations themselves run one at a time: in Kafka they
+all run on the herder's one thread, so a revocation never overlaps the start of the work it
+revokes. Here ``revoke`` comes from the group member's thread while ``apply`` may still be
+starting the previous assignment (a task process takes ~0.3 s to start); it waits for that
+batch to finish, then stops it. Without that wait the items were stopped while starting and
+``apply`` then recorded them as running, so the next assignment of the same items started
+nothing (an eager rebalance that revoked a just-created connector left it stopped for good). Assignments are G's :class:`~kconnect.kafka.connect_protocol.
 ExtendedAssignment`; task ids in them may be plain ``(connector, task)`` tuples.
 """
 
@@ -74,7 +80,9 @@ class RebalanceHandler:
     ``start_connector(name)`` / ``start_task(task_id)`` start one item (the herder's own
     methods, which read the current config snapshot and report failures as FAILED statuses);
     ``stop_connector(name)`` / ``stop_tasks(ids)`` stop and wait. All four may block.
-    Thread-safe: ``revoke`` runs on the group member's thread, ``apply`` on the herder's.
+    Thread-safe: ``revoke`` runs on the group member's thread, ``apply`` on the herder's;
+    ``revoke``, ``apply``, ``stop_for_reconfiguration`` and ``restart`` run one at a time
+    (``_serial``), each to its end.
     """
 
     def __init__(
@@ -91,7 +99,9 @@ class RebalanceHandler:
         self._stop_connector = stop_connector
         self._stop_tasks = stop_tasks
         self._pool = ThreadPoolExecutor(parallelism, thread_name_prefix="herder-start-stop")
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards ``running`` and ``_tasks_to_restart``
+        # one operation at a time; reentrant: apply revokes stray work itself
+        self._serial = threading.RLock()
         self.running = RunningWork()
         self._tasks_to_restart: set[ConnectorTaskId] = set()
 
@@ -106,7 +116,12 @@ class RebalanceHandler:
                 log.exception("Starting or stopping work after a rebalance failed")
 
     def revoke(self, connectors: Iterable[str], tasks: Iterable[Any]) -> None:
-        """Stop revoked connectors and tasks and forget them (blocks until stopped)."""
+        """Stop revoked connectors and tasks and forget them (blocks until stopped, and first
+        until an ``apply`` in progress has started its batch)."""
+        with self._serial:
+            self._revoke(connectors, tasks)
+
+    def _revoke(self, connectors: Iterable[str], tasks: Iterable[Any]) -> None:
         conns = list(connectors)
         ids = sorted(task_ids(tasks))
         calls: list[Callable[[], None]] = [partial(self._stop_connector, n) for n in conns]
@@ -123,6 +138,10 @@ class RebalanceHandler:
     def stop_for_reconfiguration(self, task_ids_: Iterable[ConnectorTaskId]) -> None:
         """Stop local tasks whose configs changed; they restart after the next rebalance if
         they are still assigned here (Kafka's ``tasksToRestart``)."""
+        with self._serial:
+            self._stop_for_reconfiguration(task_ids_)
+
+    def _stop_for_reconfiguration(self, task_ids_: Iterable[ConnectorTaskId]) -> None:
         with self._lock:
             ids = sorted(t for t in task_ids_ if t in self.running.tasks)
         if not ids:
@@ -147,6 +166,10 @@ class RebalanceHandler:
         """Make the running work equal the (augmented) assignment: start what is missing and,
         defensively, stop anything running that the assignment no longer holds (normally
         already stopped through :meth:`revoke`). Blocks until done."""
+        with self._serial:
+            self._apply(assigned_connectors, assigned_tasks)
+
+    def _apply(self, assigned_connectors: Iterable[str], assigned_tasks: Iterable[Any]) -> None:
         assigned_c = set(assigned_connectors)
         assigned_t = task_ids(assigned_tasks)
         with self._lock:
@@ -155,7 +178,7 @@ class RebalanceHandler:
         if stray_c or stray_t:
             log.warning("Stopping work no longer assigned to this worker: %s %s",
                         stray_c, [str(t) for t in stray_t])  # fmt: skip
-            self.revoke(stray_c, stray_t)
+            self._revoke(stray_c, stray_t)
         conns, tasks = self.plan(assigned_c, assigned_t)
         with self._lock:
             self._tasks_to_restart.clear()
@@ -174,6 +197,12 @@ class RebalanceHandler:
     ) -> None:
         """Carry out the part of a KIP-745 restart plan that runs here: stop the connector and
         tasks it names that this worker owns, report them RESTARTING, start them again."""
+        with self._serial:
+            self._restart(plan, on_restart)
+
+    def _restart(
+        self, plan: RestartPlan, on_restart: Callable[[str | ConnectorTaskId], None]
+    ) -> None:
         name = plan.request.connector
         tasks = [t for t in plan.task_ids_to_restart if self.owns_task(t)]
         connector = plan.restart_connector and self.owns_connector(name)

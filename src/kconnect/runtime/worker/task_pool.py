@@ -80,6 +80,10 @@ class _Task:
     listener: StatusListener
     version: str | None = None
     preflight: ExactlyOncePreflight | None = None
+    #: Set once ``start_task`` is done with this task (started or failed): a stop that comes
+    #: while the task process is still starting waits for it, so it cannot overtake the
+    #: start on the channel (the process would ignore the stop, then run the task).
+    started: threading.Event = field(default_factory=threading.Event)
 
 
 @dataclass
@@ -177,9 +181,16 @@ class TaskProcessPool(TaskExecutor):
             self.metrics.task_startup_failed(task_id)
             wrapped.on_failure(task_id, e)
             return False
+        finally:
+            entry.started.set()
         return started
 
     def stop_and_await_tasks(self, ids: Iterable[ConnectorTaskId]) -> None:
+        ids = list(ids)
+        with self._lock:
+            starting = [p.tasks[t].started for t in ids if (p := self._owner(t)) is not None]
+        for event in starting:  # let starts in progress finish first (see _Task.started)
+            event.wait(START_TIMEOUT_S)
         by_process: dict[int, tuple[_Process, list[ConnectorTaskId]]] = {}
         gone: list[ConnectorTaskId] = []
         with self._lock:

@@ -83,6 +83,50 @@ def test_eager_revoke_all_then_reassignment_restarts_everything_assigned(handler
     assert rec.of("start_task") == [T("a", 1)]
 
 
+def test_a_revocation_during_a_start_waits_for_it_and_the_next_assignment_starts_again(rec):
+    # Eager protocol: the group member revokes everything on its thread while the herder
+    # thread is still starting the previous assignment (a task process starting). The
+    # revocation must stop what that start brings up, and the same items assigned again
+    # must be started again, not taken for running.
+    starting = threading.Event()
+    go_on = threading.Event()
+
+    def start_task(t: ConnectorTaskId) -> None:
+        starting.set()
+        assert go_on.wait(10)
+        rec.add("start_task", t)
+
+    h = RebalanceHandler(
+        lambda n: rec.add("start_connector", n),
+        start_task,
+        lambda n: rec.add("stop_connector", n),
+        lambda ids: [rec.add("stop_task", t) for t in ids],
+    )
+    try:
+        a = assignment(["sink"], [("source", 0)])
+        applying = threading.Thread(target=h.apply, args=(a.connectors, a.tasks))
+        applying.start()
+        assert starting.wait(10)
+        revoking = threading.Thread(target=h.revoke, args=(["sink"], [("source", 0)]))
+        revoking.start()
+        revoking.join(0.3)
+        assert revoking.is_alive()  # waits for the start in progress
+        assert rec.of("stop_task") == []
+        go_on.set()
+        applying.join(10)
+        revoking.join(10)
+        kinds = [k for k, _ in rec.events]
+        assert kinds.index("stop_task") > kinds.index("start_task")  # stopped after it started
+        assert not h.owns_connector("sink") and not h.owns_task(T("source", 0))
+        h.apply(a.connectors, a.tasks)  # the next generation assigns the same work
+        assert rec.of("start_connector") == ["sink", "sink"]
+        assert rec.of("start_task") == [T("source", 0), T("source", 0)]
+        assert h.owns_connector("sink") and h.owns_task(T("source", 0))
+    finally:
+        go_on.set()
+        h.close()
+
+
 def test_work_missing_from_the_assignment_is_stopped_defensively(handler, rec):
     handler.apply(["a"], [("a", 0)])
     rec.events.clear()

@@ -38,12 +38,21 @@ pub fn sink_records<'py>(
     {
         return Ok(None);
     }
-    let headers_name = PyString::intern(py, "headers");
-    let timestamp_name = PyString::intern(py, "timestamp");
     if ts_types.len() != 3 {
         return Ok(None);
     }
+    if n == 0 {
+        return Ok(Some(PyList::empty(py)));
+    }
     unsafe {
+        // The messages' own C methods, called directly as `message_columns` does (one type
+        // for the whole batch, else the Python loop builds the records).
+        let tp = ffi::Py_TYPE(ffi::PyList_GET_ITEM(msgs.as_ptr(), 0));
+        let (Some(headers_of), Some(timestamp_of)) =
+            (noargs_method(tp, "headers"), noargs_method(tp, "timestamp"))
+        else {
+            return Ok(None);
+        };
         let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
         let none = ffi::Py_None();
         for i in 0..n {
@@ -51,16 +60,19 @@ pub fn sink_records<'py>(
             let m = ffi::PyList_GET_ITEM(msgs.as_ptr(), i_);
             let k = ffi::PyList_GET_ITEM(keys.as_ptr(), i_);
             let v = ffi::PyList_GET_ITEM(values.as_ptr(), i_);
-            if ffi::Py_TYPE(k) != t.sav_tp || ffi::Py_TYPE(v) != t.sav_tp {
-                return Ok(None); // a skipped (tolerated) record
+            if ffi::Py_TYPE(k) != t.sav_tp || ffi::Py_TYPE(v) != t.sav_tp || ffi::Py_TYPE(m) != tp {
+                return Ok(None); // a skipped (tolerated) record, or a message of another type
             }
-            let h = Owned::new(ffi::PyObject_CallMethodNoArgs(m, headers_name.as_ptr()))
-                .ok_or_else(|| PyErr::fetch(py))?;
-            if ffi::PyObject_IsTrue(h.0) != 0 {
-                crate::util::clear_error();
+            let h =
+                Owned::new(headers_of(m, std::ptr::null_mut())).ok_or_else(|| PyErr::fetch(py))?;
+            let has_headers = ffi::PyObject_IsTrue(h.0);
+            if has_headers != 0 {
+                if has_headers < 0 {
+                    crate::util::clear_error();
+                }
                 return Ok(None); // headers go through the header converter, in Python
             }
-            let ts = Owned::new(ffi::PyObject_CallMethodNoArgs(m, timestamp_name.as_ptr()))
+            let ts = Owned::new(timestamp_of(m, std::ptr::null_mut()))
                 .ok_or_else(|| PyErr::fetch(py))?;
             if ffi::PyTuple_CheckExact(ts.0) == 0 || ffi::PyTuple_GET_SIZE(ts.0) != 2 {
                 return Ok(None);

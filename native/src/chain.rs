@@ -1045,7 +1045,7 @@ impl Chain {
 /// The value in the `__slots__` member at `offset` of `rec`; an unset slot (which Python would
 /// raise AttributeError for) leaves the batch to the Python stages.
 #[inline(always)]
-unsafe fn set_slot(rec: *mut ffi::PyObject, offset: isize) -> R<*mut ffi::PyObject> {
+unsafe fn slot_or_fallback(rec: *mut ffi::PyObject, offset: isize) -> R<*mut ffi::PyObject> {
     let p = slot(rec, offset);
     if p.is_null() {
         Err(Fallback)
@@ -1061,7 +1061,7 @@ impl Chain {
         if !sink && tp != t.source_tp {
             return Err(Fallback);
         }
-        let get = |off: isize| set_slot(rec, off);
+        let get = |off: isize| slot_or_fallback(rec, off);
         let mut w = Work {
             key_schema: get(t.key_schema)?,
             key: V::In(get(t.key)?),
@@ -1106,7 +1106,7 @@ impl Chain {
     unsafe fn build(&self, t: &Types, rec: *mut ffi::PyObject, o: Output) -> R<Owned> {
         let tp = ffi::Py_TYPE(rec);
         let sink = tp == t.sink_tp;
-        let get = |off: isize| set_slot(rec, off);
+        let get = |off: isize| slot_or_fallback(rec, off);
         let mut part = get(t.kafka_partition)?;
         let topic = get(t.topic)?;
         let timestamp = get(t.timestamp)?;

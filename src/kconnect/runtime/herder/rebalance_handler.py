@@ -15,10 +15,11 @@ when the batch is done. The handler's operations themselves run one at a time: i
 all run on the herder's one thread, so a revocation never overlaps the start of the work it
 revokes. Here ``revoke`` comes from the group member's thread while ``apply`` may still be
 starting the previous assignment (a task process takes ~0.3 s to start); it waits for that
-batch to finish, then stops it. Without that wait the items were stopped while starting and
-``apply`` then recorded them as running, so the next assignment of the same items started
-nothing (an eager rebalance that revoked a just-created connector left it stopped for good). Assignments are G's :class:`~kconnect.kafka.connect_protocol.
-ExtendedAssignment`; task ids in them may be plain ``(connector, task)`` tuples.
+batch to finish, then stops it (why: docs/design-notes.md, "Task processes, not more
+workers").
+
+Assignments are G's :class:`~kconnect.kafka.connect_protocol.ExtendedAssignment`; task ids in
+them may be plain ``(connector, task)`` tuples.
 """
 
 from __future__ import annotations

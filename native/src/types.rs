@@ -102,6 +102,10 @@ pub fn init(
             ));
         }
     }
+    // Records and structs are freed by the million: give them the short deallocator.
+    for c in [struct_cls, source_cls, sink_cls] {
+        crate::dealloc::install_dealloc(c)?;
+    }
     // Keep the classes alive for the life of the process.
     for c in [struct_cls, sav_cls, source_cls, sink_cls] {
         std::mem::forget(c.clone().unbind());

@@ -1,0 +1,164 @@
+"""The short deallocator ``kconnect_native`` gives records and structs (``native/src/dealloc.rs``):
+everything a freed object held is released exactly once, subclasses still run their own
+finalizers and lose their ``__dict__``, cycles are still collected, and a class whose layout it
+cannot prove plain is refused."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+from typing import Any
+
+import pytest
+
+from kconnect import _hot_path
+from kconnect.api import Schema, SchemaBuilder, SinkRecord, SourceRecord, Struct
+
+if _hot_path.native is None:
+    pytest.skip("kconnect_native is not in use", allow_module_level=True)
+
+native = _hot_path.native
+
+
+class _Held(dict[str, Any]):
+    """A value whose release is observable (a mapping, so it can stand for any field)."""
+
+
+def _watch(freed: list[str], name: str) -> _Held:
+    v = _Held()
+    weakref.finalize(v, freed.append, name)
+    return v
+
+
+def _schema() -> Schema:
+    return SchemaBuilder.struct().name("s").field("a", Schema.OPTIONAL_STRING_SCHEMA).build()
+
+
+def test_a_freed_record_releases_every_slot_once() -> None:
+    freed: list[str] = []
+    src = SourceRecord(
+        _watch(freed, "partition"),
+        _watch(freed, "offset"),
+        "t",
+        None,
+        None,
+        _watch(freed, "key"),
+        None,
+        _watch(freed, "value"),
+        timestamp=None,
+    )
+    sink = SinkRecord("t", 0, None, _watch(freed, "sink key"), None, _watch(freed, "sink value"), 7)
+    schema = _schema()
+    st = Struct(schema).put("a", "x")
+    refs_to_schema = sys.getrefcount(schema)
+    del src, sink
+    assert sorted(freed) == sorted(
+        ["partition", "offset", "key", "value", "sink key", "sink value"]
+    )
+    del st
+    assert sys.getrefcount(schema) == refs_to_schema - 1
+
+
+def test_freeing_keeps_the_class_reference_count_and_the_heap_flat() -> None:
+    schema = _schema()
+    before_types = (sys.getrefcount(SourceRecord), sys.getrefcount(Struct))
+    for _ in range(3):  # settle the allocator
+        [
+            SourceRecord(None, None, "t", None, None, "k", schema, Struct(schema))
+            for _ in range(10_000)
+        ]
+    gc.collect()
+    blocks = sys.getallocatedblocks()
+    for _ in range(20):
+        [
+            SourceRecord(None, None, "t", None, None, "k", schema, Struct(schema))
+            for _ in range(10_000)
+        ]
+    gc.collect()
+    assert sys.getallocatedblocks() - blocks < 1_000  # 200,000 records and structs came and went
+    assert (sys.getrefcount(SourceRecord), sys.getrefcount(Struct)) == before_types
+
+
+def test_a_subclass_runs_its_finalizer_and_frees_its_dict_and_the_base_slots() -> None:
+    freed: list[str] = []
+
+    class Mine(SourceRecord):  # a __dict__, a __weakref__ and a __del__ of its own
+        def __del__(self) -> None:
+            freed.append("__del__")
+
+    r = Mine(None, None, "t", None, None, _watch(freed, "key"), None, None)
+    setattr(r, "extra", _watch(freed, "dict entry"))  # noqa: B010 (not a declared field)
+    ref = weakref.ref(r)
+    refs_to_class = sys.getrefcount(Mine)
+    del r
+    assert ref() is None
+    assert sorted(freed) == ["__del__", "dict entry", "key"]
+    assert sys.getrefcount(Mine) == refs_to_class - 1
+
+
+def test_a_cycle_through_a_record_is_collected() -> None:
+    freed: list[str] = []
+    r = SinkRecord("t", 0, None, None, None, None, 1)
+    r.value = r
+    r.key = _watch(freed, "key")
+    del r
+    gc.collect()
+    assert freed == ["key"]
+
+
+def test_installing_on_a_class_already_installed_changes_nothing() -> None:
+    native.install_dealloc(SourceRecord)
+    native.install_dealloc(Struct)
+    freed: list[str] = []
+    r = SourceRecord(None, None, "t", None, None, _watch(freed, "key"), None, None)
+    del r
+    assert freed == ["key"]
+
+
+class _WithDict:
+    pass
+
+
+class _WithWeakref:
+    __slots__ = ("__weakref__", "a")
+
+
+class _WithDel:
+    __slots__ = ("a",)
+
+    def __del__(self) -> None:
+        pass
+
+
+class _A:
+    __slots__ = ("a",)
+
+
+class _B:
+    __slots__ = ()
+
+
+class _TwoBases(_A, _B):
+    __slots__ = ()
+
+
+class _FromList(list):  # type: ignore[type-arg]
+    __slots__ = ("a",)
+
+
+@pytest.mark.parametrize(
+    ("cls", "why"),
+    [
+        (_WithDict, "__dict__ or __weakref__"),
+        (_WithWeakref, "__dict__ or __weakref__"),
+        (_WithDel, "finalizer"),
+        (_TwoBases, "more than one base class"),
+        (_FromList, "built-in type other than object"),
+        (int, "not tracked by the garbage collector"),
+        (len, "is not a class"),
+    ],
+)
+def test_a_class_that_is_not_plain_slots_is_refused(cls: object, why: str) -> None:
+    with pytest.raises(TypeError, match=why):
+        native.install_dealloc(cls)

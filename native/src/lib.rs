@@ -13,7 +13,8 @@
 //! * `copy_binary`: the PostgreSQL binary COPY data of a batch of rows (the JDBC sink);
 //! * `message_columns`: topics, keys, values, partitions and offsets of a consumed batch,
 //!   `sink_records`: its SinkRecords (the sink loop), `sink_rows`: the JDBC sink's rows of a
-//!   batch;
+//!   batch, `topic_run_end` / `schema_run_end`: where the JDBC sink's runs of one topic and
+//!   of one pair of schemas end;
 //! * `utf8_encode_batch` / `utf8_decode_batch`: StringConverter batches in UTF-8;
 //! * `install_dealloc`: a short deallocator for plain `__slots__` classes, which `init` gives
 //!   the records and `Struct` (freeing them was a quarter to a third of the SMT chain's time).
@@ -65,6 +66,8 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::message_columns, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(records::topic_run_end, m)?)?;
+    m.add_function(wrap_pyfunction!(records::schema_run_end, m)?)?;
     m.add_function(wrap_pyfunction!(text::utf8_encode_batch, m)?)?;
     m.add_function(wrap_pyfunction!(text::utf8_decode_batch, m)?)?;
     Ok(())

@@ -288,3 +288,100 @@ pub fn message_columns<'py>(
         ))
     }
 }
+
+/// The records of `records[start..end]` as the exact SinkRecord class, or None (a list
+/// holding only SinkRecords is what the sink runtime hands a task; anything else, such as a
+/// subclass that might redefine a field, is left to the Python loop).
+unsafe fn sink_record_at(
+    t: &types::Types,
+    list: *mut ffi::PyObject,
+    i: usize,
+) -> Option<*mut ffi::PyObject> {
+    let r = ffi::PyList_GET_ITEM(list, i as isize);
+    (ffi::Py_TYPE(r) == t.sink_tp).then_some(r)
+}
+
+/// The end of the run of records from `start` whose topic equals `records[start].topic`
+/// (the first index past `start` with another topic, or the length): what
+/// `JdbcDbWriter.write`'s loop finds. None when `records` is not a list of SinkRecords or
+/// `start` is out of range (then the Python loop does it).
+#[pyfunction]
+pub fn topic_run_end(records: Bound<'_, PyAny>, start: usize) -> PyResult<Option<usize>> {
+    let Some(t) = types::get() else {
+        return Ok(None);
+    };
+    let Ok(list) = records.cast::<PyList>() else {
+        return Ok(None);
+    };
+    let n = list.len();
+    if start >= n {
+        return Ok(None);
+    }
+    unsafe {
+        let l = list.as_ptr();
+        let Some(first) = sink_record_at(t, l, start) else {
+            return Ok(None);
+        };
+        let topic = crate::util::slot(first, t.topic);
+        if topic.is_null() {
+            return Ok(None);
+        }
+        let mut end = start + 1;
+        while end < n {
+            let Some(r) = sink_record_at(t, l, end) else {
+                return Ok(None);
+            };
+            let other = crate::util::slot(r, t.topic);
+            if other.is_null() {
+                return Ok(None);
+            }
+            if other != topic {
+                match ffi::PyObject_RichCompareBool(other, topic, ffi::Py_EQ) {
+                    1 => {}
+                    0 => break,
+                    _ => return Err(PyErr::fetch(records.py())),
+                }
+            }
+            end += 1;
+        }
+        Ok(Some(end))
+    }
+}
+
+/// The first index in `start..end` whose record does not have exactly these schema objects
+/// (`is`, not equality) or whose value is None, or `end`: the run `BufferedRecords.add_all`
+/// appends in one slice. None when `records` is not a list of SinkRecords or the range is
+/// not inside it (then the Python loop does it).
+#[pyfunction]
+pub fn schema_run_end(
+    records: Bound<'_, PyAny>,
+    start: usize,
+    end: usize,
+    key_schema: Bound<'_, PyAny>,
+    value_schema: Bound<'_, PyAny>,
+) -> Option<usize> {
+    let t = types::get()?;
+    let list = records.cast::<PyList>().ok()?;
+    if start > end || end > list.len() {
+        return None;
+    }
+    let (ks, vs) = (key_schema.as_ptr(), value_schema.as_ptr());
+    unsafe {
+        let l = list.as_ptr();
+        for j in start..end {
+            let r = sink_record_at(t, l, j)?;
+            let (k, v, value) = (
+                crate::util::slot(r, t.key_schema),
+                crate::util::slot(r, t.value_schema),
+                crate::util::slot(r, t.value),
+            );
+            if k.is_null() || v.is_null() || value.is_null() {
+                return None;
+            }
+            if v != vs || k != ks || value == ffi::Py_None() {
+                return Some(j);
+            }
+        }
+    }
+    Some(end)
+}

@@ -682,3 +682,83 @@ def test_float_spellings_decode_as_the_reference(spellings: list[Any]) -> None:
         got = [_outcome(native.to_connect_batch, "t", [d]) for d in batch]
         want = [_outcome(ref._to_connect_batch_py, "t", [d]) for d in batch]
         assert got == want
+
+
+def _py_topic_run_end(records: list[Any], start: int) -> int:
+    """``JdbcDbWriter.write``'s loop: the reference for ``topic_run_end``."""
+    topic, end = records[start].topic, start + 1
+    while end < len(records) and records[end].topic == topic:
+        end += 1
+    return end
+
+
+def _py_schema_run_end(records: list[Any], start: int, end: int, ks: Any, vs: Any) -> int:
+    """``BufferedRecords.add_all``'s loop: the reference for ``schema_run_end``."""
+    j = start
+    while j < end:
+        r = records[j]
+        if r.value_schema is not vs or r.key_schema is not ks or r.value is None:
+            break
+        j += 1
+    return j
+
+
+_RUN_SCHEMAS = [
+    SchemaBuilder.struct().name("a").field("x", Schema.INT32_SCHEMA).build(),
+    SchemaBuilder.struct().name("a").field("x", Schema.INT32_SCHEMA).build(),  # equal, not same
+    Schema.OPTIONAL_STRING_SCHEMA,
+]
+
+
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["t1", "t2", "t1-copy"]),
+            st.sampled_from([0, 1, 2, None]),
+            st.sampled_from([0, 2, None]),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.data(),
+)
+def test_run_ends_are_the_python_loops(specs: list[Any], data: Any) -> None:
+    native = _hot_path.native
+    assert native is not None
+    records = []
+    for topic, vsi, ksi, tombstone in specs:
+        # "t1-copy" is a topic equal to "t1" but another str object
+        name = "".join(["t", "1"]) if topic == "t1-copy" else topic
+        vs = _RUN_SCHEMAS[vsi] if vsi is not None else None
+        ks = _RUN_SCHEMAS[ksi] if ksi is not None else None
+        value = None if tombstone else 1
+        records.append(SinkRecord(name, 0, ks, "k", vs, value, 0))
+    start = data.draw(st.integers(0, len(records) - 1))
+    assert native.topic_run_end(records, start) == _py_topic_run_end(records, start)
+    end = data.draw(st.integers(start, len(records)))
+    ks, vs = records[start].key_schema, records[start].value_schema
+    got = native.schema_run_end(records, start, end, ks, vs)
+    assert got == _py_schema_run_end(records, start, end, ks, vs)
+
+
+def test_run_ends_leave_other_inputs_to_python() -> None:
+    native = _hot_path.native
+    assert native is not None
+
+    class MyRecord(SinkRecord):
+        __slots__ = ()
+
+    plain = [SinkRecord("t", 0, None, None, None, 1, 0) for _ in range(3)]
+    mixed = [*plain, MyRecord("t", 0, None, None, None, 1, 0)]
+    source = [SourceRecord(None, None, "t", 0, None, None, None, 1)]
+    assert native.topic_run_end(plain, 0) == 3
+    assert native.topic_run_end(mixed, 0) is None  # a subclass might redefine a field
+    assert native.topic_run_end(source, 0) is None
+    assert native.topic_run_end(tuple(plain), 0) is None  # not a list
+    assert native.topic_run_end(plain, 3) is None  # out of range
+    assert native.schema_run_end(plain, 0, 3, None, None) == 3
+    assert native.schema_run_end(mixed, 0, 4, None, None) is None
+    assert native.schema_run_end(plain, 2, 1, None, None) is None
+    assert native.schema_run_end(plain, 0, 4, None, None) is None

@@ -216,12 +216,14 @@ class BufferedRecords:
                 continue
             ks, vs = first.key_schema, first.value_schema
             end = min(n, i + batch - len(self._records) - len(self._deletes))
-            j = i
-            while j < end:
-                r = records[j]
-                if r.value_schema is not vs or r.key_schema is not ks or r.value is None:
-                    break
-                j += 1
+            j = native.schema_run_end(records, i, end, ks, vs) if native is not None else None
+            if j is None:
+                j = i
+                while j < end:
+                    r = records[j]
+                    if r.value_schema is not vs or r.key_schema is not ks or r.value is None:
+                        break
+                    j += 1
             if j > i:
                 self._records.extend(records[i:j])
                 i = j

@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord
 from kconnect.connectors.jdbc.common.connection import ConnectionFailed, ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
@@ -273,9 +274,11 @@ class JdbcDbWriter:
             start, n = 0, len(records)
             while start < n:
                 topic = records[start].topic
-                end = start + 1
-                while end < n and records[end].topic == topic:
-                    end += 1
+                end = native.topic_run_end(records, start) if native is not None else None
+                if end is None:
+                    end = start + 1
+                    while end < n and records[end].topic == topic:
+                        end += 1
                 table = self.destination(topic)
                 current = buffers.get(table)
                 if current is None:

@@ -1,6 +1,8 @@
 import decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kconnect.api import (
     ConnectException,
@@ -153,3 +155,26 @@ def test_sink_lines_reach_the_file_at_each_put(tmp_path) -> None:
     t.put([SinkRecord("a", 0, None, None, Schema.STRING_SCHEMA, "first", 0)])
     assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "first\n"
     t.stop()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.binary(max_size=40).map(lambda b: b.replace(b"\r", b"")),
+        max_size=8,
+    ),
+    st.sampled_from([None, 0, 17]),
+)
+def test_source_split_of_lf_only_text_is_the_line_by_line_split(
+    chunks: list[bytes], start: int | None
+) -> None:
+    """The fast split (no \\r in the buffer) gives the same lines, positions and left-over
+    bytes as the general loop, invalid UTF-8 included, chunk after chunk."""
+    fast, general = FileStreamSourceTask(), FileStreamSourceTask()
+    for t in (fast, general):
+        t._position = start
+    for chunk in chunks:
+        fast._split_lf(fast._buffer + chunk)
+        general._split_any(general._buffer + chunk)
+        assert fast._pending == general._pending
+        assert (fast._buffer, fast._position) == (general._buffer, general._position)

@@ -114,6 +114,12 @@ class RowWriter(Protocol):
         self, conn: Any, table: TableId, meta: FieldsMetadata, record: SinkRecord
     ) -> TableInfo: ...
 
+    def known_plan(self, table: TableId, key_schema: object, shape: object) -> RowPlan | None: ...
+
+    def keep_plan(
+        self, table: TableId, key_schema: object, shape: object, plan: RowPlan
+    ) -> None: ...
+
     def write_rows(
         self,
         conn: Any,
@@ -190,7 +196,15 @@ class BufferedRecords:
             self.flush()
             self._key_schema = record.key_schema
             self._value_shape = shape
-            if value is not None or self._plan is None:
+            if value is not None:
+                # a plan made for an earlier batch of these schemas is reused (made from a
+                # record with a value: a tombstone's plan knows only the key columns)
+                plan = self._writer.known_plan(self._table, record.key_schema, shape)
+                if plan is None:
+                    plan = self._make_plan(record)
+                    self._writer.keep_plan(self._table, record.key_schema, shape, plan)
+                self._plan = plan
+            elif self._plan is None:
                 self._plan = self._make_plan(record)
         if value is None:
             self._deletes.append(record)

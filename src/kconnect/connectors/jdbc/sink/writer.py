@@ -184,6 +184,10 @@ class JdbcDbWriter:
         )
         self._tables: dict[str, TableId] = {}
         self._infos: dict[TableId, TableInfo] = {}
+        # RowPlans by table, for the last key schema and value shape each table saw: a plan
+        # depends only on them, the config and the table's columns, so the next batch of the
+        # same schemas reuses it. Forgotten with the table descriptions (``_infos``).
+        self._plans: dict[TableId, tuple[object, object, RowPlan]] = {}
         self._raw: Any = None
         self._last_used = -_IDLE_CHECK_S
         self._pending: PendingWrite | None = None
@@ -207,7 +211,7 @@ class JdbcDbWriter:
         raw = conn.connection.dbapi_connection
         if raw is not self._raw:
             self._raw = raw
-            self._infos.clear()
+            self._forget_tables()
             if self._copy is not None:
                 self._copy.reset()
         return raw
@@ -226,7 +230,7 @@ class JdbcDbWriter:
         write is abandoned: closing the connection rolls its transaction back."""
         self._pending = None
         self._raw = None
-        self._infos.clear()
+        self._forget_tables()
         if self._copy is not None:
             self._copy.reset()
         self.provider.close()
@@ -348,7 +352,7 @@ class JdbcDbWriter:
                     if _is_transient(e):
                         raise
                     self._execute(conn, f"ROLLBACK TO SAVEPOINT {sp}")
-                    self._infos.clear()  # DDL inside the savepoint may have been undone
+                    self._forget_tables()  # DDL inside the savepoint may have been undone
                     failures.append(
                         (record, self._wrap(e, self.destination(record.topic), record, [record]))
                     )
@@ -386,7 +390,7 @@ class JdbcDbWriter:
         return None
 
     def _rollback(self, conn: Any) -> None:
-        self._infos.clear()  # DDL of the failed transaction is undone too
+        self._forget_tables()  # DDL of the failed transaction is undone too
         if self._copy is not None:
             self._copy.rolled_back()
         try:
@@ -481,6 +485,27 @@ class JdbcDbWriter:
             cur.executemany(sql, key_rows)
         finally:
             cur.close()
+
+    def _forget_tables(self) -> None:
+        """Drop what is known of the tables (descriptions and row plans): the connection
+        changed, or DDL may have been rolled back."""
+        self._infos.clear()
+        self._plans.clear()
+
+    def known_plan(self, table: TableId, key_schema: object, shape: object) -> RowPlan | None:
+        """The plan made for ``table`` with this key schema and value shape (the same
+        objects, or equal ones), if it is the last one made for the table."""
+        got = self._plans.get(table)
+        if got is None:
+            return None
+        ks, vs, plan = got
+        if (ks is key_schema or ks == key_schema) and (vs is shape or vs == shape):
+            return plan
+        return None
+
+    def keep_plan(self, table: TableId, key_schema: object, shape: object, plan: RowPlan) -> None:
+        """Remember ``plan`` for :meth:`known_plan`."""
+        self._plans[table] = (key_schema, shape, plan)
 
     def ensure_table(
         self, conn: Any, table: TableId, meta: FieldsMetadata, record: SinkRecord

@@ -15,6 +15,7 @@ from kconnect.api import (
     SinkRecord,
     Struct,
 )
+from kconnect.connectors.jdbc.sink.buffered_records import BufferedRecords, RowPlan
 from kconnect.connectors.jdbc.sink.sink_config import CONFIG_DEF, JdbcSinkConfig
 from kconnect.connectors.jdbc.sink.sink_connector import JdbcSinkConnector
 from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
@@ -136,3 +137,54 @@ def test_config_defaults_match_confluent() -> None:
     assert c.kafka_pk_names() == ("__connect_topic", "__connect_partition", "__connect_offset")
     with pytest.raises(ConfigException, match=r"insert\.mode"):
         JdbcSinkConfig({"connection.url": "jdbc:sqlite:x", "insert.mode": "merge"})
+
+
+def test_puts_alternating_schemas_reuse_and_remake_row_plans(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table's row plan is kept for the next put of the same schemas and remade when the
+    schemas change (the table evolving on the way), so every put lands its own columns."""
+    db = tmp_path / "evolve.db"
+    wider = (
+        SchemaBuilder.struct()
+        .field("id", Schema.INT32_SCHEMA)
+        .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+        .field("city", Schema.OPTIONAL_STRING_SCHEMA)
+        .build()
+    )
+
+    def wide(offset: int, id_: int) -> SinkRecord:
+        value = Struct(wider).put("id", id_).put("name", f"w{id_}").put("city", "Osaka")
+        return SinkRecord("orders", 0, None, None, wider, value, offset)
+
+    made: list[object] = []
+    make_plan = BufferedRecords._make_plan
+
+    def counting(self: BufferedRecords, record: SinkRecord) -> RowPlan:
+        made.append(record.value_schema)
+        return make_plan(self, record)
+
+    monkeypatch.setattr(BufferedRecords, "_make_plan", counting)
+    task = make_task(db, **{"auto.create": "true", "auto.evolve": "true"})
+    task.put([rec(0, 0, "a"), rec(1, 1, "b")])
+    task.put([rec(2, 2, "c")])  # same schema: the plan of the first put
+    task.put([wide(3, 3), wide(4, 4)])  # a new column: a new plan, the table evolves
+    task.put([rec(5, 5, "d")])  # the first schema again
+    task.put([wide(6, 6)])
+    assert made == [VALUE, wider, VALUE, wider]  # the second put reused the first's plan
+    writer = task.writer
+    assert writer is not None
+    # the last plan made for the table is the one kept
+    table = writer.destination("orders")
+    assert writer.known_plan(table, None, wider) is not None
+    assert writer.known_plan(table, None, VALUE) is None
+    task.stop()
+    assert rows(db, "SELECT id, name, city FROM orders ORDER BY id") == [
+        (0, "a", None),
+        (1, "b", None),
+        (2, "c", None),
+        (3, "w3", "Osaka"),
+        (4, "w4", "Osaka"),
+        (5, "d", None),
+        (6, "w6", "Osaka"),
+    ]

@@ -20,6 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use smallvec::{smallvec, SmallVec};
 use std::cell::Cell;
+use std::ptr;
 use std::sync::Mutex;
 
 struct Fallback;
@@ -83,7 +84,11 @@ impl V {
         match self {
             V::In(p) => init_slot(obj, offset, p),
             V::Obj(o) => init_slot_steal(obj, offset, o.into_ptr()),
-            V::Pending(_) => debug_assert!(false, "a pending struct was not materialized"),
+            V::Pending(_) => {
+                // unreachable: a record's slots may be uninitialised, so never leave one empty
+                debug_assert!(false, "a pending struct was not materialized");
+                init_slot(obj, offset, ffi::Py_None());
+            }
         }
     }
 
@@ -1101,7 +1106,10 @@ impl Chain {
     }
 
     /// The output record: `rec`'s class and fields with the chain's key, value, schemas and
-    /// headers.
+    /// headers. Everything it copies is read (and may fail) before the record is made; the
+    /// record is then made without zeroing its slots and every slot is written before it is
+    /// tracked by the collector (`types::init` checked that these are all of the class's
+    /// slots).
     #[inline(always)]
     unsafe fn build(&self, t: &Types, rec: *mut ffi::PyObject, o: Output) -> R<Owned> {
         let tp = ffi::Py_TYPE(rec);
@@ -1110,13 +1118,26 @@ impl Chain {
         let mut part = get(t.kafka_partition)?;
         let topic = get(t.topic)?;
         let timestamp = get(t.timestamp)?;
-        // built before the record, so filling its slots cannot fail half way
+        let sink_offs = [
+            t.kafka_offset,
+            t.timestamp_type,
+            t.original_topic,
+            t.original_kafka_partition,
+            t.original_kafka_offset,
+        ];
+        let source_offs = [t.source_partition, t.source_offset];
+        let own: &[isize] = if sink { &sink_offs } else { &source_offs };
+        let mut own_values = [ptr::null_mut(); 5];
+        for (v, &off) in own_values.iter_mut().zip(own) {
+            *v = get(off)?;
+        }
         let key = o.key.materialize(t)?;
         let value = o.value.materialize(t)?;
-        let r = alloc(tp).ok_or_else(err)?;
         if sink && part == ffi::Py_None() {
             part = self.minus_one.as_ptr();
         }
+        // nothing below can fail
+        let r = Owned::new(ffi::_PyObject_GC_New(tp)).ok_or_else(err)?;
         init_slot(r.0, t.topic, topic);
         init_slot(r.0, t.kafka_partition, part);
         init_slot(r.0, t.key_schema, o.key_schema);
@@ -1125,21 +1146,10 @@ impl Chain {
         value.into_slot(r.0, t.value);
         init_slot(r.0, t.timestamp, timestamp);
         o.headers.into_slot(r.0, t.headers);
-        if sink {
-            for off in [
-                t.kafka_offset,
-                t.timestamp_type,
-                t.original_topic,
-                t.original_kafka_partition,
-                t.original_kafka_offset,
-            ] {
-                init_slot(r.0, off, get(off)?);
-            }
-        } else {
-            for off in [t.source_partition, t.source_offset] {
-                init_slot(r.0, off, get(off)?);
-            }
+        for (&v, &off) in own_values.iter().zip(own) {
+            init_slot(r.0, off, v);
         }
+        ffi::PyObject_GC_Track(r.0 as *mut std::ffi::c_void);
         Ok(r)
     }
 }

@@ -60,8 +60,9 @@ const FUNCS: [unsafe extern "C" fn(*mut ffi::PyObject); MAX_CLASSES] = [
     dealloc::<7>,
 ];
 
-/// The object-pointer slot offsets of `tp` and its bases, or why the class is not plain.
-unsafe fn plain_slots(tp: *mut ffi::PyTypeObject) -> Result<Vec<isize>, String> {
+/// The object-pointer slot offsets of `tp` and its bases (sorted), or why the class is not
+/// plain.
+pub unsafe fn plain_slots(tp: *mut ffi::PyTypeObject) -> Result<Vec<isize>, String> {
     let object = ptr::addr_of_mut!(ffi::PyBaseObject_Type);
     let generic = (*tp).tp_dealloc.map(|f| f as usize);
     let mut offsets = Vec::new();

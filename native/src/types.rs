@@ -102,6 +102,42 @@ pub fn init(
             ));
         }
     }
+    // The chain makes records without zeroing them and writes each of these slots: they must
+    // be all of the class's slots (checked before the deallocator is installed, which the
+    // check would take for a class-specific one).
+    let common = [
+        t.topic,
+        t.kafka_partition,
+        t.key_schema,
+        t.key,
+        t.value_schema,
+        t.value,
+        t.timestamp,
+        t.headers,
+    ];
+    for (cls, own) in [
+        (source_cls, vec![t.source_partition, t.source_offset]),
+        (
+            sink_cls,
+            vec![
+                t.kafka_offset,
+                t.timestamp_type,
+                t.original_topic,
+                t.original_kafka_partition,
+                t.original_kafka_offset,
+            ],
+        ),
+    ] {
+        let mut known: Vec<isize> = common.iter().copied().chain(own).collect();
+        known.sort_unstable();
+        let slots = unsafe { crate::dealloc::plain_slots(cls.as_ptr() as *mut ffi::PyTypeObject) }
+            .map_err(|why| PyTypeError::new_err(format!("{cls}: {why}")))?;
+        if slots != known {
+            return Err(PyTypeError::new_err(format!(
+                "{cls} has slots the native code does not know"
+            )));
+        }
+    }
     // Records and structs are freed by the million: give them the short deallocator.
     for c in [struct_cls, source_cls, sink_cls] {
         crate::dealloc::install_dealloc(c)?;

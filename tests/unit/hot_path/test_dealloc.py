@@ -6,6 +6,7 @@ cannot prove plain is refused."""
 from __future__ import annotations
 
 import gc
+import subprocess
 import sys
 import weakref
 from typing import Any
@@ -162,3 +163,25 @@ class _FromList(list):  # type: ignore[type-arg]
 def test_a_class_that_is_not_plain_slots_is_refused(cls: object, why: str) -> None:
     with pytest.raises(TypeError, match=why):
         native.install_dealloc(cls)
+
+
+def test_init_refuses_record_classes_with_slots_it_does_not_write() -> None:
+    """The chain makes records without zeroing them and writes the slots it knows: a record
+    class with another slot must be refused (the Python path then runs), in a fresh process
+    since ``init`` runs once per process."""
+    code = (
+        "import kconnect_native\n"
+        "from kconnect.api import SchemaAndValue, SinkRecord, Struct\n"
+        "from kconnect.api.records import ConnectRecord\n"
+        "class Src(ConnectRecord):\n"
+        "    __slots__ = ('source_offset', 'source_partition', 'extra')\n"
+        "try:\n"
+        "    kconnect_native.init(Struct, SchemaAndValue, Src, SinkRecord)\n"
+        "    print('accepted')\n"
+        "except TypeError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "refused:" in done.stdout
+    assert "has slots the native code does not know" in done.stdout

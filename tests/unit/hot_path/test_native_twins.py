@@ -25,6 +25,8 @@ from kconnect.api import (
     SourceRecord,
     Struct,
 )
+from kconnect.connectors.jdbc.sink.buffered_records import _schema_run_end_py
+from kconnect.connectors.jdbc.sink.writer import _topic_run_end_py
 from kconnect.converters.json_converter import JsonConverter
 from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
 from kconnect.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
@@ -684,25 +686,6 @@ def test_float_spellings_decode_as_the_reference(spellings: list[Any]) -> None:
         assert got == want
 
 
-def _py_topic_run_end(records: list[Any], start: int) -> int:
-    """``JdbcDbWriter.write``'s loop: the reference for ``topic_run_end``."""
-    topic, end = records[start].topic, start + 1
-    while end < len(records) and records[end].topic == topic:
-        end += 1
-    return end
-
-
-def _py_schema_run_end(records: list[Any], start: int, end: int, ks: Any, vs: Any) -> int:
-    """``BufferedRecords.add_all``'s loop: the reference for ``schema_run_end``."""
-    j = start
-    while j < end:
-        r = records[j]
-        if r.value_schema is not vs or r.key_schema is not ks or r.value is None:
-            break
-        j += 1
-    return j
-
-
 _RUN_SCHEMAS = [
     SchemaBuilder.struct().name("a").field("x", Schema.INT32_SCHEMA).build(),
     SchemaBuilder.struct().name("a").field("x", Schema.INT32_SCHEMA).build(),  # equal, not same
@@ -736,11 +719,11 @@ def test_run_ends_are_the_python_loops(specs: list[Any], data: Any) -> None:
         value = None if tombstone else 1
         records.append(SinkRecord(name, 0, ks, "k", vs, value, 0))
     start = data.draw(st.integers(0, len(records) - 1))
-    assert native.topic_run_end(records, start) == _py_topic_run_end(records, start)
+    assert native.topic_run_end(records, start) == _topic_run_end_py(records, start)
     end = data.draw(st.integers(start, len(records)))
     ks, vs = records[start].key_schema, records[start].value_schema
     got = native.schema_run_end(records, start, end, ks, vs)
-    assert got == _py_schema_run_end(records, start, end, ks, vs)
+    assert got == _schema_run_end_py(records, start, end, ks, vs)
 
 
 def test_run_ends_leave_other_inputs_to_python() -> None:

@@ -230,14 +230,7 @@ class BufferedRecords:
                 continue
             ks, vs = first.key_schema, first.value_schema
             end = min(n, i + batch - len(self._records) - len(self._deletes))
-            j = native.schema_run_end(records, i, end, ks, vs) if native is not None else None
-            if j is None:
-                j = i
-                while j < end:
-                    r = records[j]
-                    if r.value_schema is not vs or r.key_schema is not ks or r.value is None:
-                        break
-                    j += 1
+            j = schema_run_end(records, i, end, ks, vs)
             if j > i:
                 self._records.extend(records[i:j])
                 i = j
@@ -419,6 +412,31 @@ class BufferedRecords:
             return (k,)
 
         return _finish(key_of, convs, {})
+
+
+def schema_run_end(
+    records: Sequence[SinkRecord], start: int, end: int, key_schema: object, value_schema: object
+) -> int:
+    """The first index in ``start..end`` whose record does not have exactly these schema
+    objects or has a null value, or ``end``; found natively when it can be."""
+    if native is not None:
+        j: int | None = native.schema_run_end(records, start, end, key_schema, value_schema)
+        if j is not None:
+            return j
+    return _schema_run_end_py(records, start, end, key_schema, value_schema)
+
+
+def _schema_run_end_py(
+    records: Sequence[SinkRecord], start: int, end: int, key_schema: object, value_schema: object
+) -> int:
+    """:func:`schema_run_end` record by record (the reference of the native twin)."""
+    j = start
+    while j < end:
+        r = records[j]
+        if r.value_schema is not value_schema or r.key_schema is not key_schema or r.value is None:
+            break
+        j += 1
+    return j
 
 
 def _key_only(record: SinkRecord) -> SinkRecord:

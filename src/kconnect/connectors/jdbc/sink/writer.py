@@ -159,6 +159,24 @@ class PendingWrite:
         self.writer._complete(self)
 
 
+def topic_run_end(records: Sequence[SinkRecord], start: int) -> int:
+    """The end of the run of records from ``start`` whose topic is ``records[start]``'s (the
+    first index with another topic, or the length); found natively when it can be."""
+    if native is not None:
+        end: int | None = native.topic_run_end(records, start)
+        if end is not None:
+            return end
+    return _topic_run_end_py(records, start)
+
+
+def _topic_run_end_py(records: Sequence[SinkRecord], start: int) -> int:
+    """:func:`topic_run_end` record by record (the reference of the native twin)."""
+    topic, end, n = records[start].topic, start + 1, len(records)
+    while end < n and records[end].topic == topic:
+        end += 1
+    return end
+
+
 class JdbcDbWriter:
     """Writes records to the database of one sink task. See the module docstring."""
 
@@ -278,11 +296,7 @@ class JdbcDbWriter:
             start, n = 0, len(records)
             while start < n:
                 topic = records[start].topic
-                end = native.topic_run_end(records, start) if native is not None else None
-                if end is None:
-                    end = start + 1
-                    while end < n and records[end].topic == topic:
-                        end += 1
+                end = topic_run_end(records, start)
                 table = self.destination(topic)
                 current = buffers.get(table)
                 if current is None:

@@ -178,7 +178,14 @@ def test_java_and_kconnect_mirror_the_same_topic_alike(
 
         for kind in aliases:
             until(lambda k=kind: {(p, 99, 99) for p in range(3)} <= syncs(k), 60, f"{kind} syncs")
-        assert syncs("kconnect") == syncs("java")
+        # The first record's sync is due at once and the last one at the end of the topic, on
+        # both sides. Any other sync here is a delayed one that a periodic offset commit
+        # promoted (Java's MirrorSourceTask.commit, and kconnect's): it lands wherever the
+        # flow was at that moment, so each side's own timing decides whether one appears.
+        due = {(p, 0, 0) for p in range(3)} | {(p, 99, 99) for p in range(3)}
+        ours_syncs, java_syncs = syncs("kconnect"), syncs("java")
+        assert {s for s in ours_syncs if s in due} == {s for s in java_syncs if s in due} == due
+        assert all(up == down for _, up, down in ours_syncs | java_syncs)  # no gaps to skip
 
         # heartbeats on both clusters, and replicated back as <alias>.heartbeats
         for kind, (sa, ta) in aliases.items():

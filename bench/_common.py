@@ -132,7 +132,8 @@ class TreeMeter:
     ``with`` stops it too). Then ``m.interval`` holds wall and CPU seconds, ``m.peak_rss`` the
     highest summed RSS in MiB, ``m.processes`` the most processes seen alive at once.
     ``add(pid)`` adds a root started during the span (all its CPU time counts); ``mark()``
-    starts a second span that ends with the first, ``since_mark``.
+    starts a second span that ends with the first, ``since_mark``; ``checkpoint()`` samples
+    any other point, and ``between(a, b)`` is the span from one checkpoint to a later one.
 
     The tree's CPU time at a sample is, over every live process in it, ``utime + stime`` (all
     its threads, exited ones included) ``+ cutime + cstime`` (the children it waited for, and
@@ -185,7 +186,16 @@ class TreeMeter:
         is the part of the span from here to its end -- the busy part of a run, when marked
         as its first records arrive."""
         if self._mark is None:
-            self._mark = (time.monotonic(), self._sample())
+            self._mark = self.checkpoint()
+
+    def checkpoint(self) -> tuple[float, int]:
+        """Sample now: a point of the span for ``between`` (wall clock, CPU ticks)."""
+        return time.monotonic(), self._sample()
+
+    @staticmethod
+    def between(start: tuple[float, int], end: tuple[float, int]) -> Interval:
+        """Wall and CPU seconds from one ``checkpoint`` to a later one."""
+        return Interval(end[0] - start[0], (end[1] - start[1]) * _TICK_S)
 
     def stop(self) -> Interval:
         """End the span now (idempotent): the last sample, then ``interval``."""

@@ -46,19 +46,25 @@ DeliveryCallback = Callable[[Any, Any], None]
 
 
 class _Produce(Protocol):
-    """``confluent_kafka.Producer.produce`` as this module calls it. Headers must be a list
-    (confluent-kafka raises TypeError for a tuple) of (name, bytes or None) pairs."""
+    """``confluent_kafka.Producer.produce`` as this module calls it: every argument by
+    position, in the order of its keyword list (topic, value, key, partition, callback,
+    on_delivery, timestamp, headers). By position because the keyword form costs ~400 ns
+    more per call (argument parsing against a dict), as much again as the rest of the call.
+    ``callback`` is the delivery callback (``on_delivery`` is its alias and is passed None).
+    Headers must be a list (confluent-kafka raises TypeError for a tuple) of (name, bytes or
+    None) pairs."""
 
     def __call__(
         self,
         topic: str,
         value: bytes | None,
         key: bytes | None,
-        *,
         partition: int,
+        callback: DeliveryCallback | None,
+        on_delivery: None,
         timestamp: int,
         headers: list[tuple[str, bytes | None]] | None,
-        on_delivery: DeliveryCallback | None,
+        /,
     ) -> None: ...
 
 
@@ -111,18 +117,19 @@ class Producer:
             BufferError: the local queue is full; serve callbacks with :meth:`poll` and retry.
             KafkaClientError: the record was rejected synchronously (e.g. too large).
         """
-        # One call shape for every record (no kwargs dict): confluent-kafka reads partition
-        # -1 as "let the partitioner choose", timestamp 0 as "now", headers None as none and
-        # on_delivery None as the client's default callback, as when they are left out.
+        # One call shape for every record, by position (see _Produce): confluent-kafka reads
+        # partition -1 as "let the partitioner choose", timestamp 0 as "now", headers None as
+        # none and a None callback as the client's default callback, as when they are left out.
         try:
             self._produce(
                 topic,
                 value,
                 key,
-                partition=partition if partition is not None and partition >= 0 else -1,
-                timestamp=timestamp or 0,
-                headers=headers or None,
-                on_delivery=on_delivery,
+                partition if partition is not None and partition >= 0 else -1,
+                on_delivery,
+                None,
+                timestamp or 0,
+                headers or None,
             )
         except KafkaException as e:
             raise from_kafka_error(e, f"Failed to send record to topic {topic}") from e

@@ -251,20 +251,21 @@ def run_one(
             first_seen = 0
             # (worker checkpoint, broker checkpoint, records) when every task is sending, and
             # when the first one has sent all its records
-            all_from: tuple[tuple[float, int], tuple[float, int] | None, int] | None = None
-            all_to: tuple[tuple[float, int], tuple[float, int] | None, int] | None = None
+            Point = tuple[tuple[float, int], tuple[float, int] | None, int]
+            all_from: Point | None = None
+            all_to: Point | None = None
+
+            def point(records: int) -> Point:
+                return (meter.checkpoint(), broker.checkpoint() if broker_pid else None, records)
+
             next_report = start + PROGRESS_S
             while time.monotonic() < start + timeout_s:
                 per_topic = end_offsets(consumer, topics)
                 done = sum(per_topic)
                 if all_from is None and min(per_topic) > 0:
-                    all_from = (
-                        meter.checkpoint(),
-                        broker.checkpoint() if broker_pid else None,
-                        done,
-                    )
+                    all_from = point(done)
                 if all_from is not None and all_to is None and max(per_topic) >= per_task:
-                    all_to = (meter.checkpoint(), broker.checkpoint() if broker_pid else None, done)
+                    all_to = point(done)
                 if done >= total:
                     break
                 if done and not first_seen:

@@ -1118,14 +1118,7 @@ impl Chain {
         let mut part = get(t.kafka_partition)?;
         let topic = get(t.topic)?;
         let timestamp = get(t.timestamp)?;
-        let sink_offs = [
-            t.kafka_offset,
-            t.timestamp_type,
-            t.original_topic,
-            t.original_kafka_partition,
-            t.original_kafka_offset,
-        ];
-        let source_offs = [t.source_partition, t.source_offset];
+        let (sink_offs, source_offs) = (t.sink_slots(), t.source_slots());
         let own: &[isize] = if sink { &sink_offs } else { &source_offs };
         let mut own_values = [ptr::null_mut(); 5];
         for (v, &off) in own_values.iter_mut().zip(own) {

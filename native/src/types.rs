@@ -34,6 +34,41 @@ pub struct Types {
     pub original_kafka_offset: isize,
 }
 
+impl Types {
+    /// The slots both record classes have, as offsets.
+    #[inline(always)]
+    pub fn common_slots(&self) -> [isize; 8] {
+        [
+            self.topic,
+            self.kafka_partition,
+            self.key_schema,
+            self.key,
+            self.value_schema,
+            self.value,
+            self.timestamp,
+            self.headers,
+        ]
+    }
+
+    /// `SinkRecord`'s own slots, as offsets.
+    #[inline(always)]
+    pub fn sink_slots(&self) -> [isize; 5] {
+        [
+            self.kafka_offset,
+            self.timestamp_type,
+            self.original_topic,
+            self.original_kafka_partition,
+            self.original_kafka_offset,
+        ]
+    }
+
+    /// `SourceRecord`'s own slots, as offsets.
+    #[inline(always)]
+    pub fn source_slots(&self) -> [isize; 2] {
+        [self.source_partition, self.source_offset]
+    }
+}
+
 // The type objects are immortal for the process (kept alive by the references held below);
 // they are only used with the GIL held.
 unsafe impl Send for Types {}
@@ -105,30 +140,11 @@ pub fn init(
     // The chain makes records without zeroing them and writes each of these slots: they must
     // be all of the class's slots (checked before the deallocator is installed, which the
     // check would take for a class-specific one).
-    let common = [
-        t.topic,
-        t.kafka_partition,
-        t.key_schema,
-        t.key,
-        t.value_schema,
-        t.value,
-        t.timestamp,
-        t.headers,
-    ];
     for (cls, own) in [
-        (source_cls, vec![t.source_partition, t.source_offset]),
-        (
-            sink_cls,
-            vec![
-                t.kafka_offset,
-                t.timestamp_type,
-                t.original_topic,
-                t.original_kafka_partition,
-                t.original_kafka_offset,
-            ],
-        ),
+        (source_cls, t.source_slots().to_vec()),
+        (sink_cls, t.sink_slots().to_vec()),
     ] {
-        let mut known: Vec<isize> = common.iter().copied().chain(own).collect();
+        let mut known: Vec<isize> = t.common_slots().into_iter().chain(own).collect();
         known.sort_unstable();
         let slots = unsafe { crate::dealloc::plain_slots(cls.as_ptr() as *mut ffi::PyTypeObject) }
             .map_err(|why| PyTypeError::new_err(format!("{cls}: {why}")))?;

@@ -29,6 +29,7 @@ called when that transaction is rolled back. Runs on the task thread; blocks on 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,17 +48,8 @@ class PendingCopy:
     """
 
     def __init__(self, cursor: Any) -> None:
-        from psycopg.copy import LibpqWriter
-
-        class _EndWithoutWaiting(LibpqWriter):
-            def finish(self, exc: BaseException | None = None) -> None:
-                if exc is not None:
-                    super().finish(exc)  # abort the copy and wait, as psycopg does
-                    return
-                self.connection.wait(_send_copy_end(self._pgconn))
-
         self._cursor = cursor
-        self.writer = _EndWithoutWaiting(cursor)
+        self.writer = _end_without_waiting()(cursor)
         self.done = False
 
     def complete(self) -> None:
@@ -80,6 +72,22 @@ class PendingCopy:
         for res in results:
             if res.status != pq.ExecStatus.COMMAND_OK:
                 raise errors.error_from_result(res, encoding=conn.info.encoding)
+
+
+@functools.cache
+def _end_without_waiting() -> type:
+    """psycopg's copy writer whose ``finish`` sends the end of the copy without waiting for
+    the result (made once: psycopg is imported only when a PostgreSQL sink writes)."""
+    from psycopg.copy import LibpqWriter
+
+    class _EndWithoutWaiting(LibpqWriter):
+        def finish(self, exc: BaseException | None = None) -> None:
+            if exc is not None:
+                super().finish(exc)  # abort the copy and wait, as psycopg does
+                return
+            self.connection.wait(_send_copy_end(self._pgconn))
+
+    return _EndWithoutWaiting
 
 
 def _send_copy_end(pgconn: Any) -> Any:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord
-from kconnect.connectors.jdbc.common.connection import ConnectionFailed, ConnectionProvider
+from kconnect.connectors.jdbc.common.connection import ConnectionFailed, DriverConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
 from kconnect.connectors.jdbc.common.url import connection_spec
 from kconnect.connectors.jdbc.sink.buffered_records import BufferedRecords, RowPlan
@@ -180,14 +180,16 @@ def _topic_run_end_py(records: Sequence[SinkRecord], start: int) -> int:
 class JdbcDbWriter:
     """Writes records to the database of one sink task. See the module docstring."""
 
-    def __init__(self, config: JdbcSinkConfig, provider: ConnectionProvider | None = None) -> None:
+    def __init__(
+        self, config: JdbcSinkConfig, provider: DriverConnectionProvider | None = None
+    ) -> None:
         self.config = config
         if provider is None:
             props = config.originals()
             spec = connection_spec(
                 {k: v for k, v in props.items() if k not in CONFIG_DEF.names() or k in _CONN_KEYS}
             )
-            provider = ConnectionProvider(
+            provider = DriverConnectionProvider(
                 spec, config.connection_attempts, int(config.connection_backoff_ms)
             )
         self.provider = provider
@@ -222,11 +224,10 @@ class JdbcDbWriter:
         # for a while (the server or a proxy may have dropped it) is checked first.
         now = time.monotonic()
         if now - self._last_used > _IDLE_CHECK_S:
-            conn = self.provider.get_valid()
+            raw = self.provider.get_valid()
         else:
-            conn = self.provider.get()
+            raw = self.provider.get()
         self._last_used = now
-        raw = conn.connection.dbapi_connection
         if raw is not self._raw:
             self._raw = raw
             self._forget_tables()

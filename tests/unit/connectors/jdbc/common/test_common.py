@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kconnect.api import ConfigException, ConnectException, Password, Type
-from kconnect.connectors.jdbc.common.connection import ConnectionProvider
+from kconnect.connectors.jdbc.common.connection import ConnectionProvider, DriverConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
 from kconnect.connectors.jdbc.common.types import ColumnInfo, TypeOptions, column_schema
 from kconnect.connectors.jdbc.common.url import connection_spec, parse_jdbc_url
@@ -58,9 +58,10 @@ def test_connection_properties_override_and_pass_through() -> None:
     assert (url.drivername, url.host, url.database) == ("postgresql+psycopg", "h", "db")
 
 
-def test_unreachable_database_message_names_target_not_password() -> None:
+@pytest.mark.parametrize("provider", [ConnectionProvider, DriverConnectionProvider])
+def test_unreachable_database_message_names_target_not_password(provider: Any) -> None:
     sleeps: list[float] = []
-    p = ConnectionProvider(
+    p = provider(
         connection_spec(
             {
                 "connection.url": "jdbc:postgresql://127.0.0.1:1/kcdb",
@@ -78,6 +79,24 @@ def test_unreachable_database_message_names_target_not_password() -> None:
     assert "127.0.0.1:1" in msg and "kcdb" in msg and "kcuser" in msg
     assert "refused" in msg.lower() and "topsecretpw" not in msg
     assert sleeps == [0.005]
+
+
+def test_driver_provider_hands_out_the_sqlite_connection_and_reopens_a_closed_one() -> None:
+    import sqlite3
+
+    p = DriverConnectionProvider(connection_spec({"connection.url": "jdbc:sqlite::memory:"}))
+    c = p.get()
+    assert isinstance(c, sqlite3.Connection)
+    c.execute("CREATE TABLE t (x INTEGER)")
+    c.execute("INSERT INTO t VALUES (5)")
+    assert p.get() is c and p.get().execute("SELECT x FROM t").fetchone() == (5,)
+    c.commit()
+    assert p.is_valid() and p.get_valid() is c
+    p.invalidate()
+    assert not p.is_valid() and p.get() is not c
+    p.close()
+    with pytest.raises(ConnectException, match="is closed"):
+        p.get()
 
 
 def test_sqlite_memory_connection_roundtrip() -> None:

@@ -19,6 +19,7 @@ import importlib
 import logging
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -108,13 +109,13 @@ def describe_error(error: BaseException, secret: str | None = None) -> str:
     return f"{type(orig if orig is not None else error).__name__}: {text}"
 
 
-class _CachedConnection:
+class _CachedConnection(ABC):
     """Confluent's ``CachedConnectionProvider`` contract over some kind of connection: one
     connection opened on demand with ``connection.attempts`` / ``connection.backoff.ms``,
     kept, checked before it is handed out again, reopened when it is not usable.
 
-    Subclasses say how a connection is made, checked and closed (:meth:`_connect`,
-    :meth:`_usable`, :meth:`_idle`, :meth:`_ping`, :meth:`_close`).
+    Subclasses say how a connection is made and checked (:meth:`_connect`, :meth:`_usable`,
+    :meth:`_idle`, :meth:`_ping`); both kinds close with ``close()``.
 
     Args:
         spec: URL, credentials and driver properties.
@@ -143,25 +144,21 @@ class _CachedConnection:
 
     # -- what a subclass provides ---------------------------------------------------------------
 
+    @abstractmethod
     def _connect(self) -> Any:
         """Open one connection (one attempt); raises the driver's error."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _usable(self, conn: Any) -> bool:
         """Whether ``conn`` is neither closed nor known to be broken (no round trip)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _idle(self, conn: Any) -> bool:
         """Whether ``conn`` has no transaction open (only then may it be pinged)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _ping(self, conn: Any) -> None:
         """A round trip that raises if the connection no longer works; leaves no transaction."""
-        raise NotImplementedError
-
-    def _close(self, conn: Any) -> None:
-        """Close ``conn``, which may be broken."""
-        raise NotImplementedError
 
     # -- the contract -----------------------------------------------------------------------------
 
@@ -248,7 +245,7 @@ class _CachedConnection:
 
     def _close_quietly(self, conn: Any) -> None:
         try:
-            self._close(conn)
+            conn.close()
         except Exception as e:  # closing a broken connection may fail; nothing to do then
             log.debug("Ignoring error while closing a connection: %s", describe_error(e))
 
@@ -318,9 +315,6 @@ class ConnectionProvider(_CachedConnection):
     def _ping(self, conn: Any) -> None:
         conn.exec_driver_sql("SELECT 1").fetchall()
         conn.rollback()
-
-    def _close(self, conn: Any) -> None:
-        conn.close()
 
     def invalidate(self) -> None:
         conn = self._conn
@@ -400,9 +394,6 @@ class DriverConnectionProvider(_CachedConnection):
     def _ping(self, conn: Any) -> None:
         conn.execute("SELECT 1").fetchall()
         conn.rollback()
-
-    def _close(self, conn: Any) -> None:
-        conn.close()
 
 
 def _configure_psycopg(raw: Any) -> None:

@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ __all__ = [
     "StartupError",
     "add_worker_arguments",
     "configure_logging",
+    "exit_when_stuck",
     "load_plugins",
     "load_worker_props",
     "run_worker",
@@ -25,6 +27,9 @@ __all__ = [
 ]
 
 LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
+#: How long a stopped worker's interpreter may take to exit before :func:`exit_when_stuck`
+#: ends the process.
+EXIT_GRACE_S = 15.0
 
 log = logging.getLogger("kconnect.worker_process")
 
@@ -143,4 +148,43 @@ def run_worker(
             server.stop()
             herder.stop()
         log.info("Kafka Connect %s worker stopped", command)
+    exit_when_stuck(status)
     return status
+
+
+def exit_when_stuck(status: int, grace_s: float = EXIT_GRACE_S) -> None:
+    """Make sure a worker that has stopped also exits, as a JVM does after its shutdown hook.
+
+    Call once the orderly stop is done. The interpreter then joins every non-daemon thread
+    (executor threads included) before it exits; a thread still busy -- an HTTP call to a
+    leader that is itself stopping, say -- would keep the stopped worker alive for as long
+    as it runs. If the process has not exited ``grace_s`` seconds later, this logs the
+    threads still running with their stacks (what to fix) and ends the process with
+    ``status``. A daemon timer: a process that exits in time never sees it fire. For the
+    command line's own process only: it ends whatever process calls it.
+    """
+
+    def expire() -> None:
+        # Every other thread, with its stack: executor threads hold the exit too (they are
+        # joined at exit even when they are daemons), so the culprit may be either kind.
+        me = threading.current_thread()
+        frames = sys._current_frames()
+        others = [t for t in threading.enumerate() if t not in (me, threading.main_thread())]
+        stacks = "".join(
+            f"\nThread {t.name}{' (daemon)' if t.daemon else ''}:\n"
+            + "".join(traceback.format_stack(frames[t.ident]))
+            for t in others
+            if t.ident in frames
+        )
+        log.warning(
+            "The worker stopped %.0f s ago but its process has not exited; exiting now. "
+            "A thread below keeps it alive:%s",
+            grace_s, stacks,
+        )  # fmt: skip
+        logging.shutdown()
+        os._exit(status)
+
+    timer = threading.Timer(grace_s, expire)
+    timer.name = "exit-watchdog"
+    timer.daemon = True
+    timer.start()

@@ -32,7 +32,12 @@ import uuid
 from typing import Any
 from urllib.parse import quote, unquote
 
-from kconnect.cli._worker_process import LEVELS, StartupError, configure_logging
+from kconnect.cli._worker_process import (
+    LEVELS,
+    StartupError,
+    configure_logging,
+    exit_when_stuck,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -103,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         node.stop()
         log.info("Kafka MirrorMaker stopped.")
+    exit_when_stuck(0)
     return 0
 
 

@@ -17,12 +17,15 @@
 //!   of one pair of schemas end;
 //! * `utf8_encode_batch` / `utf8_decode_batch`: StringConverter batches in UTF-8;
 //! * `install_dealloc`: a short deallocator for plain `__slots__` classes, which `init` gives
-//!   the records and `Struct` (freeing them was a quarter to a third of the SMT chain's time).
+//!   the records and `Struct` (freeing them was a quarter to a third of the SMT chain's time);
+//! * `install_arena_cache` / `arena_cache_stats`: freed pymalloc arenas kept for the next
+//!   batch instead of unmapped and faulted in again (see `arena.rs`).
 //!
 //! The plans these objects run are built by the Python side (`kconnect.converters.
 //! json_native`, the transforms' `native_step`) from the Python reference codecs, so the two
 //! paths cannot drift apart on a schema's rules.
 
+mod arena;
 mod chain;
 mod copy;
 mod dealloc;
@@ -58,6 +61,8 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_function(wrap_pyfunction!(init, m)?)?;
     m.add_function(wrap_pyfunction!(dealloc::install_dealloc, m)?)?;
+    m.add_function(wrap_pyfunction!(arena::install_arena_cache, m)?)?;
+    m.add_function(wrap_pyfunction!(arena::arena_cache_stats, m)?)?;
     m.add_class::<encode::JsonEncoder>()?;
     m.add_class::<decode::JsonDecoder>()?;
     m.add_class::<chain::Chain>()?;

@@ -422,6 +422,19 @@ pub unsafe fn prefetch_hinted(d: *mut ffi::PyObject, name: *mut ffi::PyObject, h
     }
 }
 
+/// Bring the cache line at `p` (an object's reference count) towards the CPU; like
+/// `prefetch`, harmless on any address.
+#[inline(always)]
+pub fn prefetch_one(p: *mut ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch(p as *const i8, _MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Bring the first two cache lines of `p` towards the CPU.
 #[inline(always)]
 pub fn prefetch(p: *mut ffi::PyObject) {

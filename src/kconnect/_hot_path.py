@@ -29,6 +29,11 @@ ENV_VAR = "KCONNECT_NATIVE"
 #: The kconnect_native release line this kconnect speaks to (its plans' format).
 _COMPATIBLE = "0.2."
 
+ARENA_CACHE_BYTES = 16 << 20
+"""Freed memory arenas (1 MiB each) the native module keeps for the next batch instead of
+giving them back to the system, which would fault them in again (``native/src/arena.rs``);
+the most they add to a process's RSS."""
+
 FALLBACK: Any = type("_Fallback", (), {"__repr__": lambda self: "FALLBACK", "__slots__": ()})()
 """What a native batch call puts where the Python path must do the record itself."""
 
@@ -54,6 +59,7 @@ def _load() -> tuple[Any, str]:
     try:
         # reads the __slots__ layout of the data-model classes; refuses one it cannot use
         kconnect_native.init(Struct, SchemaAndValue, SourceRecord, SinkRecord)
+        kconnect_native.install_arena_cache(ARENA_CACHE_BYTES)
     except (TypeError, ValueError) as e:
         if wanted in ("1", "true", "yes", "on"):
             raise ImportError(f"kconnect_native {version} cannot be used: {e}") from e

@@ -90,6 +90,33 @@ def test_freeing_keeps_reference_counts_and_the_heap_flat() -> None:
     assert all(abs(a - b) < 1_000 for a, b in zip(after_types, before_types, strict=True))
 
 
+def test_records_freed_in_any_order_beside_other_objects_release_what_they_held() -> None:
+    """The deallocator reads ahead into the objects next to the one it frees (a guess at the
+    next to go, only ever used to prefetch): freeing in allocation order, in reverse, in a
+    shuffled order and interleaved with structs and other objects of the same size still
+    releases every slot exactly once."""
+    import random
+
+    schema = _schema()
+    key = "".join(["k", "e", "y", "2"])
+    before = (sys.getrefcount(schema), sys.getrefcount(key))
+    rng = random.Random(7)
+    for order in ("forward", "reverse", "shuffled", "interleaved"):
+        batch: list[object] = []
+        for i in range(20_000):
+            batch.append(SourceRecord(None, {"p": i}, "t", None, None, key, schema, None))
+            if order == "interleaved":
+                batch.append(Struct(schema).put("a", key))
+                batch.append(tuple(range(i % 17)))
+        if order == "reverse":
+            batch.reverse()
+        elif order == "shuffled":
+            rng.shuffle(batch)
+        while batch:
+            batch.pop()
+        assert (sys.getrefcount(schema), sys.getrefcount(key)) == before, order
+
+
 def test_a_subclass_runs_its_finalizer_and_frees_its_dict_and_the_base_slots() -> None:
     freed: list[str] = []
 

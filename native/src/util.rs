@@ -438,12 +438,6 @@ pub fn prefetch_one(p: *mut ffi::PyObject) {
 /// Bring the first two cache lines of `p` towards the CPU.
 #[inline(always)]
 pub fn prefetch(p: *mut ffi::PyObject) {
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch(p as *const i8, _MM_HINT_T0);
-        _mm_prefetch((p as *const i8).add(64), _MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
+    prefetch_one(p);
+    prefetch_one((p as *mut u8).wrapping_add(64) as *mut ffi::PyObject);
 }

@@ -56,6 +56,7 @@ from kconnect.api.errors import (
     RetriableException,
 )
 from kconnect.api.headers import Header, Headers
+from kconnect.api.plugin_metrics import PluginMetric, PluginMetrics, PluginSensor, Stat
 from kconnect.api.records import (
     ConnectRecord,
     RecordMetadata,
@@ -109,6 +110,9 @@ __all__ = [
     "NotFoundException",
     "OffsetStorageReader",
     "Password",
+    "PluginMetric",
+    "PluginMetrics",
+    "PluginSensor",
     "Predicate",
     "Range",
     "RecordMetadata",
@@ -127,6 +131,7 @@ __all__ = [
     "SourceRecord",
     "SourceTask",
     "SourceTaskContext",
+    "Stat",
     "TransactionContext",
     "Struct",
     "Task",

@@ -26,6 +26,7 @@ from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.api.records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
 
 __all__ = [
@@ -114,6 +115,11 @@ class SourceTaskContext(ABC):
         is enabled on the worker and the connector sets ``transaction.boundary=connector``."""
         return None
 
+    def metrics(self) -> PluginMetrics | None:
+        """Where the task registers metrics of its own (:mod:`kconnect.api.plugin_metrics`),
+        or None when the runtime keeps none (a context built by a test)."""
+        return None
+
 
 class SinkTaskContext(ABC):
     """What the runtime offers a sink task. Call only from the task thread."""
@@ -149,6 +155,11 @@ class SinkTaskContext(ABC):
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         """The reporter for bad records, or None when the connector configures neither a DLQ
         nor error logging."""
+        return None
+
+    def metrics(self) -> PluginMetrics | None:
+        """Where the task registers metrics of its own (:mod:`kconnect.api.plugin_metrics`),
+        or None when the runtime keeps none (a context built by a test)."""
         return None
 
 

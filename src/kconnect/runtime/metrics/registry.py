@@ -15,12 +15,12 @@ registry's own lock only guards adding/removing metrics. Record once per batch, 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
 from kconnect.runtime.common.clock import Clock, SystemClock
-from kconnect.runtime.metrics.stats import Frequencies, MeasurableStat, MetricConfig
+from kconnect.runtime.metrics.stats import Batch, Frequencies, MeasurableStat, MetricConfig
 
 __all__ = [
     "MetricGroup",
@@ -85,6 +85,19 @@ class Sensor:
         with self._lock:
             for stat in self._stats:
                 stat.record(config, value, now_ms)
+
+    def record_many(self, values: Sequence[float], now_ms: float | None = None) -> None:
+        """Record a batch's values under one lock, as ``record`` of each would (one call per
+        batch on the hot path)."""
+        if not values:
+            return
+        if now_ms is None:
+            now_ms = self._clock.monotonic_ms()
+        config = self._config
+        batch = Batch(values)
+        with self._lock:
+            for stat in self._stats:
+                stat.record_many(config, batch, now_ms)
 
 
 def _frequency(stat: Frequencies, center: float, config: MetricConfig, now: float) -> float:

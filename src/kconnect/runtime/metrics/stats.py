@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -53,6 +54,45 @@ class MetricConfig:
     window_ms: int = 30_000
 
 
+class Batch:
+    """One batch of values recorded at once (``Sensor.record_many``): each aggregate a stat
+    asks for is computed once for all the sensor's stats, and only when asked."""
+
+    __slots__ = ("_high", "_low", "_total", "values")
+
+    def __init__(self, values: Sequence[float]) -> None:
+        self.values = values  # never empty
+        self._total: float | None = None
+        self._low: float | None = None
+        self._high: float | None = None
+
+    @property
+    def count(self) -> int:
+        return len(self.values)
+
+    @property
+    def last(self) -> float:
+        return self.values[-1]
+
+    @property
+    def total(self) -> float:
+        if self._total is None:
+            self._total = float(sum(self.values))
+        return self._total
+
+    @property
+    def low(self) -> float:
+        if self._low is None:
+            self._low = min(self.values)
+        return self._low
+
+    @property
+    def high(self) -> float:
+        if self._high is None:
+            self._high = max(self.values)
+        return self._high
+
+
 class MeasurableStat(ABC):
     """A stat a sensor records into and the registry measures."""
 
@@ -61,6 +101,11 @@ class MeasurableStat(ABC):
 
     @abstractmethod
     def measure(self, config: MetricConfig, now_ms: float) -> float: ...
+
+    def record_many(self, config: MetricConfig, batch: Batch, now_ms: float) -> None:
+        """Record a batch's values at once, leaving the stat as ``record`` of each would."""
+        for v in batch.values:
+            self.record(config, v, now_ms)
 
 
 class _Sample:
@@ -111,6 +156,17 @@ class SampledStat(MeasurableStat):
         self._update(sample, value)
         sample.event_count += 1
 
+    def record_many(self, config: MetricConfig, batch: Batch, now_ms: float) -> None:
+        sample = self._current_sample(now_ms)
+        if sample.is_complete(now_ms, config):
+            sample = self._advance(config, now_ms)
+        self._update_many(sample, batch)
+        sample.event_count += batch.count
+
+    def _update_many(self, sample: _Sample, batch: Batch) -> None:
+        for v in batch.values:
+            self._update(sample, v)
+
     def purge(self, config: MetricConfig, now_ms: float) -> None:
         expire = config.samples * config.window_ms
         for sample in self._samples:
@@ -137,6 +193,9 @@ class WindowedSum(SampledStat):
     def _update(self, sample: _Sample, value: float) -> None:
         sample.value += value
 
+    def _update_many(self, sample: _Sample, batch: Batch) -> None:
+        sample.value += batch.total
+
     def _combine(self, samples: list[_Sample]) -> float:
         return float(sum(s.value for s in samples))
 
@@ -145,10 +204,16 @@ class WindowedCount(WindowedSum):
     def _update(self, sample: _Sample, value: float) -> None:
         sample.value += 1.0
 
+    def _update_many(self, sample: _Sample, batch: Batch) -> None:
+        sample.value += batch.count
+
 
 class Avg(SampledStat):
     def _update(self, sample: _Sample, value: float) -> None:
         sample.value += value
+
+    def _update_many(self, sample: _Sample, batch: Batch) -> None:
+        sample.value += batch.total
 
     def _combine(self, samples: list[_Sample]) -> float:
         count = sum(s.event_count for s in samples)
@@ -163,6 +228,9 @@ class Max(SampledStat):
     def _update(self, sample: _Sample, value: float) -> None:
         sample.value = max(sample.value, value)
 
+    def _update_many(self, sample: _Sample, batch: Batch) -> None:
+        sample.value = max(sample.value, batch.high)
+
     def _combine(self, samples: list[_Sample]) -> float:
         live = [s.value for s in samples if s.event_count > 0]
         return max(live) if live else NAN
@@ -173,6 +241,9 @@ class Min(SampledStat):
 
     def _update(self, sample: _Sample, value: float) -> None:
         sample.value = min(sample.value, value)
+
+    def _update_many(self, sample: _Sample, batch: Batch) -> None:
+        sample.value = min(sample.value, batch.low)
 
     def _combine(self, samples: list[_Sample]) -> float:
         live = [s.value for s in samples if s.event_count > 0]
@@ -187,6 +258,9 @@ class Rate(MeasurableStat):
 
     def record(self, config: MetricConfig, value: float, now_ms: float) -> None:
         self.stat.record(config, value, now_ms)
+
+    def record_many(self, config: MetricConfig, batch: Batch, now_ms: float) -> None:
+        self.stat.record_many(config, batch, now_ms)
 
     def window_size_ms(self, config: MetricConfig, now_ms: float) -> float:
         self.stat.purge(config, now_ms)
@@ -210,6 +284,9 @@ class CumulativeSum(MeasurableStat):
     def record(self, config: MetricConfig, value: float, now_ms: float) -> None:
         self.total += value
 
+    def record_many(self, config: MetricConfig, batch: Batch, now_ms: float) -> None:
+        self.total += batch.total
+
     def measure(self, config: MetricConfig, now_ms: float) -> float:
         return self.total
 
@@ -218,13 +295,21 @@ class CumulativeCount(CumulativeSum):
     def record(self, config: MetricConfig, value: float, now_ms: float) -> None:
         self.total += 1.0
 
+    def record_many(self, config: MetricConfig, batch: Batch, now_ms: float) -> None:
+        self.total += batch.count
+
 
 class Value(MeasurableStat):
-    def __init__(self) -> None:
-        self.value = NAN
+    """The last value recorded; ``initial`` before the first (Kafka's is 0)."""
+
+    def __init__(self, initial: float = NAN) -> None:
+        self.value = initial
 
     def record(self, config: MetricConfig, value: float, now_ms: float) -> None:
         self.value = value
+
+    def record_many(self, config: MetricConfig, batch: Batch, now_ms: float) -> None:
+        self.value = batch.last
 
     def measure(self, config: MetricConfig, now_ms: float) -> float:
         return self.value

@@ -14,6 +14,7 @@ from functools import partial
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.metrics.client_metrics import ClientMetrics
+from kconnect.runtime.metrics.plugin_metrics import RegistryPluginMetrics
 from kconnect.runtime.metrics.rebalance_history import RebalanceHistory
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, Sensor, constant
 from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max
@@ -334,6 +335,11 @@ class TaskMetricsBundle:
         g.gauge(f"{kind}-class", f"The class name of the {kind}.", lambda: cls)
         g.gauge(f"{kind}-version", f"The version of the {kind}.", lambda: version)
         self.plugin_groups.append(g)
+
+    def plugin_metrics(self) -> RegistryPluginMetrics:
+        """Where the task registers metrics of its own (``context.metrics()``); closed with
+        the bundle."""
+        return RegistryPluginMetrics(self.registry, self.plugin_groups.append)
 
     def client(self, client_id: str, client_type: str) -> ClientMetrics:
         """Metrics for one of the task's Kafka clients; a sink task's consumer also feeds

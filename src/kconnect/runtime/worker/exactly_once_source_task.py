@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kconnect.api.errors import ConnectException
+from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, TransactionContext
 from kconnect.kafka.errors import InvalidProducerEpochError, KafkaClientError
@@ -141,8 +142,9 @@ class _ExactlyOnceContext(WorkerSourceTaskContext):
         props: Mapping[str, str],
         reader: OffsetStorageReaderImpl,
         transactions: WorkerTransactionContext | None,
+        metrics: PluginMetrics | None = None,
     ) -> None:
-        super().__init__(props, reader)
+        super().__init__(props, reader, metrics)
         self._transactions = transactions
 
     def transaction_context(self) -> TransactionContext | None:
@@ -225,7 +227,9 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
         self._last_commit = self.clock.monotonic_ms()
 
     def _new_context(self) -> WorkerSourceTaskContext:
-        return _ExactlyOnceContext(self.task_props, self.offset_reader, self.transactions)
+        return _ExactlyOnceContext(
+            self.task_props, self.offset_reader, self.transactions, self.metrics.plugin_metrics()
+        )
 
     # -- the send loop --------------------------------------------------------------------------
 

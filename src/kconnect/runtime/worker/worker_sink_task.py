@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kconnect.api.errors import ConnectException
+from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.api.records import TopicPartition
 from kconnect.api.task import ErrantRecordReporter, SinkTask, SinkTaskContext
 from kconnect.kafka.consumer import Consumer
@@ -72,6 +73,9 @@ class WorkerSinkTaskContext(SinkTaskContext):
 
     def request_commit(self) -> None:
         self._owner.commit_requested = True
+
+    def metrics(self) -> PluginMetrics | None:
+        return self._owner.metrics.plugin_metrics()
 
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         return self._owner.delivery.errant_reporter

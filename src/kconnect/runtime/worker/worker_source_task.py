@@ -30,6 +30,7 @@ from typing import Any
 
 from kconnect.api.converter import HeaderConverter
 from kconnect.api.errors import ConnectException, RetriableException
+from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, SourceTaskContext
 from kconnect.kafka.errors import KafkaClientError
@@ -69,15 +70,24 @@ WORKER_SOURCE_TASK_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
 
 
 class WorkerSourceTaskContext(SourceTaskContext):
-    def __init__(self, props: Mapping[str, str], reader: OffsetStorageReaderImpl) -> None:
+    def __init__(
+        self,
+        props: Mapping[str, str],
+        reader: OffsetStorageReaderImpl,
+        metrics: PluginMetrics | None = None,
+    ) -> None:
         self._props = dict(props)
         self._reader = reader
+        self._metrics = metrics
 
     def configs(self) -> Mapping[str, str]:
         return self._props
 
     def offset_storage_reader(self) -> OffsetStorageReaderImpl:
         return self._reader
+
+    def metrics(self) -> PluginMetrics | None:
+        return self._metrics
 
 
 class WorkerSourceTask(WorkerTask):
@@ -141,7 +151,9 @@ class WorkerSourceTask(WorkerTask):
         transactional producer here."""
 
     def _new_context(self) -> WorkerSourceTaskContext:
-        return WorkerSourceTaskContext(self.task_props, self.offset_reader)
+        return WorkerSourceTaskContext(
+            self.task_props, self.offset_reader, self.metrics.plugin_metrics()
+        )
 
     def _on_stop_requested(self) -> None:
         # SourceTask.stop is the documented way to interrupt a blocking poll; it only signals.

@@ -6,12 +6,14 @@ on the same inputs, through tests/java/MirrorHarness.java (one JVM for the modul
 * Default/IdentityReplicationPolicy answers, with custom separators;
 * offset translation: the same syncs fed to Java's OffsetSyncStore give the same answers;
 * the order Java lists topics and groups in, and so the task configs for each tasks.max;
-* worker and connector configs derived from mm2.properties files (Java's MirrorMakerConfig).
+* worker and connector configs derived from mm2.properties files (Java's MirrorMakerConfig);
+* MirrorMaker's own metrics: the MBeans Java's tasks register, their descriptions and values.
 """
 
 from __future__ import annotations
 
 import base64
+import math
 import random
 import string
 from collections.abc import Iterator
@@ -19,10 +21,11 @@ from typing import Any
 
 import pytest
 
-from kconnect.api import TopicPartition
+from kconnect.api import OffsetStorageReader, PluginMetrics, SourceTaskContext, TopicPartition
 from kconnect.api.config_types import convert_to_string
 from kconnect.connectors.mirror.checkpoint_config import CHECKPOINT_CONFIG_DEF
 from kconnect.connectors.mirror.checkpoint_connector import MirrorCheckpointConnector
+from kconnect.connectors.mirror.checkpoint_task import MirrorCheckpointTask
 from kconnect.connectors.mirror.formats import Checkpoint, Heartbeat, OffsetSync
 from kconnect.connectors.mirror.heartbeat_config import HEARTBEAT_CONFIG_DEF
 from kconnect.connectors.mirror.java_order import describe_topics_order, hash_set_order
@@ -31,10 +34,14 @@ from kconnect.connectors.mirror.maker_config import (
     MAKER_CONFIG_DEF,
     MirrorMakerConfig,
 )
+from kconnect.connectors.mirror.metrics import MirrorCheckpointMetrics
 from kconnect.connectors.mirror.offset_sync_store import SyncArrays
 from kconnect.connectors.mirror.replication_policy import replication_policy
 from kconnect.connectors.mirror.source_config import SOURCE_CONFIG_DEF
 from kconnect.connectors.mirror.source_connector import MirrorSourceConnector
+from kconnect.connectors.mirror.source_task import MirrorSourceTask
+from kconnect.runtime.metrics.plugin_metrics import RegistryPluginMetrics
+from kconnect.runtime.metrics.registry import MetricsRegistry
 from tests.integration.mirror_support import JavaHarness, start_harness
 
 pytestmark = pytest.mark.java
@@ -291,3 +298,214 @@ def test_mm2_properties_become_javas_worker_and_connector_configs(
         assert maker.worker_config(pair) == theirs["workers"][str(pair)], str(pair)
         for name, cls in CONNECTOR_CLASSES:
             assert maker.connector_base_config(pair, cls) == theirs["connectors"][str(pair)][name]
+
+
+# -- MirrorMaker's own metrics -----------------------------------------------------------------
+
+
+class _Message:
+    """The accessors of a consumed message the source task reads."""
+
+    def __init__(self, topic: str, partition: int, offset: int, ts: int, value: bytes | None):
+        self._t, self._p, self._o, self._ts, self._v = topic, partition, offset, ts, value
+
+    def topic(self) -> str:
+        return self._t
+
+    def partition(self) -> int:
+        return self._p
+
+    def offset(self) -> int:
+        return self._o
+
+    def timestamp(self) -> tuple[int, int]:
+        return (1, self._ts)  # CreateTime
+
+    def key(self) -> bytes | None:
+        return None
+
+    def value(self) -> bytes | None:
+        return self._v
+
+    def headers(self) -> None:
+        return None
+
+
+class _Consumer:
+    def __init__(self, polls: list[list[_Message]]) -> None:
+        self.polls = polls
+
+    def assign(self, positions: Any) -> None:
+        pass
+
+    def poll(self, max_records: int, timeout_s: float) -> list[_Message]:
+        return self.polls.pop(0) if self.polls else []
+
+    def close(self) -> None:
+        pass
+
+
+class _Clients:
+    def __init__(self, consumer: _Consumer) -> None:
+        self._consumer = consumer
+
+    def consumer(self, config: Any) -> _Consumer:
+        return self._consumer
+
+
+class _NoOffsets(OffsetStorageReader):
+    def offsets(self, partitions: Any) -> dict[Any, Any]:
+        return {}
+
+
+class _Context(SourceTaskContext):
+    def __init__(self, props: dict[str, str], registry: MetricsRegistry) -> None:
+        self._props = props
+        self._metrics = RegistryPluginMetrics(registry, lambda _g: None)
+
+    def configs(self) -> dict[str, str]:
+        return self._props
+
+    def offset_storage_reader(self) -> OffsetStorageReader:
+        return _NoOffsets()
+
+    def metrics(self) -> PluginMetrics:
+        return self._metrics
+
+
+def _our_beans(registry: MetricsRegistry) -> dict[str, dict[str, tuple[str, Any]]]:
+    """The registry as Java's JMX reporter names it: MBean key list -> attribute ->
+    (description, value)."""
+    beans: dict[str, dict[str, tuple[str, Any]]] = {}
+    for name, value in registry.snapshot():
+        assert name.domain == "kafka.connect.mirror"
+        keys = ",".join([f"type={name.group}"] + [f"{k}={v}" for k, v in name.tags])
+        beans.setdefault(keys, {})[name.name] = (name.description, value)
+    return beans
+
+
+def _their_beans(answer: list[dict[str, Any]]) -> dict[str, dict[str, tuple[str, Any]]]:
+    beans: dict[str, dict[str, tuple[str, Any]]] = {}
+    for bean in answer:
+        assert bean["domain"] == "kafka.connect.mirror"
+        if bean["keys"] == "type=kafka-metrics-count":
+            continue  # the Metrics instance's own count of metrics: not served by kconnect
+        beans[bean["keys"]] = {
+            a: (x["description"], float(x["value"])) for a, x in bean["attributes"].items()
+        }
+    return beans
+
+
+def _assert_same_beans(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
+    assert sorted(ours) == sorted(theirs)
+    for keys, attrs in theirs.items():
+        assert sorted(ours[keys]) == sorted(attrs), keys
+        for attr, (description, value) in attrs.items():
+            our_description, our_value = ours[keys][attr]
+            assert our_description == description, (keys, attr)
+            if math.isnan(value):
+                assert math.isnan(our_value), (keys, attr, our_value)
+            elif attr.endswith("-rate"):
+                # per second over a young window: Java's and ours differ by the ms between
+                assert our_value == pytest.approx(value, rel=0.01), (keys, attr)
+            else:
+                assert our_value == value, (keys, attr)
+
+
+def test_source_task_metrics_are_javas(java: JavaHarness, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MirrorSourceTask polls two batches and has some acknowledged; the same ages, sizes and
+    latencies fed to Java's MirrorSourceMetrics (made from the same task config) give the same
+    MBeans: names, tag order, descriptions and values (an idle assigned partition included)."""
+    now = 1_750_000_000_000
+    monkeypatch.setattr("kconnect.connectors.mirror.source_task.now_ms", lambda: now)
+    props = {
+        **BASE,
+        "task.assigned.partitions": "t0-0,t0-1,orders-0",
+        "emit.offset-syncs.enabled": "false",
+    }
+    polls = [
+        [_Message("t0", 0, i, now - 40 - 7 * i, b"x" * i) for i in range(5)]
+        + [_Message("orders", 0, 9, now - 3, None)],
+        [_Message("t0", 0, 5, now - 1, b"yy"), _Message("orders", 0, 10, now - 900, b"zzz")],
+    ]
+    registry = MetricsRegistry()
+    task = MirrorSourceTask(_Clients(_Consumer([list(p) for p in polls])))  # type: ignore[arg-type]
+    task.initialize(_Context(props, registry))
+    task.start(props)
+    batches = [task.poll() or [], task.poll() or []]
+    acked = [r for r in batches[0] if r.topic == "A.t0"][:3]
+    task.commit_records(acked, list(range(len(acked))))
+    orders = [r for b in batches for r in b if r.topic == "A.orders"]
+    task.commit_records(orders[:1], [0])
+    task.stop()
+    ours = _our_beans(registry)  # read now: rates are per second since the first record
+
+    calls: list[list[Any]] = []
+    for poll in polls:
+        for m in poll:
+            remote = f"A.{m.topic()}"
+            calls.append(["recordAge", remote, m.partition(), now - m.timestamp()[1]])
+            size = len(m.value() or b"")
+            calls.append(["recordBytes", remote, m.partition(), size])
+    for r in acked + orders[:1]:
+        calls.append(["countRecord", r.topic, r.kafka_partition, 0])
+        calls.append(["replicationLatency", r.topic, r.kafka_partition, now - r.timestamp])
+    theirs = java.call("metrics", which="source", config=props, calls=calls)
+    _assert_same_beans(ours, _their_beans(theirs))
+
+
+def test_checkpoint_task_metrics_are_javas(
+    java: JavaHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checkpoints acknowledged by the target: the same latencies fed to Java's
+    MirrorCheckpointMetrics give the same MBeans (per group and upstream topic-partition) --
+    with one deliberate difference: Java feeds every group's stats from one shared sensor
+    (``metrics.sensor("checkpoint-latency")`` for each group), so each group shows every
+    group's checkpoints recorded after it registered; kconnect keeps each group's own."""
+    now = 1_750_000_000_000
+    monkeypatch.setattr("kconnect.connectors.mirror.checkpoint_task.now_ms", lambda: now)
+    props = {
+        **BASE,
+        "connector.class": "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
+        "task.assigned.groups": "g1,g2",
+    }
+
+    def ours_for(sent: list[tuple[str, str, int, int]]) -> dict[str, Any]:
+        registry = MetricsRegistry()
+        task = MirrorCheckpointTask()
+        # what start() sets up besides its clients: the metrics and the checkpoints topic
+        task._metrics = MirrorCheckpointMetrics(
+            RegistryPluginMetrics(registry, lambda _g: None), "A", "B"
+        )
+        task._topic = "A.checkpoints.internal"
+        for group, topic, partition, age in sent:
+            checkpoint = Checkpoint(group, TopicPartition(topic, partition), 5, 4, "")
+            task.commit_record(task.checkpoint_record(checkpoint, now - age), None)
+        return _our_beans(registry)
+
+    def theirs_for(sent: list[tuple[str, str, int, int]]) -> dict[str, Any]:
+        calls = [list(x) for x in sent]
+        return _their_beans(java.call("metrics", which="checkpoint", config=props, calls=calls))
+
+    # one group and partition at a time: the same
+    one = [("g1", "t0", 0, 40), ("g1", "t0", 0, 10), ("g1", "t0", 0, 25)]
+    _assert_same_beans(ours_for(one), theirs_for(one))
+    # two: the same names, descriptions and the later one's values; the first one's differ
+    two = [*one, ("g2", "orders", 3, 7)]
+    ours, theirs = ours_for(two), theirs_for(two)
+    g1 = "type=MirrorCheckpointConnector,source=A,target=B,group=g1,topic=t0,partition=0"
+    g2 = "type=MirrorCheckpointConnector,source=A,target=B,group=g2,topic=orders,partition=3"
+    assert sorted(ours) == sorted(theirs) == sorted([g1, g2])
+    _assert_same_beans({g2: ours[g2]}, {g2: theirs[g2]})
+    assert {a: v for a, (_, v) in ours[g1].items()} == {
+        "checkpoint-latency-ms": 25.0,
+        "checkpoint-latency-ms-max": 40.0,
+        "checkpoint-latency-ms-min": 10.0,
+        "checkpoint-latency-ms-avg": 25.0,
+    }
+    assert {a: v for a, (_, v) in theirs[g1].items()} == {
+        "checkpoint-latency-ms": 7.0,  # g2's checkpoint, through the shared sensor
+        "checkpoint-latency-ms-max": 40.0,
+        "checkpoint-latency-ms-min": 7.0,
+        "checkpoint-latency-ms-avg": 82 / 4,
+    }

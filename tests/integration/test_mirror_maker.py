@@ -83,6 +83,30 @@ def test_clusters_option_runs_the_flows_into_those_clusters_with_rest(
             "MirrorSourceConnector", "MirrorCheckpointConnector", "MirrorHeartbeatConnector",
         }  # fmt: skip
         until(lambda: len(read_all(b, f"{sa}.{topic}")) == 50, 90, "records replicated A->B")
+
+        def mirror_metric(name: str) -> dict[str, float]:
+            """MirrorMaker's own metric ``name`` per partition of the remote topic, from the
+            flow's /metrics (Prometheus text)."""
+            text = httpx.get(f"{base}/{sa}/{ta}/metrics", timeout=5).text
+            prefix = f"kafka_connect_mirror_MirrorSourceConnector_{name}{{"
+            got = {}
+            for line in text.splitlines():
+                if line.startswith(prefix) and f'topic="{sa}.{topic}"' in line:
+                    labels, value = line[len(prefix) :].rsplit(" ", 1)
+                    assert f'source="{sa}"' in labels and f'target="{ta}"' in labels
+                    got[labels.split('partition="')[1].split('"')[0]] = float(value)
+            return got
+
+        until(
+            lambda: mirror_metric("record_count") == {"0": 25.0, "1": 25.0}, 30,
+            "MirrorMaker's record-count: the 25 records of each partition",
+        )  # fmt: skip
+        # "v0".."v49": five values of 2 bytes and twenty of 3 in each partition
+        assert mirror_metric("byte_count") == {"0": 70.0, "1": 70.0}
+        latency = mirror_metric("replication_latency_ms_max")
+        age = mirror_metric("record_age_ms_min")
+        assert set(latency) == set(age) == {"0", "1"}
+        assert all(0 <= v < 120_000 for v in (*latency.values(), *age.values()))
         config = httpx.get(f"{base}/{sa}/{ta}/connectors/MirrorSourceConnector/config").json()
         assert config["source.cluster.bootstrap.servers"] == a
         assert config["target.cluster.alias"] == ta and config["enabled"] == "true"

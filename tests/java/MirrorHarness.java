@@ -15,7 +15,12 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigDef;
 
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
 import java.io.BufferedReader;
+import java.lang.management.ManagementFactory;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
@@ -50,6 +55,62 @@ public class MirrorHarness {
             out.println(MAPPER.writeValueAsString(answer));
             out.flush();
         }
+    }
+
+    // MirrorSourceMetrics / MirrorCheckpointMetrics made as the tasks make them (from the task
+    // config, with its reporters: JMX under kafka.connect.mirror), fed the given calls, then
+    // every kafka.connect.mirror MBean with its attributes' descriptions and values.
+    static JsonNode metrics(JsonNode req) throws Exception {
+        Map<String, String> config = strings(req.get("config"));
+        AutoCloseable made;
+        if (req.get("which").asText().equals("source")) {
+            MirrorSourceMetrics m = new MirrorSourceTaskConfig(config).metrics();
+            made = m;
+            for (JsonNode c : req.get("calls")) {
+                TopicPartition tp = new TopicPartition(c.get(1).asText(), c.get(2).asInt());
+                long v = c.get(3).asLong();
+                switch (c.get(0).asText()) {
+                    case "countRecord": m.countRecord(tp); break;
+                    case "recordAge": m.recordAge(tp, v); break;
+                    case "recordBytes": m.recordBytes(tp, v); break;
+                    case "replicationLatency": m.replicationLatency(tp, v); break;
+                    default: throw new IllegalArgumentException(c.get(0).asText());
+                }
+            }
+        } else {
+            MirrorCheckpointMetrics m = new MirrorCheckpointTaskConfig(config).metrics();
+            made = m;
+            for (JsonNode c : req.get("calls")) {
+                m.checkpointLatency(new TopicPartition(c.get(1).asText(), c.get(2).asInt()),
+                    c.get(0).asText(), c.get(3).asLong());
+            }
+        }
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ArrayNode beans = NODES.arrayNode();
+        List<ObjectName> names = new ArrayList<>(server.queryNames(new ObjectName("kafka.connect.mirror:*"), null));
+        names.sort((a, b) -> a.getKeyPropertyListString().compareTo(b.getKeyPropertyListString()));
+        for (ObjectName n : names) {
+            ObjectNode bean = NODES.objectNode();
+            bean.put("domain", n.getDomain());
+            bean.put("keys", n.getKeyPropertyListString());
+            ObjectNode attrs = NODES.objectNode();
+            for (MBeanAttributeInfo a : server.getMBeanInfo(n).getAttributes()) {
+                Object v = server.getAttribute(n, a.getName());
+                ObjectNode attr = NODES.objectNode().put("description", a.getDescription());
+                if (v instanceof Double && (((Double) v).isNaN() || ((Double) v).isInfinite())) {
+                    attr.put("value", v.toString());
+                } else if (v instanceof Number) {
+                    attr.put("value", ((Number) v).doubleValue());
+                } else {
+                    attr.put("value", String.valueOf(v));
+                }
+                attrs.set(a.getName(), attr);
+            }
+            bean.set("attributes", attrs);
+            beans.add(bean);
+        }
+        made.close();
+        return beans;
     }
 
     static Map<String, String> strings(JsonNode obj) {
@@ -112,6 +173,7 @@ public class MirrorHarness {
             case "syncstore": return syncStore(req);
             case "hashorder": return hashOrder(req);
             case "mm2": return mm2(req);
+            case "metrics": return metrics(req);
             case "sourcetasks": {
                 List<TopicPartition> known = new ArrayList<>();
                 for (JsonNode p : req.get("partitions")) {

@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
-from kconnect.api import Schema, SourceRecord, SourceTask, TopicPartition
+from kconnect.api import RecordMetadata, Schema, SourceRecord, SourceTask, TopicPartition
 from kconnect.api.kafka_clients import (
     Admin,
     GroupState,
@@ -39,6 +39,7 @@ from kconnect.connectors.mirror.checkpoint_config import (
 )
 from kconnect.connectors.mirror.checkpoint_store import CheckpointStore
 from kconnect.connectors.mirror.formats import Checkpoint
+from kconnect.connectors.mirror.metrics import MirrorCheckpointMetrics, now_ms
 from kconnect.connectors.mirror.offset_sync_store import OffsetSyncStore
 from kconnect.connectors.mirror.scheduler import Scheduler
 
@@ -66,6 +67,7 @@ class MirrorCheckpointTask(SourceTask):
         self.checkpoint_store: CheckpointStore | None = None
         self._idle_group_offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
         self._next = 0.0
+        self._metrics: MirrorCheckpointMetrics | None = None
 
     def version(self) -> str:
         return VERSION
@@ -77,6 +79,13 @@ class MirrorCheckpointTask(SourceTask):
         self._source_alias = config.source_cluster_alias
         self._target_alias = config.target_cluster_alias
         self._groups = config.task_consumer_groups()
+        metrics = getattr(self.context, "metrics", None)
+        registry = metrics() if metrics is not None else None
+        self._metrics = (
+            MirrorCheckpointMetrics(registry, self._source_alias, self._target_alias)
+            if registry is not None
+            else None
+        )
         self._topic = config.checkpoints_topic()
         self._topic_filter = config.topic_filter()
         self._policy = config.replication_policy
@@ -272,6 +281,16 @@ class MirrorCheckpointTask(SourceTask):
                             group)  # fmt: skip
             else:
                 log.error("Unable to sync offsets for consumer group %s: %s", group, e)
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        """A checkpoint reached the target: ``checkpoint-latency-ms`` of its group and
+        upstream topic-partition (the time since the checkpoint was made)."""
+        metrics, sp, ts = self._metrics, record.source_partition, record.timestamp
+        if metrics is None or sp is None or ts is None:
+            return
+        metrics.checkpoint_latency(
+            str(sp.get("group")), str(sp.get("topic")), int(sp.get("partition") or 0), now_ms() - ts
+        )
 
     def stop(self) -> None:
         self._stopping.set()

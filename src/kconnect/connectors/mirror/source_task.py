@@ -38,6 +38,7 @@ from kconnect.api.kafka_clients import (
 )
 from kconnect.api.task import partition_key
 from kconnect.connectors.mirror._version import VERSION
+from kconnect.connectors.mirror.metrics import MirrorSourceMetrics, PartitionMetrics, now_ms
 from kconnect.connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from kconnect.connectors.mirror.source_config import MirrorSourceTaskConfig
 
@@ -72,8 +73,11 @@ class MirrorSourceTask(SourceTask):
         self._syncs: OffsetSyncWriter | None = None
         self._lock = threading.Lock()
         self._stopping = False
-        # (topic, partition) -> (remote topic, shared source partition map)
-        self._routes: dict[tuple[str, int], tuple[str, dict[str, Any]]] = {}
+        # (topic, partition) -> (remote topic, shared source partition map, its metrics)
+        self._routes: dict[
+            tuple[str, int], tuple[str, dict[str, Any], PartitionMetrics | None]
+        ] = {}
+        self._metrics: MirrorSourceMetrics | None = None
         # id() of a shared source partition map -> its TopicPartition (commit_record's lookup)
         self._partitions: dict[int, TopicPartition] = {}
         self._poll_timeout_s = 1.0
@@ -95,13 +99,19 @@ class MirrorSourceTask(SourceTask):
                 config.offset_syncs_topic(),
                 config.max_offset_lag,
             )
+        metrics = getattr(self.context, "metrics", None)
+        registry = metrics() if metrics is not None else None
+        self._metrics = (
+            MirrorSourceMetrics(registry, self._alias, config.target_cluster_alias)
+            if registry is not None
+            else None
+        )
         partitions = config.task_topic_partitions()
         wrapped = {tp: wrap_partition(tp, self._alias) for tp in partitions}
         for tp, sp in wrapped.items():
-            self._routes[(tp.topic, tp.partition)] = (
-                self._policy.format_remote_topic(self._alias, tp.topic),
-                sp,
-            )
+            remote = self._policy.format_remote_topic(self._alias, tp.topic)
+            pm = self._metrics.partition(remote, tp.partition) if self._metrics else None
+            self._routes[(tp.topic, tp.partition)] = (remote, sp, pm)
             self._partitions[id(sp)] = tp
         committed = self.context.offset_storage_reader().offsets(list(wrapped.values()))
         positions: dict[TopicPartition, int | None] = {}
@@ -139,6 +149,12 @@ class MirrorSourceTask(SourceTask):
             last_topic: str | None = None
             last_partition = -1
             remote, sp = "", self._no_partition
+            # each run of one partition's records: its metrics, timestamps and value sizes
+            pm: PartitionMetrics | None = None
+            track = self._metrics is not None
+            now = now_ms() if track else 0
+            stamps: list[int] = []
+            nbytes = 0
             for m in messages:
                 # consecutive records mostly share a partition: look the route up on change
                 partition = m.partition()
@@ -147,7 +163,10 @@ class MirrorSourceTask(SourceTask):
                     route = routes.get((topic, partition))  # type: ignore[arg-type]
                     if route is None:
                         route = self._route(topic, partition)
-                    remote, sp = route
+                    if pm is not None:
+                        pm.polled(now, stamps, nbytes)
+                        stamps, nbytes = [], 0
+                    remote, sp, pm = route
                     last_topic, last_partition = topic, partition  # type: ignore[assignment]
                 raw_headers = m.headers()
                 headers = None
@@ -159,6 +178,7 @@ class MirrorSourceTask(SourceTask):
                         ]
                     )
                 ts_type, ts = m.timestamp()
+                value = m.value()
                 append(
                     SourceRecord(
                         sp,
@@ -168,20 +188,31 @@ class MirrorSourceTask(SourceTask):
                         _KEY_SCHEMA,
                         m.key(),
                         _VALUE_SCHEMA,
-                        m.value(),
+                        value,
                         ts if ts_type else None,
                         headers,
                     )
                 )
+                if track:
+                    # Java: a record without a timestamp is -1 ms old
+                    stamps.append(ts if ts_type else -1)
+                    if value is not None:
+                        nbytes += len(value)
+            if pm is not None:
+                pm.polled(now, stamps, nbytes)
             return out
         finally:
             self._lock.release()
 
-    def _route(self, topic: str | None, partition: int | None) -> tuple[str, dict[str, Any]]:
+    def _route(
+        self, topic: str | None, partition: int | None
+    ) -> tuple[str, dict[str, Any], PartitionMetrics | None]:
         tp = TopicPartition(str(topic), int(partition or 0))
+        remote = self._policy.format_remote_topic(self._alias, tp.topic)
         route = (
-            self._policy.format_remote_topic(self._alias, tp.topic),
+            remote,
             wrap_partition(tp, self._alias),
+            self._metrics.partition(remote, tp.partition) if self._metrics else None,
         )
         self._routes[(tp.topic, tp.partition)] = route
         self._partitions[id(route[1])] = tp
@@ -191,14 +222,19 @@ class MirrorSourceTask(SourceTask):
         # also while stopping: the worker serves the delivery reports of the last batches
         # after stop(), and their offset syncs are the ones a successor translates with
         syncs = self._syncs
-        if syncs is None:
-            return
         if metadata is None:
             log.debug("No RecordMetadata (source record was probably filtered out during "
                       "transformation) -- can't sync offsets for %s.", record.topic)  # fmt: skip
             return
         if metadata.offset < 0:
             log.error("RecordMetadata has no offset -- can't sync offsets for %s.", record.topic)
+            return
+        if self._metrics is not None:
+            ts = record.timestamp
+            self._metrics.partition(record.topic, record.kafka_partition or 0).acknowledged(
+                1, [] if ts is None else [now_ms() - ts]
+            )
+        if syncs is None:
             return
         sp = record.source_partition
         so = record.source_offset
@@ -213,8 +249,20 @@ class MirrorSourceTask(SourceTask):
         """kconnect's bulk form of ``commit_record``: one partition's records of one poll and
         the offsets they were written at (the worker calls this instead, sparing a call and a
         RecordMetadata per record)."""
+        if not records:
+            return
+        if self._metrics is not None:
+            first = records[0]  # one remote topic-partition per call
+            now = now_ms()
+            try:
+                latencies = [now - r.timestamp for r in records]  # type: ignore[operator]
+            except TypeError:  # a record without a timestamp
+                latencies = [now - r.timestamp for r in records if r.timestamp is not None]
+            self._metrics.partition(first.topic, first.kafka_partition or 0).acknowledged(
+                len(records), latencies
+            )
         syncs = self._syncs
-        if syncs is None or not records:
+        if syncs is None:
             return
         sp = records[0].source_partition  # one source partition per call
         assert sp is not None

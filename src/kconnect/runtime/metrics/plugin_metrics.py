@@ -26,20 +26,15 @@ from kconnect.runtime.metrics.stats import (
 __all__ = ["RegistryPluginMetrics"]
 
 
-def _stat(kind: PluginStat) -> MeasurableStat:
-    if kind is PluginStat.VALUE:
-        return Value(0.0)  # Kafka's Value starts at 0
-    if kind is PluginStat.MAX:
-        return Max()
-    if kind is PluginStat.MIN:
-        return Min()
-    if kind is PluginStat.AVG:
-        return Avg()
-    if kind is PluginStat.RATE:
-        return Rate()
-    if kind is PluginStat.TOTAL:
-        return CumulativeSum()
-    raise ValueError(f"unknown stat {kind!r}")
+#: A new stat for each kind (Kafka's Value starts at 0; Connect's own Values here at NaN).
+_STATS: dict[PluginStat, Callable[[], MeasurableStat]] = {
+    PluginStat.VALUE: lambda: Value(0.0),
+    PluginStat.MAX: Max,
+    PluginStat.MIN: Min,
+    PluginStat.AVG: Avg,
+    PluginStat.RATE: Rate,
+    PluginStat.TOTAL: CumulativeSum,
+}
 
 
 class _RegistrySensor(PluginSensor):
@@ -75,6 +70,6 @@ class RegistryPluginMetrics(PluginMetrics):
         self._on_group(g)
         sensor = g.sensor(
             f"{domain}:{group}:{g.tags}",
-            *((m.name, m.description, _stat(m.stat)) for m in metrics),
+            *((m.name, m.description, _STATS[m.stat]()) for m in metrics),
         )
         return _RegistrySensor(sensor)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "Avg",
+    "Batch",
     "CumulativeCount",
     "CumulativeSum",
     "Frequencies",

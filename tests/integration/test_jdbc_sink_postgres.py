@@ -20,7 +20,7 @@ from kconnect.api import (
     Struct,
     Timestamp,
 )
-from kconnect.connectors.jdbc.common.connection import DriverConnectionProvider
+from kconnect.connectors.jdbc.common.connection import ConnectionProvider
 from kconnect.connectors.jdbc.common.url import connection_spec
 from kconnect.connectors.jdbc.sink.sink_connector import JdbcSinkConnector
 from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
@@ -404,7 +404,7 @@ def test_driver_connection_dropped_by_the_server_is_replaced_when_idle(
 ) -> None:
     app = f"kc-driver-{uuid.uuid4().hex[:8]}"
     url = jdbc_url(pg_dsn)
-    p = DriverConnectionProvider(
+    p = ConnectionProvider(
         connection_spec(
             {**url, "connection.url": url["connection.url"] + f"?ApplicationName={app}"}
         )

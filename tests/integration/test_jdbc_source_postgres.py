@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from urllib.parse import urlparse
@@ -258,3 +260,31 @@ def test_streams_large_table_in_bounded_batches(pg) -> None:
         last = batch[-1].value.get("id")
     task.stop()
     assert max(sizes) == 5000 and len(sizes) == 40 and last == 200000
+
+
+def test_source_connector_and_task_do_not_import_sqlalchemy(pg) -> None:
+    """The source queries through psycopg alone, like the sink: a task process's first query
+    does not wait for SQLAlchemy's import (a fresh interpreter, as a task process is)."""
+    conn, cprops, schema = pg
+    conn.execute(f'CREATE TABLE "{schema}".t (id serial PRIMARY KEY, v text)')
+    conn.execute(f"""INSERT INTO "{schema}".t (v) VALUES ('a'), ('b')""")
+    props = {**cprops, "mode": "incrementing", "incrementing.column.name": "id",
+             "tables": f'"{schema}"."t"', "tables.fetched": "true"}  # fmt: skip
+    script = f"""
+import sys
+from kconnect.connectors.jdbc.source.source_connector import JdbcSourceConnector
+from tests.integration.test_jdbc_source_postgres import _drain, _task
+from kconnect.testing.fakes import FakeConnectorContext
+c = JdbcSourceConnector()
+c.initialize(FakeConnectorContext())
+c.start({props!r})
+c.stop()
+task = _task({props!r})
+print(len(_drain(task, 3)))
+task.stop()
+print(sorted(m for m in sys.modules if m.split(".")[0] == "sqlalchemy"))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.split() == ["2", "[]"], out.stdout + out.stderr

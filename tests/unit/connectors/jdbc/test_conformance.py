@@ -14,7 +14,7 @@ from kconnect.testing.conformance.connectors import (
     SourceOffsetsConformance,
 )
 
-pytest.importorskip("sqlalchemy")
+pytest.importorskip("psycopg")
 
 TABLES = ("orders", "users")
 

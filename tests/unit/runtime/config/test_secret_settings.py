@@ -200,7 +200,7 @@ def test_task_builder_remembers_the_tasks_secrets() -> None:
 
 
 def test_jdbc_url_passwords_are_remembered() -> None:
-    pytest.importorskip("sqlalchemy")
+    pytest.importorskip("psycopg")
     from kconnect.connectors.jdbc.common.url import connection_spec, parse_jdbc_url
 
     parse_jdbc_url("jdbc:postgresql://h:5432/db?user=u&password=url%2Dpw%2D1")

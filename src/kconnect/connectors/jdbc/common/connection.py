@@ -1,13 +1,12 @@
 """Opening and caching database connections, with Confluent's retry semantics.
 
-The providers are the Python twins of ``CachedConnectionProvider``: each opens one connection
-on demand, retrying ``connection.attempts`` times with ``connection.backoff.ms`` between
-attempts, keeps it, checks it is still usable before handing it out again, and reopens it when
-it is not. :class:`ConnectionProvider` hands out a SQLAlchemy ``Connection`` (the source
-connector queries through it); :class:`DriverConnectionProvider` the driver's own connection,
-without importing SQLAlchemy (the sink writes through psycopg / sqlite3 directly). A database
-that cannot be reached raises :class:`~kconnect.api.ConnectException` naming the database,
-host, port, user and the driver's own explanation, never the password.
+:class:`ConnectionProvider` is the Python twin of ``CachedConnectionProvider``: it opens one
+connection of the driver itself (``psycopg.Connection`` / ``sqlite3.Connection``) on demand,
+retrying ``connection.attempts`` times with ``connection.backoff.ms`` between attempts, keeps
+it, checks it is still usable before handing it out again, and reopens it when it is not. The
+source queries and the sink writes through that connection. A database that cannot be reached
+raises :class:`~kconnect.api.ConnectException` naming the database, host, port, user and the
+driver's own explanation, never the password.
 
 Threading: a provider belongs to one thread (a task's or the connector's). :meth:`close` may
 be called from another thread once that thread has been told to stop; it is idempotent.
@@ -29,31 +28,29 @@ from kconnect.connectors.jdbc.common.url import (
     SQLITE,
     ConnectionSpec,
     connection_spec,
-    require_sqlalchemy,
 )
 
 __all__ = [
     "ConnectionFailed",
     "ConnectionProvider",
-    "DriverConnectionProvider",
     "describe_error",
     "preload_driver",
 ]
 
 log = logging.getLogger(__name__)
 
-# SQLAlchemy and the driver modules for each dialect; importing them takes ~0.25 s, which the
-# first connection would otherwise wait for.
+# The driver modules of each dialect; importing psycopg takes ~0.05 s, which the first
+# connection would otherwise wait for.
 _DRIVER_MODULES = {
-    SQLITE: ("sqlalchemy", "sqlalchemy.dialects.sqlite.pysqlite"),
-    POSTGRESQL: ("sqlalchemy", "psycopg", "sqlalchemy.dialects.postgresql.psycopg"),
+    SQLITE: ("sqlite3",),
+    POSTGRESQL: ("psycopg",),
 }
 _preloaded: set[str] = set()
 _preload_lock = threading.Lock()
 
 
 def preload_driver(dialect: str) -> None:
-    """Import SQLAlchemy and ``dialect``'s driver in a background thread (once per process),
+    """Import ``dialect``'s driver in a background thread (once per process),
     so that a task's first connection does not wait for the imports: they overlap with the
     task joining its consumer group or waiting for its first poll. A failing import is left
     for the real import to report."""
@@ -100,8 +97,8 @@ def _refused_credentials(error: BaseException) -> bool:
 
 
 def describe_error(error: BaseException, secret: str | None = None) -> str:
-    """The driver's message for ``error`` (the SQLAlchemy wrapper's SQL and parameters are
-    left out), with ``secret`` scrubbed if the driver echoed it."""
+    """The driver's message for ``error`` (of the error a wrapper holds as ``orig``, if any),
+    with ``secret`` scrubbed if the driver echoed it."""
     orig = getattr(error, "orig", None)
     text = str(orig if orig is not None else error).strip()
     if secret:
@@ -251,10 +248,13 @@ class _CachedConnection(ABC):
 
 
 class ConnectionProvider(_CachedConnection):
-    """One SQLAlchemy ``Connection`` (the source side: queries through SQLAlchemy's API).
+    """One connection of the driver itself: ``psycopg.Connection`` (PostgreSQL) or
+    ``sqlite3.Connection``, in a transaction from its first statement (not autocommit).
 
     Args:
-        isolation: ``transaction.isolation.mode`` (``DEFAULT`` leaves the driver's level).
+        isolation: ``transaction.isolation.mode`` (``DEFAULT`` leaves the driver's level;
+            SQLite knows only ``READ_UNCOMMITTED`` and ``SERIALIZABLE``, others are warned
+            about and ignored).
         Others as :class:`_CachedConnection`.
     """
 
@@ -268,7 +268,6 @@ class ConnectionProvider(_CachedConnection):
     ) -> None:
         super().__init__(spec, attempts, backoff_ms, sleep)
         self.isolation = isolation
-        self._engine: Any = None
         preload_driver(spec.dialect)
 
     @classmethod
@@ -282,85 +281,19 @@ class ConnectionProvider(_CachedConnection):
             **kwargs,
         )
 
-    def engine(self) -> Any:
-        """The SQLAlchemy Engine (created lazily; it pools nothing: the provider caches)."""
-        if self._engine is None:
-            sa = require_sqlalchemy()
-            from sqlalchemy.pool import NullPool, StaticPool
-
-            memory = self.dialect == SQLITE and self.spec.url.database == ":memory:"
-            self._engine = sa.create_engine(
-                self.spec.sqlalchemy_url(),
-                connect_args=self.spec.connect_args(),
-                # One in-memory SQLite database only exists while its one connection lives.
-                poolclass=StaticPool if memory else NullPool,
-            )
-        return self._engine
-
-    def _connect(self) -> Any:
-        conn = self.engine().connect()
-        try:
-            self._prepare(conn)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    def _usable(self, conn: Any) -> bool:
-        return not conn.closed and not conn.invalidated
-
-    def _idle(self, conn: Any) -> bool:
-        return not conn.in_transaction()
-
-    def _ping(self, conn: Any) -> None:
-        conn.exec_driver_sql("SELECT 1").fetchall()
-        conn.rollback()
-
-    def invalidate(self) -> None:
-        conn = self._conn
-        if conn is not None:
-            try:
-                conn.invalidate()
-            except Exception as e:  # a broken connection may fail to invalidate; reopen anyway
-                log.debug("Ignoring error invalidating a connection: %s", describe_error(e))
-        super().invalidate()
-
-    def _prepare(self, conn: Any) -> None:
-        level = _ISOLATION.get(self.isolation.upper())
-        if level is not None:
-            try:
-                conn.execution_options(isolation_level=level)
-            except Exception as e:
-                log.warning(
-                    "Transaction isolation %s is not supported by %s; ignored (%s)",
-                    self.isolation,
-                    self.dialect,
-                    describe_error(e),
-                )
-        if self.dialect != SQLITE:
-            _configure_psycopg(conn.connection.dbapi_connection)
-
-    def close(self) -> None:
-        """Close the cached connection and dispose of the engine. Idempotent."""
-        super().close()
-        engine, self._engine = self._engine, None
-        if engine is not None:
-            engine.dispose()
-
-
-class DriverConnectionProvider(_CachedConnection):
-    """One connection of the driver itself (``psycopg.Connection`` / ``sqlite3.Connection``),
-    opened with the arguments SQLAlchemy would pass it, without importing SQLAlchemy (~0.15 s
-    that a sink task's first write would otherwise wait for). The JDBC sink's writer needs
-    nothing else: it issues its statements and COPYs on the driver's connection."""
-
     def _connect(self) -> Any:
         spec = self.spec
         args = spec.connect_args()
         if self.dialect == SQLITE:
             import sqlite3
 
-            return sqlite3.connect(spec.url.database or ":memory:", **args)
+            conn = sqlite3.connect(spec.url.database or ":memory:", **args)
+            try:
+                self._set_isolation(conn)
+            except BaseException:
+                conn.close()
+                raise
+            return conn
         import psycopg
 
         if len(spec.url.hosts) == 1:
@@ -376,10 +309,32 @@ class DriverConnectionProvider(_CachedConnection):
         raw = psycopg.connect(**args)
         try:
             _configure_psycopg(raw)
+            self._set_isolation(raw)
         except BaseException:
             raw.close()
             raise
         return raw
+
+    def _set_isolation(self, conn: Any) -> None:
+        level = _ISOLATION.get(self.isolation.upper())
+        if level is None:
+            return
+        if self.dialect == SQLITE:
+            # SQLite's only switch: read_uncommitted (shared-cache readers); serializable is
+            # its default
+            if level not in ("READ UNCOMMITTED", "SERIALIZABLE"):
+                log.warning(
+                    "Transaction isolation %s is not supported by %s; ignored (SQLite offers "
+                    "READ_UNCOMMITTED and SERIALIZABLE)",
+                    self.isolation,
+                    self.dialect,
+                )
+                return
+            conn.execute(f"PRAGMA read_uncommitted = {int(level == 'READ UNCOMMITTED')}")
+            return
+        from psycopg import IsolationLevel
+
+        conn.isolation_level = IsolationLevel[level.replace(" ", "_")]
 
     def _usable(self, conn: Any) -> bool:
         return not getattr(conn, "closed", False) and not getattr(conn, "broken", False)

@@ -1,8 +1,9 @@
 """Catalog queries: list tables, describe a table's columns or a query's result columns,
 and read the database clock. PostgreSQL and SQLite.
 
-All functions take an open SQLAlchemy ``Connection`` and run on the caller's thread; they may
-block on the database and raise the driver's errors (wrapped by SQLAlchemy).
+All functions take an open driver connection (``psycopg.Connection`` / ``sqlite3.Connection``:
+both have ``execute``, in the driver's own parameter style) and run on the caller's thread;
+they may block on the database and raise the driver's errors.
 
 Table ids: PostgreSQL tables are ``schema.table`` (catalog left out, as pgjdbc 42.4 — the
 version bundled with kafka-connect-jdbc 10.8 — reports them, so source partitions
@@ -54,15 +55,15 @@ def list_tables(
             f"SELECT name FROM sqlite_master WHERE type IN ({marks}) "
             "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type, name"
         )
-        rows = conn.exec_driver_sql(sql, tuple(kinds)).fetchall()
+        rows = conn.execute(sql, tuple(kinds)).fetchall()
         return [TableId(None, None, r[0]) for r in rows]
     if catalog_pattern:
-        current = conn.exec_driver_sql("SELECT current_database()").scalar()
+        current = _scalar(conn, "SELECT current_database()")
         if catalog_pattern != current:
             return []
     user_kinds = [_PG_RELKINDS[t] for t in types if t in _PG_RELKINDS]
     system = [k for t, k in (("SYSTEM TABLE", "r"), ("SYSTEM VIEW", "v")) if t in types]
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         """
         SELECT n.nspname, c.relname,
                CASE WHEN n.nspname = ANY(%(sys)s) THEN 1 ELSE 0 END AS is_sys, c.relkind
@@ -88,7 +89,7 @@ def table_columns(conn: Any, dialect: str, table: TableId) -> list[ColumnInfo]:
     """The table's columns in ordinal order (empty list: no such table)."""
     if dialect == "sqlite":
         q = table.table.replace('"', '""')
-        rows = conn.exec_driver_sql(f'PRAGMA table_info("{q}")').fetchall()
+        rows = conn.execute(f'PRAGMA table_info("{q}")').fetchall()
         pk_cols = [r for r in rows if r[5]]
         out = []
         for _cid, name, decl, notnull, _default, pk in rows:
@@ -98,7 +99,7 @@ def table_columns(conn: Any, dialect: str, table: TableId) -> list[ColumnInfo]:
                 ColumnInfo(name, decl or "", None, None, not notnull and not rowid, rowid, bool(pk))
             )
         return out
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         """
         SELECT a.attname, t.typname, a.atttypmod, a.attnotnull,
                (a.attidentity <> '' OR
@@ -123,6 +124,12 @@ def table_columns(conn: Any, dialect: str, table: TableId) -> list[ColumnInfo]:
         precision, scale = _numeric_typmod(typname, typmod)
         out.append(ColumnInfo(name, typname, precision, scale, not notnull, autoinc, pk))
     return out
+
+
+def _scalar(conn: Any, sql: str) -> Any:
+    """The first column of the first row of ``sql`` (no parameters)."""
+    row = conn.execute(sql).fetchone()
+    return None if row is None else row[0]
 
 
 def _numeric_typmod(typname: str, typmod: int) -> tuple[int | None, int | None]:
@@ -151,7 +158,7 @@ def describe_result(conn: Any, dialect: str, cursor: Any) -> list[ColumnInfo]:
     oids = [d.type_code for d in desc]
     missing = sorted({o for o in oids if o not in _PG_TYPNAMES})
     if missing:
-        for oid, name in conn.exec_driver_sql(
+        for oid, name in conn.execute(
             "SELECT oid::int8, typname FROM pg_catalog.pg_type WHERE oid = ANY(%(o)s::oid[])",
             {"o": missing},
         ).fetchall():
@@ -163,7 +170,7 @@ def describe_result(conn: Any, dialect: str, cursor: Any) -> list[ColumnInfo]:
         sources = [(pgres.ftable(i), pgres.ftablecol(i)) for i in range(len(desc))]
         keys = sorted({s for s in sources if s[0]})
         if keys:
-            for rel, num, nn in conn.exec_driver_sql(
+            for rel, num, nn in conn.execute(
                 "SELECT attrelid::int8, attnum, attnotnull FROM pg_catalog.pg_attribute "
                 "WHERE attrelid = ANY(%(r)s::oid[]) AND attnum = ANY(%(n)s::int2[])",
                 {"r": [k[0] for k in keys], "n": [k[1] for k in keys]},
@@ -182,7 +189,7 @@ def describe_result(conn: Any, dialect: str, cursor: Any) -> list[ColumnInfo]:
 def db_now(conn: Any, dialect: str) -> dt.datetime:
     """The database's current time (aware, UTC) — the upper bound of timestamp queries."""
     if dialect == "sqlite":
-        text = conn.exec_driver_sql("SELECT strftime('%Y-%m-%d %H:%M:%f','now')").scalar()
+        text = _scalar(conn, "SELECT strftime('%Y-%m-%d %H:%M:%f','now')")
         return dt.datetime.fromisoformat(text).replace(tzinfo=dt.UTC)
-    value: dt.datetime = conn.exec_driver_sql("SELECT CURRENT_TIMESTAMP").scalar()
+    value: dt.datetime = _scalar(conn, "SELECT CURRENT_TIMESTAMP")
     return value.astimezone(dt.UTC)

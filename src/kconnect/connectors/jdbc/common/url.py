@@ -1,8 +1,8 @@
-"""JDBC URLs (``jdbc:postgresql://…``, ``jdbc:sqlite:…``) → SQLAlchemy URL + driver kwargs.
+"""JDBC URLs (``jdbc:postgresql://…``, ``jdbc:sqlite:…``) → the driver's connect arguments.
 
 Confluent's connectors take a JDBC URL plus ``connection.user``/``connection.password`` and pass
 every other undeclared ``connection.X`` key to the driver as property ``X``. This module
-accepts exactly those configurations and turns them into what SQLAlchemy (psycopg 3 for
+accepts exactly those configurations and turns them into what the driver (psycopg 3 for
 PostgreSQL, stdlib sqlite3 for SQLite) needs. Passwords never appear in ``repr``/``str`` or in
 :meth:`ConnectionSpec.redacted`; use that form in every log line and error message.
 
@@ -31,7 +31,6 @@ __all__ = [
     "JdbcUrl",
     "connection_spec",
     "parse_jdbc_url",
-    "require_sqlalchemy",
 ]
 
 log = logging.getLogger(__name__)
@@ -80,17 +79,6 @@ _PGJDBC_TO_LIBPQ = {
 }
 
 _SECRET_PROPS = frozenset({"password", "sslpassword"})
-
-
-def require_sqlalchemy() -> Any:
-    """Import SQLAlchemy, or explain which pip extra provides it."""
-    try:
-        import sqlalchemy
-    except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "The JDBC connectors need SQLAlchemy and psycopg: pip install 'kconnect[jdbc]'"
-        ) from e
-    return sqlalchemy
 
 
 @dataclasses.dataclass(frozen=True)
@@ -220,23 +208,6 @@ class ConnectionSpec:
         hosts = ",".join(f"{h}:{p}" for h, p in self.url.hosts)
         user = f" as user '{self.user}'" if self.user else ""
         return f"PostgreSQL database '{self.url.database or self.user or ''}' at {hosts}{user}"
-
-    def sqlalchemy_url(self) -> Any:
-        """The ``sqlalchemy.URL`` (password included: never log it, log :meth:`redacted`)."""
-        sa = require_sqlalchemy()
-        if self.dialect == SQLITE:
-            db = self.url.database
-            return sa.URL.create("sqlite+pysqlite", database=None if db == ":memory:" else db)
-        host = ",".join(h for h, _ in self.url.hosts)
-        port = self.url.hosts[0][1] if len(self.url.hosts) == 1 else None
-        return sa.URL.create(
-            "postgresql+psycopg",
-            username=self.user,
-            password=self.password,
-            host=host if len(self.url.hosts) == 1 else None,
-            port=port,
-            database=self.url.database,
-        )
 
     def connect_args(self) -> dict[str, Any]:
         """Keyword arguments for the DBAPI ``connect()`` (psycopg / sqlite3)."""

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord
-from kconnect.connectors.jdbc.common.connection import ConnectionFailed, DriverConnectionProvider
+from kconnect.connectors.jdbc.common.connection import ConnectionFailed, ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
 from kconnect.connectors.jdbc.common.url import connection_spec
 from kconnect.connectors.jdbc.sink.buffered_records import BufferedRecords, RowPlan
@@ -180,16 +180,14 @@ def _topic_run_end_py(records: Sequence[SinkRecord], start: int) -> int:
 class JdbcDbWriter:
     """Writes records to the database of one sink task. See the module docstring."""
 
-    def __init__(
-        self, config: JdbcSinkConfig, provider: DriverConnectionProvider | None = None
-    ) -> None:
+    def __init__(self, config: JdbcSinkConfig, provider: ConnectionProvider | None = None) -> None:
         self.config = config
         if provider is None:
             props = config.originals()
             spec = connection_spec(
                 {k: v for k, v in props.items() if k not in CONFIG_DEF.names() or k in _CONN_KEYS}
             )
-            provider = DriverConnectionProvider(
+            provider = ConnectionProvider(
                 spec, config.connection_attempts, int(config.connection_backoff_ms)
             )
         self.provider = provider

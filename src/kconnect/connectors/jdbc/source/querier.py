@@ -129,15 +129,14 @@ class TableQuerier(ABC):
     def _open(self, conn: Any) -> None:
         sql, params = self._statement(conn)
         text = self._render(sql)
-        raw = conn.connection.dbapi_connection
         if self.env.dialect == "sqlite":
-            cur = raw.cursor()
+            cur = conn.cursor()
             cur.arraysize = self.env.batch_max_rows
             cur.execute(text, params)
         else:
             # A named (server-side) cursor inside the task's transaction: rows stream in
             # batch.max.rows chunks instead of the whole result being loaded client-side.
-            cur = raw.cursor(name=f"kconnect_jdbc_{next(_cursor_ids)}")
+            cur = conn.cursor(name=f"kconnect_jdbc_{next(_cursor_ids)}")
             cur.itersize = self.env.batch_max_rows
             cur.execute(text, params or None)
         self._cursor, self._conn = cur, conn
@@ -168,8 +167,8 @@ class TableQuerier(ABC):
             if cur is not None:
                 cur.close()
         finally:
-            if conn is not None and not conn.closed:
-                conn.connection.dbapi_connection.commit()
+            if conn is not None and not getattr(conn, "closed", False):  # sqlite3: no attribute
+                conn.commit()
             self.last_update = now
             self.exhausted = False
             self._described = False

@@ -163,8 +163,8 @@ class JdbcSourceTask(SourceTask):
             if self._provider.dialect != "sqlite":
                 # Naive TIMESTAMP columns compare against bound instants in db.timezone.
                 zone = self._queriers[0].env.options.db_timezone if self._queriers else "UTC"
-                conn.exec_driver_sql("SELECT set_config('TimeZone', %(z)s, false)", {"z": zone})
-                conn.connection.dbapi_connection.commit()
+                conn.execute("SELECT set_config('TimeZone', %(z)s, false)", {"z": zone})
+                conn.commit()
             self._conn = conn
         return conn
 
@@ -219,13 +219,9 @@ class JdbcSourceTask(SourceTask):
                 f"(query.retry.attempts={self._retries}): {msg}"
             ) from error
         # Drop the connection so the next poll reconnects (Confluent: isValid → reconnect).
+        self._conn = None
         if self._provider is not None:
-            conn, self._conn = self._conn, None
-            if conn is not None:
-                try:
-                    conn.invalidate()
-                except Exception:
-                    pass
+            self._provider.invalidate()
         querier.last_update = self._clock()
 
     def stop(self) -> None:
@@ -245,16 +241,11 @@ class JdbcSourceTask(SourceTask):
 
 
 def _is_transient(error: BaseException) -> bool:
-    """Connection-level failures are transient; SQL/data errors are not."""
-    from sqlalchemy.exc import DBAPIError
-
-    if isinstance(error, DBAPIError):
-        if error.connection_invalidated:
-            return True
-        error = error.orig if error.orig is not None else error
-    name = type(error).__name__
-    if name in ("OperationalError", "InterfaceError"):
-        text = str(error).lower()
-        # SQLite reports a missing table as OperationalError: that one is not transient.
-        return "no such table" not in text and "no such column" not in text and "syntax" not in text
-    return False
+    """Connection-level failures are transient; SQL/data errors are not. The DBAPI classes
+    are matched by name along the class's bases (psycopg's ``AdminShutdown``, raised when the
+    server is shut down, is an ``OperationalError``), so neither driver is imported here."""
+    if not {c.__name__ for c in type(error).__mro__} & {"OperationalError", "InterfaceError"}:
+        return False
+    text = str(error).lower()
+    # SQLite reports a missing table as OperationalError: that one is not transient.
+    return "no such table" not in text and "no such column" not in text and "syntax" not in text

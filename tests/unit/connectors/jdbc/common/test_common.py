@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kconnect.api import ConfigException, ConnectException, Password, Type
-from kconnect.connectors.jdbc.common.connection import ConnectionProvider, DriverConnectionProvider
+from kconnect.connectors.jdbc.common.connection import ConnectionProvider
 from kconnect.connectors.jdbc.common.identifiers import TableId, rules_for
 from kconnect.connectors.jdbc.common.types import ColumnInfo, TypeOptions, column_schema
 from kconnect.connectors.jdbc.common.url import connection_spec, parse_jdbc_url
@@ -54,14 +54,11 @@ def test_connection_properties_override_and_pass_through() -> None:
     assert (spec.user, spec.password) == ("kcuser", "kcpw")
     assert spec.connect_args() == {"sslmode": "require", "application_name": "app"}
     assert "kcpw" not in repr(spec) and "kcpw" not in spec.redacted()
-    url = spec.sqlalchemy_url()
-    assert (url.drivername, url.host, url.database) == ("postgresql+psycopg", "h", "db")
 
 
-@pytest.mark.parametrize("provider", [ConnectionProvider, DriverConnectionProvider])
-def test_unreachable_database_message_names_target_not_password(provider: Any) -> None:
+def test_unreachable_database_message_names_target_not_password() -> None:
     sleeps: list[float] = []
-    p = provider(
+    p = ConnectionProvider(
         connection_spec(
             {
                 "connection.url": "jdbc:postgresql://127.0.0.1:1/kcdb",
@@ -84,7 +81,7 @@ def test_unreachable_database_message_names_target_not_password(provider: Any) -
 def test_driver_provider_hands_out_the_sqlite_connection_and_reopens_a_closed_one() -> None:
     import sqlite3
 
-    p = DriverConnectionProvider(connection_spec({"connection.url": "jdbc:sqlite::memory:"}))
+    p = ConnectionProvider(connection_spec({"connection.url": "jdbc:sqlite::memory:"}))
     c = p.get()
     assert isinstance(c, sqlite3.Connection)
     c.execute("CREATE TABLE t (x INTEGER)")
@@ -99,13 +96,18 @@ def test_driver_provider_hands_out_the_sqlite_connection_and_reopens_a_closed_on
         p.get()
 
 
-def test_sqlite_memory_connection_roundtrip() -> None:
-    p = ConnectionProvider(connection_spec({"connection.url": "jdbc:sqlite::memory:"}))
-    c = p.get()
-    c.exec_driver_sql("CREATE TABLE t (x INTEGER)")
-    c.exec_driver_sql("INSERT INTO t VALUES (5)")
-    assert p.get().exec_driver_sql("SELECT x FROM t").scalar() == 5
+def test_sqlite_isolation_modes_are_sqlites_pragma_or_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    spec = connection_spec({"connection.url": "jdbc:sqlite::memory:"})
+    for mode, pragma in (("READ_UNCOMMITTED", 1), ("SERIALIZABLE", 0), ("DEFAULT", 0)):
+        p = ConnectionProvider(spec, isolation=mode)
+        assert p.get().execute("PRAGMA read_uncommitted").fetchone() == (pragma,)
+        p.close()
+    p = ConnectionProvider(spec, isolation="READ_COMMITTED")
+    assert p.get().execute("SELECT 1").fetchone() == (1,)
     p.close()
+    assert "Transaction isolation READ_COMMITTED is not supported by sqlite" in caplog.text
 
 
 def test_identifier_quoting_is_injection_safe() -> None:
@@ -213,4 +215,4 @@ def test_driver_modules_are_preloaded_once_per_dialect(monkeypatch: pytest.Monke
         connection.preload_driver("sqlite")
     connection.preload_driver("mysql")  # no driver modules known: nothing to do
     assert started == ["kconnect-preload-postgresql", "kconnect-preload-sqlite"]
-    assert {"sqlalchemy", "psycopg", "sqlalchemy.dialects.sqlite.pysqlite"} <= set(sys.modules)
+    assert {"psycopg", "sqlite3"} <= set(sys.modules)

@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -83,6 +84,24 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
+
+
+def write_plugin(
+    root: Path, package: str, source: str, group: str, entry_points: Mapping[str, str]
+) -> Path:
+    """An installed plugin under ``root/plugins`` (what ``plugin.path`` names): module
+    ``package`` with ``source`` (dedented) and a dist-info whose ``group`` entry points map
+    Java-style class names to ``package:Class``. Returns the ``plugin.path`` directory."""
+    plugin = root / "plugins" / package
+    (plugin / package).mkdir(parents=True)
+    (plugin / package / "__init__.py").write_text(textwrap.dedent(source))
+    dist = plugin / f"{package}-1.0.dist-info"
+    dist.mkdir()
+    name = package.replace("_", "-")
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    lines = "".join(f"{k} = {v}\n" for k, v in entry_points.items())
+    (dist / "entry_points.txt").write_text(f"[{group}]\n{lines}")
+    return root / "plugins"
 
 
 def base_props(bootstrap: str, work: Path, port: int, **extra: str) -> dict[str, str]:

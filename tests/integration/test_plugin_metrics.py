@@ -5,14 +5,13 @@ the worker or in a task process, and gone once the connector is deleted."""
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.integration.distributed_support import wait_for
-from tests.integration.rest_support import WorkerProcess, base_props, free_port
+from tests.integration.rest_support import WorkerProcess, base_props, free_port, write_plugin
 
 pytestmark = [pytest.mark.kafka]
 
@@ -68,16 +67,10 @@ class CountingSourceConnector(SourceConnector):
 
 
 def _write_plugin(root: Path) -> Path:
-    plugin = root / "plugins" / "counting"
-    (plugin / "kc_counting").mkdir(parents=True)
-    (plugin / "kc_counting" / "__init__.py").write_text(textwrap.dedent(_PLUGIN))
-    dist = plugin / "kc_counting-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kc-counting\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(
-        f"[kconnect.source_connector]\n{COUNTING} = kc_counting:CountingSourceConnector\n"
-    )
-    return root / "plugins"
+    return write_plugin(
+        root, "kc_counting", _PLUGIN, "kconnect.source_connector",
+        {COUNTING: "kc_counting:CountingSourceConnector"},
+    )  # fmt: skip
 
 
 def _series(base: str, name: str) -> dict[str, float]:

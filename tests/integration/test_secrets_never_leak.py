@@ -16,7 +16,6 @@ password as written, as Kafka does, which also proves the secret went in.
 from __future__ import annotations
 
 import json
-import textwrap
 import time
 import uuid
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ import pytest
 psycopg = pytest.importorskip("psycopg")
 
 from tests.integration.distributed_support import Cluster, WorkerProcess, wait_for  # noqa: E402
+from tests.integration.rest_support import write_plugin  # noqa: E402
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 
@@ -93,16 +93,10 @@ class EchoSinkConnector(SinkConnector):
 
 
 def _write_echo_plugin(root: Path) -> Path:
-    plugin = root / "plugins" / "echo"
-    (plugin / "kc_secret_echo").mkdir(parents=True)
-    (plugin / "kc_secret_echo" / "__init__.py").write_text(textwrap.dedent(_ECHO_PLUGIN))
-    dist = plugin / "kc_secret_echo-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kc-secret-echo\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(
-        f"[kconnect.sink_connector]\n{ECHO} = kc_secret_echo:EchoSinkConnector\n"
-    )
-    return root / "plugins"
+    return write_plugin(
+        root, "kc_secret_echo", _ECHO_PLUGIN, "kconnect.sink_connector",
+        {ECHO: "kc_secret_echo:EchoSinkConnector"},
+    )  # fmt: skip
 
 
 class _SecretCluster(Cluster):

@@ -11,13 +11,12 @@ with a plugin from ``plugin.path``.
 from __future__ import annotations
 
 import signal
-import textwrap
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.integration.rest_support import WorkerProcess, base_props, free_port
+from tests.integration.rest_support import WorkerProcess, base_props, free_port, write_plugin
 
 pytestmark = [pytest.mark.kafka]
 
@@ -70,16 +69,10 @@ class StuckThreadSourceConnector(SourceConnector):
 
 
 def _write_plugin(root: Path) -> Path:
-    plugin = root / "plugins" / "stuck"
-    (plugin / "kc_stuck_thread").mkdir(parents=True)
-    (plugin / "kc_stuck_thread" / "__init__.py").write_text(textwrap.dedent(_PLUGIN))
-    dist = plugin / "kc_stuck_thread-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: kc-stuck-thread\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text(
-        f"[kconnect.source_connector]\n{STUCK} = kc_stuck_thread:StuckThreadSourceConnector\n"
-    )
-    return root / "plugins"
+    return write_plugin(
+        root, "kc_stuck_thread", _PLUGIN, "kconnect.source_connector",
+        {STUCK: "kc_stuck_thread:StuckThreadSourceConnector"},
+    )  # fmt: skip
 
 
 def test_a_stopped_worker_exits_though_a_plugin_thread_still_runs(

@@ -39,7 +39,7 @@ from kconnect.connectors.mirror.checkpoint_config import (
 )
 from kconnect.connectors.mirror.checkpoint_store import CheckpointStore
 from kconnect.connectors.mirror.formats import Checkpoint
-from kconnect.connectors.mirror.metrics import MirrorCheckpointMetrics, now_ms
+from kconnect.connectors.mirror.metrics import MirrorCheckpointMetrics, context_metrics, now_ms
 from kconnect.connectors.mirror.offset_sync_store import OffsetSyncStore
 from kconnect.connectors.mirror.scheduler import Scheduler
 
@@ -79,8 +79,7 @@ class MirrorCheckpointTask(SourceTask):
         self._source_alias = config.source_cluster_alias
         self._target_alias = config.target_cluster_alias
         self._groups = config.task_consumer_groups()
-        metrics = getattr(self.context, "metrics", None)
-        registry = metrics() if metrics is not None else None
+        registry = context_metrics(self.context)
         self._metrics = (
             MirrorCheckpointMetrics(registry, self._source_alias, self._target_alias)
             if registry is not None

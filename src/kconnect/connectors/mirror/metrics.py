@@ -17,10 +17,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from kconnect.api import PluginMetric, PluginMetrics, PluginSensor, Stat
 
-__all__ = ["DOMAIN", "MirrorCheckpointMetrics", "MirrorSourceMetrics", "PartitionMetrics"]
+__all__ = [
+    "DOMAIN",
+    "MirrorCheckpointMetrics",
+    "MirrorSourceMetrics",
+    "PartitionMetrics",
+    "context_metrics",
+]
 
 DOMAIN = "kafka.connect.mirror"
 SOURCE_GROUP = "MirrorSourceConnector"
@@ -83,6 +90,13 @@ _CHECKPOINT_LATENCY = _spread(
         "Average time it takes consumer group offsets to replicate from source to target cluster.",
     ),
 )
+
+
+def context_metrics(context: Any) -> PluginMetrics | None:
+    """Where a task's context lets it register metrics; None when it keeps none (or is a test
+    double without ``metrics``)."""
+    metrics = getattr(context, "metrics", None)
+    return metrics() if metrics is not None else None
 
 
 def now_ms() -> int:

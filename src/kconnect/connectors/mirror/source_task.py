@@ -38,7 +38,12 @@ from kconnect.api.kafka_clients import (
 )
 from kconnect.api.task import partition_key
 from kconnect.connectors.mirror._version import VERSION
-from kconnect.connectors.mirror.metrics import MirrorSourceMetrics, PartitionMetrics, now_ms
+from kconnect.connectors.mirror.metrics import (
+    MirrorSourceMetrics,
+    PartitionMetrics,
+    context_metrics,
+    now_ms,
+)
 from kconnect.connectors.mirror.offset_sync_writer import OffsetSyncWriter
 from kconnect.connectors.mirror.source_config import MirrorSourceTaskConfig
 
@@ -99,8 +104,7 @@ class MirrorSourceTask(SourceTask):
                 config.offset_syncs_topic(),
                 config.max_offset_lag,
             )
-        metrics = getattr(self.context, "metrics", None)
-        registry = metrics() if metrics is not None else None
+        registry = context_metrics(self.context)
         self._metrics = (
             MirrorSourceMetrics(registry, self._alias, config.target_cluster_alias)
             if registry is not None

@@ -87,11 +87,17 @@ class WorkerProcess:
 
 
 def write_plugin(
-    root: Path, package: str, source: str, group: str, entry_points: Mapping[str, str]
+    root: Path,
+    package: str,
+    source: str,
+    group: str,
+    entry_points: Mapping[str, str],
+    more: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Path:
     """An installed plugin under ``root/plugins`` (what ``plugin.path`` names): module
-    ``package`` with ``source`` (dedented) and a dist-info whose ``group`` entry points map
-    Java-style class names to ``package:Class``. Returns the ``plugin.path`` directory."""
+    ``package`` with ``source`` (dedented) and a dist-info whose ``group`` entry points (and
+    ``more``'s, group -> entry points) map Java-style class names to ``package:Class``.
+    Returns the ``plugin.path`` directory."""
     plugin = root / "plugins" / package
     (plugin / package).mkdir(parents=True)
     (plugin / package / "__init__.py").write_text(textwrap.dedent(source))
@@ -99,8 +105,13 @@ def write_plugin(
     dist.mkdir()
     name = package.replace("_", "-")
     (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
-    lines = "".join(f"{k} = {v}\n" for k, v in entry_points.items())
-    (dist / "entry_points.txt").write_text(f"[{group}]\n{lines}")
+    groups = {group: entry_points, **(more or {})}
+    (dist / "entry_points.txt").write_text(
+        "".join(
+            f"[{g}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items())
+            for g, eps in groups.items()
+        )
+    )
     return root / "plugins"
 
 

@@ -21,7 +21,13 @@ from typing import Any
 
 import pytest
 
-from kconnect.api import OffsetStorageReader, PluginMetrics, SourceTaskContext, TopicPartition
+from kconnect.api import (
+    DomainMetrics,
+    OffsetStorageReader,
+    SourceTaskContext,
+    Stat,
+    TopicPartition,
+)
 from kconnect.api.config_types import convert_to_string
 from kconnect.connectors.mirror.checkpoint_config import CHECKPOINT_CONFIG_DEF
 from kconnect.connectors.mirror.checkpoint_connector import MirrorCheckpointConnector
@@ -40,7 +46,12 @@ from kconnect.connectors.mirror.replication_policy import replication_policy
 from kconnect.connectors.mirror.source_config import SOURCE_CONFIG_DEF
 from kconnect.connectors.mirror.source_connector import MirrorSourceConnector
 from kconnect.connectors.mirror.source_task import MirrorSourceTask
-from kconnect.runtime.metrics.plugin_metrics import RegistryPluginMetrics
+from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.metrics.plugin_metrics import (
+    RegistryDomainMetrics,
+    RegistryPluginMetrics,
+    plugin_tags,
+)
 from kconnect.runtime.metrics.registry import MetricsRegistry
 from tests.integration.mirror_support import JavaHarness, start_harness
 
@@ -361,7 +372,7 @@ class _NoOffsets(OffsetStorageReader):
 class _Context(SourceTaskContext):
     def __init__(self, props: dict[str, str], registry: MetricsRegistry) -> None:
         self._props = props
-        self._metrics = RegistryPluginMetrics(registry, lambda _g: None)
+        self._metrics = RegistryDomainMetrics(registry, lambda _g: None)
 
     def configs(self) -> dict[str, str]:
         return self._props
@@ -369,7 +380,7 @@ class _Context(SourceTaskContext):
     def offset_storage_reader(self) -> OffsetStorageReader:
         return _NoOffsets()
 
-    def metrics(self) -> PluginMetrics:
+    def domain_metrics(self) -> DomainMetrics:
         return self._metrics
 
 
@@ -475,7 +486,7 @@ def test_checkpoint_task_metrics_are_javas(
         task = MirrorCheckpointTask()
         # what start() sets up besides its clients: the metrics and the checkpoints topic
         task._metrics = MirrorCheckpointMetrics(
-            RegistryPluginMetrics(registry, lambda _g: None), "A", "B"
+            RegistryDomainMetrics(registry, lambda _g: None), "A", "B"
         )
         task._topic = "A.checkpoints.internal"
         for group, topic, partition, age in sent:
@@ -509,3 +520,86 @@ def test_checkpoint_task_metrics_are_javas(
         "checkpoint-latency-ms-min": 7.0,
         "checkpoint-latency-ms-avg": 82 / 4,
     }
+
+
+#: (scope, alias, a tag the runtime sets for it) for each kind of plugin Connect 4.1 wraps
+_KIP877_PLUGINS = [
+    ("connector", "", "connector"),
+    ("task", "", "task"),
+    ("key", "", "converter"),
+    ("value", "", "task"),
+    ("header", "", "converter"),
+    ("transformation", "route", "transformation"),
+    ("predicate", "isbig", "predicate"),
+]
+
+
+def _attempt(call: Any) -> str | None:
+    try:
+        call()
+    except ValueError as e:  # Java's IllegalArgumentException
+        return f"IllegalArgumentException: {e}"
+    except RuntimeError as e:  # Java's IllegalStateException
+        return f"IllegalStateException: {e}"
+    return None
+
+
+def _refusals(pm: RegistryPluginMetrics, scope: str, reserved: str) -> list[str | None]:
+    """What the Java harness tries after registering: each call's refusal."""
+    return [
+        _attempt(lambda: pm.metric_name("m", "", {reserved: "x"})),
+        _attempt(lambda: pm.add_metric(pm.metric_name("tables", "again"), lambda: 1.0)),
+        _attempt(lambda: pm.remove_metric(pm.metric_name("nope", ""))),
+        _attempt(lambda: pm.add_sensor(f"seen-{scope}")),
+        _attempt(lambda: pm.remove_sensor("nope")),
+    ]
+
+
+def test_kip877_plugin_metrics_are_javas(java: JavaHarness) -> None:
+    """Kafka 4.1's PluginMetrics (KIP-877) of a connector, a task, key/value/header converters,
+    a transformation and a predicate: Java's ConnectMetrics and kconnect's make the same MBeans
+    (``kafka.connect:type=plugins`` with the runtime's tags in Java's order before the
+    plugin's own, attribute names, descriptions, values), refuse the same calls with the same
+    messages, and remove everything when the plugins close."""
+    theirs = java.call(
+        "pluginmetrics",
+        connector="conn",
+        task=2,
+        plugins=[{"scope": s, "alias": a, "reserved": r} for s, a, r in _KIP877_PLUGINS],
+    )
+    registry = MetricsRegistry()
+    tid = ConnectorTaskId("conn", 2)
+    made: list[RegistryPluginMetrics] = []
+    refusals = []
+    for scope, alias, reserved in _KIP877_PLUGINS:
+        kind = {
+            "connector": {}, "task": {}, "key": {"converter": "key"},
+            "value": {"converter": "value"}, "header": {"converter": "header"},
+            "transformation": {"transformation": alias}, "predicate": {"predicate": alias},
+        }[scope]  # fmt: skip
+        tags = plugin_tags("conn", None if scope == "connector" else tid, **kind)
+        pm = RegistryPluginMetrics(registry, tags)
+        made.append(pm)
+        pm.add_metric(pm.metric_name("tables", "Tables found."), lambda: 2.0)
+        sensor = pm.add_sensor(f"seen-{scope}")
+        sensor.add(pm.metric_name("records-total", "Records seen.", {"zone": "b", "area": "a"}),
+                   Stat.TOTAL)  # fmt: skip
+        sensor.record(3)
+        sensor.record(4)
+        refusals.append(_refusals(pm, scope, reserved))
+    assert refusals == theirs["refusals"]
+    beans: dict[str, dict[str, tuple[str, Any]]] = {}
+    for name, value in registry.snapshot():
+        assert (name.domain, name.group) == ("kafka.connect", "plugins")
+        keys = ",".join([f"type={name.group}"] + [f"{k}={v}" for k, v in name.tags])
+        beans.setdefault(keys, {})[name.name] = (name.description, value)
+    theirs_beans = {
+        b["keys"]: {a: (x["description"], float(x["value"])) for a, x in b["attributes"].items()}
+        for b in theirs["beans"]
+    }
+    assert len(theirs_beans) == 2 * len(_KIP877_PLUGINS)
+    _assert_same_beans(beans, theirs_beans)
+    for pm in made:
+        pm.close()
+    assert list(registry.snapshot()) == [] and theirs["after"] == []
+    assert _attempt(lambda: made[0].add_sensor("x")) == theirs["closed"]

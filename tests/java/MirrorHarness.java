@@ -85,9 +85,17 @@ public class MirrorHarness {
                     c.get(0).asText(), c.get(3).asLong());
             }
         }
+        ArrayNode beans = beans("kafka.connect.mirror:*");
+        made.close();
+        return beans;
+    }
+
+    // Every MBean matching pattern, sorted by key list, with its attributes' descriptions
+    // and values.
+    static ArrayNode beans(String pattern) throws Exception {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ArrayNode beans = NODES.arrayNode();
-        List<ObjectName> names = new ArrayList<>(server.queryNames(new ObjectName("kafka.connect.mirror:*"), null));
+        List<ObjectName> names = new ArrayList<>(server.queryNames(new ObjectName(pattern), null));
         names.sort((a, b) -> a.getKeyPropertyListString().compareTo(b.getKeyPropertyListString()));
         for (ObjectName n : names) {
             ObjectNode bean = NODES.objectNode();
@@ -109,8 +117,118 @@ public class MirrorHarness {
             bean.set("attributes", attrs);
             beans.add(bean);
         }
-        made.close();
         return beans;
+    }
+
+    // A Monitorable of every plugin kind Connect wraps: it keeps the PluginMetrics it is given.
+    public static class Capture implements org.apache.kafka.connect.storage.Converter,
+            org.apache.kafka.connect.storage.HeaderConverter,
+            org.apache.kafka.connect.transforms.Transformation<org.apache.kafka.connect.source.SourceRecord>,
+            org.apache.kafka.connect.transforms.predicates.Predicate<org.apache.kafka.connect.source.SourceRecord>,
+            org.apache.kafka.common.metrics.Monitorable {
+        org.apache.kafka.common.metrics.PluginMetrics metrics;
+        public void withPluginMetrics(org.apache.kafka.common.metrics.PluginMetrics m) { metrics = m; }
+        public void configure(Map<String, ?> configs, boolean isKey) { }
+        public void configure(Map<String, ?> configs) { }
+        public byte[] fromConnectData(String topic, org.apache.kafka.connect.data.Schema schema, Object value) { return null; }
+        public org.apache.kafka.connect.data.SchemaAndValue toConnectData(String topic, byte[] value) { return null; }
+        public byte[] fromConnectHeader(String topic, String key, org.apache.kafka.connect.data.Schema schema, Object value) { return null; }
+        public org.apache.kafka.connect.data.SchemaAndValue toConnectHeader(String topic, String key, byte[] value) { return null; }
+        public org.apache.kafka.connect.source.SourceRecord apply(org.apache.kafka.connect.source.SourceRecord r) { return r; }
+        public boolean test(org.apache.kafka.connect.source.SourceRecord r) { return true; }
+        public ConfigDef config() { return new ConfigDef(); }
+        public void close() { }
+    }
+
+    static String attempt(java.util.concurrent.Callable<?> call) {
+        try {
+            call.call();
+            return null;
+        } catch (Exception e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    // KIP-877: Connect's ConnectMetrics hands a connector, a task and each Monitorable converter,
+    // transformation and predicate a PluginMetrics; each of the given plugins registers a gauge
+    // and a sensor's total, then tries what Java refuses. Answers the refusals' messages and
+    // every kafka.connect:type=plugins MBean; then closes them and answers the closed message.
+    static JsonNode pluginMetrics(JsonNode req) throws Exception {
+        Map<String, String> props = new HashMap<>();
+        props.put("bootstrap.servers", "127.0.0.1:9");
+        props.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+        props.put("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+        props.put("offset.storage.file.filename", "/dev/null");
+        org.apache.kafka.connect.runtime.ConnectMetrics cm = new org.apache.kafka.connect.runtime.ConnectMetrics(
+            "harness", new org.apache.kafka.connect.runtime.standalone.StandaloneConfig(props),
+            org.apache.kafka.common.utils.Time.SYSTEM, "cluster");
+        String connector = req.get("connector").asText();
+        org.apache.kafka.connect.util.ConnectorTaskId id =
+            new org.apache.kafka.connect.util.ConnectorTaskId(connector, req.get("task").asInt());
+        java.lang.reflect.Method taskMetrics = cm.getClass().getDeclaredMethod("taskPluginMetrics",
+            org.apache.kafka.connect.util.ConnectorTaskId.class);
+        taskMetrics.setAccessible(true);
+        List<AutoCloseable> closers = new ArrayList<>();
+        ArrayNode refusals = NODES.arrayNode();
+        for (JsonNode p : req.get("plugins")) {
+            String scope = p.get("scope").asText();
+            String alias = p.path("alias").asText("");
+            org.apache.kafka.common.metrics.PluginMetrics m;
+            Capture c = new Capture();
+            switch (scope) {
+                case "connector": {
+                    org.apache.kafka.common.metrics.internals.PluginMetricsImpl pm = cm.connectorPluginMetrics(connector);
+                    closers.add(pm);
+                    m = pm;
+                    break;
+                }
+                case "task": {
+                    org.apache.kafka.common.metrics.internals.PluginMetricsImpl pm =
+                        (org.apache.kafka.common.metrics.internals.PluginMetricsImpl) taskMetrics.invoke(cm, id);
+                    closers.add(pm);
+                    m = pm;
+                    break;
+                }
+                case "key": closers.add(cm.wrap((org.apache.kafka.connect.storage.Converter) c, id, true)); m = c.metrics; break;
+                case "value": closers.add(cm.wrap((org.apache.kafka.connect.storage.Converter) c, id, false)); m = c.metrics; break;
+                case "header": closers.add(cm.wrap((org.apache.kafka.connect.storage.HeaderConverter) c, id)); m = c.metrics; break;
+                case "transformation": closers.add(cm.wrap((org.apache.kafka.connect.transforms.Transformation<org.apache.kafka.connect.source.SourceRecord>) c, id, alias)); m = c.metrics; break;
+                case "predicate": closers.add(cm.wrap((org.apache.kafka.connect.transforms.predicates.Predicate<org.apache.kafka.connect.source.SourceRecord>) c, id, alias)); m = c.metrics; break;
+                default: throw new IllegalArgumentException(scope);
+            }
+            java.util.LinkedHashMap<String, String> none = new java.util.LinkedHashMap<>();
+            java.util.LinkedHashMap<String, String> own = new java.util.LinkedHashMap<>();
+            own.put("zone", "b");
+            own.put("area", "a");
+            org.apache.kafka.common.MetricName gauge = m.metricName("tables", "Tables found.", none);
+            m.addMetric(gauge, (org.apache.kafka.common.metrics.Gauge<Double>) (config, now) -> 2.0);
+            org.apache.kafka.common.metrics.Sensor sensor = m.addSensor("seen-" + scope);
+            sensor.add(m.metricName("records-total", "Records seen.", own),
+                new org.apache.kafka.common.metrics.stats.CumulativeSum());
+            sensor.record(3);
+            sensor.record(4);
+            final org.apache.kafka.common.metrics.PluginMetrics fm = m;
+            java.util.LinkedHashMap<String, String> reserved = new java.util.LinkedHashMap<>();
+            reserved.put(p.get("reserved").asText(), "x");
+            ArrayNode r = NODES.arrayNode();
+            r.add(attempt(() -> fm.metricName("m", "", reserved)));
+            r.add(attempt(() -> { fm.addMetric(fm.metricName("tables", "again", none),
+                (org.apache.kafka.common.metrics.Gauge<Double>) (config, now) -> 1.0); return null; }));
+            r.add(attempt(() -> { fm.removeMetric(fm.metricName("nope", "", none)); return null; }));
+            r.add(attempt(() -> fm.addSensor("seen-" + scope)));
+            r.add(attempt(() -> { fm.removeSensor("nope"); return null; }));
+            refusals.add(r);
+        }
+        ObjectNode answer = NODES.objectNode();
+        answer.set("refusals", refusals);
+        answer.set("beans", beans("kafka.connect:type=plugins,*"));
+        for (AutoCloseable c : closers) c.close();
+        answer.set("after", beans("kafka.connect:type=plugins,*"));
+        org.apache.kafka.common.metrics.internals.PluginMetricsImpl closed = cm.connectorPluginMetrics(connector);
+        closed.close();
+        answer.put("closed", attempt(() -> closed.addSensor("x")));
+        cm.stop();
+        return answer;
     }
 
     static Map<String, String> strings(JsonNode obj) {
@@ -174,6 +292,7 @@ public class MirrorHarness {
             case "hashorder": return hashOrder(req);
             case "mm2": return mm2(req);
             case "metrics": return metrics(req);
+            case "pluginmetrics": return pluginMetrics(req);
             case "sourcetasks": {
                 List<TopicPartition> known = new ArrayList<>();
                 for (JsonNode p : req.get("partitions")) {

@@ -56,7 +56,15 @@ from kconnect.api.errors import (
     RetriableException,
 )
 from kconnect.api.headers import Header, Headers
-from kconnect.api.plugin_metrics import PluginMetric, PluginMetrics, PluginSensor, Stat
+from kconnect.api.plugin_metrics import (
+    DomainMetrics,
+    MetricName,
+    Monitorable,
+    PluginMetric,
+    PluginMetrics,
+    PluginSensor,
+    Stat,
+)
 from kconnect.api.records import (
     ConnectRecord,
     RecordMetadata,
@@ -99,6 +107,7 @@ __all__ = [
     "DataException",
     "Date",
     "Decimal",
+    "DomainMetrics",
     "ErrantRecordReporter",
     "ExactlyOnceSupport",
     "Field",
@@ -106,6 +115,8 @@ __all__ = [
     "HeaderConverter",
     "Headers",
     "Importance",
+    "MetricName",
+    "Monitorable",
     "NonEmptyString",
     "NotFoundException",
     "OffsetStorageReader",

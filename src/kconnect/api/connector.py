@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect.api.config_def import Config, ConfigDef
+from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.api.records import TopicPartition
 from kconnect.api.task import OffsetStorageReader, Task
 
@@ -50,6 +51,11 @@ class ConnectorContext(ABC):
     @abstractmethod
     def raise_error(self, error: BaseException) -> None:
         """Fail the connector from a background thread of its own, with ``error`` as the cause."""
+
+    def plugin_metrics(self) -> PluginMetrics | None:
+        """The connector's :class:`~kconnect.api.PluginMetrics` (Kafka 4.1, KIP-877: group
+        ``plugins``, tagged ``connector``), or None when the runtime keeps no metrics."""
+        return None
 
 
 class SourceConnectorContext(ConnectorContext):

@@ -26,7 +26,7 @@ from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
-from kconnect.api.plugin_metrics import PluginMetrics
+from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
 
 __all__ = [
@@ -115,9 +115,16 @@ class SourceTaskContext(ABC):
         is enabled on the worker and the connector sets ``transaction.boundary=connector``."""
         return None
 
-    def metrics(self) -> PluginMetrics | None:
-        """Where the task registers metrics of its own (:mod:`kconnect.api.plugin_metrics`),
-        or None when the runtime keeps none (a context built by a test)."""
+    def plugin_metrics(self) -> PluginMetrics | None:
+        """The task's :class:`~kconnect.api.PluginMetrics` (Kafka 4.1, KIP-877: group
+        ``plugins``, tagged ``connector`` and ``task``), or None when the runtime keeps no
+        metrics (a context built by a test)."""
+        return None
+
+    def domain_metrics(self) -> DomainMetrics | None:
+        """Where the task registers metrics under names it chooses whole
+        (:class:`~kconnect.api.DomainMetrics`, as MirrorMaker 2 keeps Java's), or None when
+        the runtime keeps none."""
         return None
 
 
@@ -157,9 +164,16 @@ class SinkTaskContext(ABC):
         nor error logging."""
         return None
 
-    def metrics(self) -> PluginMetrics | None:
-        """Where the task registers metrics of its own (:mod:`kconnect.api.plugin_metrics`),
-        or None when the runtime keeps none (a context built by a test)."""
+    def plugin_metrics(self) -> PluginMetrics | None:
+        """The task's :class:`~kconnect.api.PluginMetrics` (Kafka 4.1, KIP-877: group
+        ``plugins``, tagged ``connector`` and ``task``), or None when the runtime keeps no
+        metrics (a context built by a test)."""
+        return None
+
+    def domain_metrics(self) -> DomainMetrics | None:
+        """Where the task registers metrics under names it chooses whole
+        (:class:`~kconnect.api.DomainMetrics`, as MirrorMaker 2 keeps Java's), or None when
+        the runtime keeps none."""
         return None
 
 

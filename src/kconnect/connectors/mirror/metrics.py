@@ -9,7 +9,7 @@ consumer group and topic-partition, tags ``source``, ``target``, ``group``, ``to
 ``partition``: ``checkpoint-latency-ms`` (-max, -min, -avg). The worker serves them at
 ``/metrics``, e.g. ``kafka_connect_mirror_MirrorSourceConnector_replication_latency_ms_avg``.
 
-A task whose context keeps no metrics (``context.metrics()`` is None) records nothing. Values
+A task whose context keeps no metrics (``context.domain_metrics()`` is None) records nothing. Values
 are recorded once per partition and batch (``record_many``), not once per record.
 """
 
@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from kconnect.api import PluginMetric, PluginMetrics, PluginSensor, Stat
+from kconnect.api import DomainMetrics, PluginMetric, PluginSensor, Stat
 
 __all__ = [
     "DOMAIN",
@@ -92,10 +92,10 @@ _CHECKPOINT_LATENCY = _spread(
 )
 
 
-def context_metrics(context: Any) -> PluginMetrics | None:
+def context_metrics(context: Any) -> DomainMetrics | None:
     """Where a task's context lets it register metrics; None when it keeps none (or is a test
-    double without ``metrics``)."""
-    metrics = getattr(context, "metrics", None)
+    double without ``domain_metrics``)."""
+    metrics = getattr(context, "domain_metrics", None)
     return metrics() if metrics is not None else None
 
 
@@ -109,7 +109,7 @@ class PartitionMetrics:
 
     __slots__ = ("_age", "_bytes", "_latency", "_records")
 
-    def __init__(self, metrics: PluginMetrics, tags: dict[str, str]) -> None:
+    def __init__(self, metrics: DomainMetrics, tags: dict[str, str]) -> None:
         def sensor(group: list[PluginMetric]) -> PluginSensor:
             return metrics.sensor(SOURCE_GROUP, tags, group, domain=DOMAIN)
 
@@ -136,7 +136,7 @@ class PartitionMetrics:
 class MirrorSourceMetrics:
     """A MirrorSourceTask's metrics, per remote topic-partition."""
 
-    def __init__(self, metrics: PluginMetrics, source: str, target: str) -> None:
+    def __init__(self, metrics: DomainMetrics, source: str, target: str) -> None:
         self._metrics = metrics
         self._source = source
         self._target = target
@@ -160,7 +160,7 @@ class MirrorSourceMetrics:
 class MirrorCheckpointMetrics:
     """A MirrorCheckpointTask's metrics, per consumer group and (upstream) topic-partition."""
 
-    def __init__(self, metrics: PluginMetrics, source: str, target: str) -> None:
+    def __init__(self, metrics: DomainMetrics, source: str, target: str) -> None:
         self._metrics = metrics
         self._source = source
         self._target = target

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 import kconnect
+from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener
@@ -136,6 +137,13 @@ class ConnectMetrics:
         self.worker.connector_added(name)
         self.worker.record_connector_startup_attempt()
         return ConnectorStatusMetrics(inner, self.worker, cm)
+
+    def connector_plugin_metrics(self, name: str) -> PluginMetrics | None:
+        """The KIP-877 ``PluginMetrics`` of connector ``name`` (registered by
+        :meth:`connector_listener`), removed with its other metrics."""
+        with self._lock:
+            cm = self._connectors.get(name)
+        return cm.plugin if cm is not None else None
 
     def connector_startup_failed(self) -> None:
         """The connector could not even be instantiated (its listener was never built)."""

@@ -243,6 +243,11 @@ class MetricGroup:
     def gauge(self, metric: str, description: str, fn: Callable[[], MetricValue]) -> None:
         self.registry.add_gauge(self.name(metric, description), fn)
 
+    def adopt(self, name: MetricName) -> None:
+        """Remove ``name`` (registered by someone else, e.g. a plugin's sensor) with the
+        group's own metrics on :meth:`close`."""
+        self._names.append(name)
+
     def close(self) -> None:
         self.registry.remove(self._names)
         self._names = []

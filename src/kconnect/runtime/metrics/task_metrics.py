@@ -50,6 +50,7 @@ class TaskMetrics:
         task_id: ConnectorTaskId,
         info: Mapping[str, str] | None = None,
     ) -> None:
+        self.task_id = task_id
         self.clock: Clock = registry.clock
         self.group = g = MetricGroup(registry, "connector-task-metrics", _task_tags(task_id))
         self.states = StateTracker(registry.clock, "unassigned")

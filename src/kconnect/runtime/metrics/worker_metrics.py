@@ -14,7 +14,11 @@ from functools import partial
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.metrics.client_metrics import ClientMetrics
-from kconnect.runtime.metrics.plugin_metrics import RegistryPluginMetrics
+from kconnect.runtime.metrics.plugin_metrics import (
+    RegistryDomainMetrics,
+    RegistryPluginMetrics,
+    plugin_tags,
+)
 from kconnect.runtime.metrics.rebalance_history import RebalanceHistory
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, Sensor, constant
 from kconnect.runtime.metrics.stats import Avg, CumulativeSum, Frequencies, Max
@@ -182,6 +186,8 @@ class ConnectorMetrics:
     ) -> None:
         self.state = "unassigned"
         self.group = g = MetricGroup(registry, "connector-metrics", {"connector": name})
+        #: the connector's own (``ConnectorContext.plugin_metrics()``), closed with these
+        self.plugin = RegistryPluginMetrics(registry, plugin_tags(name))
         g.gauge(
             "status",
             "The status of the connector. One of 'unassigned', 'running', 'paused', "
@@ -195,6 +201,7 @@ class ConnectorMetrics:
 
     def close(self) -> None:
         self.group.close()
+        self.plugin.close()
 
 
 class RebalanceMetrics:
@@ -309,6 +316,8 @@ class TaskMetricsBundle:
         self.sink = sink
         self.clients: list[ClientMetrics] = []
         self.plugin_groups: list[MetricGroup] = []
+        self._task_id = task.task_id
+        self._plugins: list[RegistryPluginMetrics] = []
 
     def source_metrics(self) -> SourceTaskMetrics:
         """``source-task-metrics`` (a source task's bundle always has them)."""
@@ -336,10 +345,20 @@ class TaskMetricsBundle:
         g.gauge(f"{kind}-version", f"The version of the {kind}.", lambda: version)
         self.plugin_groups.append(g)
 
-    def plugin_metrics(self) -> RegistryPluginMetrics:
-        """Where the task registers metrics of its own (``context.metrics()``); closed with
-        the bundle."""
-        return RegistryPluginMetrics(self.registry, self.plugin_groups.append)
+    def domain_metrics(self) -> RegistryDomainMetrics:
+        """Where the task registers metrics under names of its own
+        (``context.domain_metrics()``); closed with the bundle."""
+        return RegistryDomainMetrics(self.registry, self.plugin_groups.append)
+
+    def plugin_metrics(self, **plugin: str) -> RegistryPluginMetrics:
+        """KIP-877 ``PluginMetrics`` of the task (no arguments: ``context.plugin_metrics()``)
+        or of one plugin of its chain (``converter="key"``, ``transformation=alias``...);
+        closed with the bundle."""
+        pm = RegistryPluginMetrics(
+            self.registry, plugin_tags(self._task_id.connector, self._task_id, **plugin)
+        )
+        self._plugins.append(pm)
+        return pm
 
     def client(self, client_id: str, client_type: str) -> ClientMetrics:
         """Metrics for one of the task's Kafka clients; a sink task's consumer also feeds
@@ -359,6 +378,7 @@ class TaskMetricsBundle:
             self.sink,
             *self.clients,
             *self.plugin_groups,
+            *self._plugins,
         ):
             if g is not None:
                 g.close()

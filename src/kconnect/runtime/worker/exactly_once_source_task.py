@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kconnect.api.errors import ConnectException
-from kconnect.api.plugin_metrics import PluginMetrics
+from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, TransactionContext
 from kconnect.kafka.errors import InvalidProducerEpochError, KafkaClientError
@@ -142,9 +142,10 @@ class _ExactlyOnceContext(WorkerSourceTaskContext):
         props: Mapping[str, str],
         reader: OffsetStorageReaderImpl,
         transactions: WorkerTransactionContext | None,
-        metrics: PluginMetrics | None = None,
+        metrics: DomainMetrics | None = None,
+        plugin_metrics: PluginMetrics | None = None,
     ) -> None:
-        super().__init__(props, reader, metrics)
+        super().__init__(props, reader, metrics, plugin_metrics)
         self._transactions = transactions
 
     def transaction_context(self) -> TransactionContext | None:
@@ -228,7 +229,11 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
 
     def _new_context(self) -> WorkerSourceTaskContext:
         return _ExactlyOnceContext(
-            self.task_props, self.offset_reader, self.transactions, self.metrics.plugin_metrics()
+            self.task_props,
+            self.offset_reader,
+            self.transactions,
+            self.metrics.domain_metrics(),
+            self.metrics.plugin_metrics(),
         )
 
     # -- the send loop --------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector
 from kconnect.api.errors import ConnectException
+from kconnect.api.plugin_metrics import Monitorable
 from kconnect.api.task import SinkTask, SourceTask
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -29,6 +30,7 @@ from kconnect.runtime.config.connector_config import (
 )
 from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
+from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.errors.stage import executing_class_name
@@ -113,6 +115,11 @@ class LocalTasks(TaskExecutor):
                 raise ConnectException(
                     f"{type(connector).__name__} is neither a source nor a sink connector"
                 )
+            try:
+                _monitor_plugins(wt.plugins, bundle)
+            except BaseException:
+                wt.plugins.close(wt.log)
+                raise
         except Exception as e:
             log.error(
                 "[%s|task-%d] Failed to start task %s",
@@ -226,3 +233,25 @@ def _converter_info(plugins: TaskPlugins) -> dict[str, str]:
         info[f"{kind}-converter-class"] = executing_class_name(converter)
         info[f"{kind}-converter-version"] = plugin_version_of(converter)
     return info
+
+
+def _monitor_plugins(plugins: TaskPlugins, bundle: TaskMetricsBundle) -> None:
+    """Hand each :class:`~kconnect.api.Monitorable` converter, transformation and predicate
+    of a task its ``PluginMetrics`` (Kafka's ``ConnectMetrics.wrap``), once, after it was
+    configured and before the task starts; the task's bundle removes them with the task."""
+    for kind, converter in (
+        ("key", plugins.key_converter),
+        ("value", plugins.value_converter),
+        ("header", plugins.header_converter),
+    ):
+        if isinstance(converter, Monitorable):
+            converter.with_plugin_metrics(bundle.plugin_metrics(converter=kind))
+    for stage in plugins.chain.stages if plugins.chain is not None else ():
+        if isinstance(stage.transformation, Monitorable):
+            stage.transformation.with_plugin_metrics(
+                bundle.plugin_metrics(transformation=stage.alias)
+            )
+        if isinstance(stage.predicate, Monitorable):
+            stage.predicate.with_plugin_metrics(
+                bundle.plugin_metrics(predicate=str(stage.predicate_alias))
+            )

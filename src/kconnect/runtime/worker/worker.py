@@ -206,6 +206,7 @@ class Worker:
                 target_state,
                 request_reconfiguration,
                 reader,
+                self.metrics.connector_plugin_metrics(name),
             )
             self._connectors[name] = wc
         log.info(

@@ -30,6 +30,7 @@ from kconnect.api.connector import (
     SourceConnectorContext,
 )
 from kconnect.api.errors import ConnectException
+from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.runtime.common.log_context import CONNECTOR_CONTEXT, context_logger, context_prefix
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
@@ -55,6 +56,9 @@ class _Context(SourceConnectorContext, SinkConnectorContext):
     def raise_error(self, error: BaseException) -> None:
         self._owner._fail(error)
 
+    def plugin_metrics(self) -> PluginMetrics | None:
+        return self._owner.plugin_metrics
+
     def offset_storage_reader(self) -> OffsetStorageReaderImpl:
         reader = self._owner.offset_reader
         if reader is None:
@@ -75,8 +79,10 @@ class WorkerConnector:
         initial_state: TargetState,
         request_reconfiguration: Callable[[str], None],
         offset_reader: OffsetStorageReaderImpl | None,
+        plugin_metrics: PluginMetrics | None = None,
     ) -> None:
         self.name = name
+        self.plugin_metrics = plugin_metrics
         self.connector = connector
         self.props = dict(props)
         self.status_listener = status_listener

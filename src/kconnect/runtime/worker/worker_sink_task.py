@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kconnect.api.errors import ConnectException
-from kconnect.api.plugin_metrics import PluginMetrics
+from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import TopicPartition
 from kconnect.api.task import ErrantRecordReporter, SinkTask, SinkTaskContext
 from kconnect.kafka.consumer import Consumer
@@ -52,6 +52,7 @@ class WorkerSinkTaskContext(SinkTaskContext):
 
     def __init__(self, owner: WorkerSinkTask) -> None:
         self._owner = owner
+        self._plugin_metrics: PluginMetrics | None = None
 
     def configs(self) -> Mapping[str, str]:
         return self._owner.task_props
@@ -74,8 +75,13 @@ class WorkerSinkTaskContext(SinkTaskContext):
     def request_commit(self) -> None:
         self._owner.commit_requested = True
 
-    def metrics(self) -> PluginMetrics | None:
-        return self._owner.metrics.plugin_metrics()
+    def domain_metrics(self) -> DomainMetrics | None:
+        return self._owner.metrics.domain_metrics()
+
+    def plugin_metrics(self) -> PluginMetrics | None:
+        if self._plugin_metrics is None:  # one per task, as Java's WorkerTask has
+            self._plugin_metrics = self._owner.metrics.plugin_metrics()
+        return self._plugin_metrics
 
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         return self._owner.delivery.errant_reporter

@@ -30,7 +30,7 @@ from typing import Any
 
 from kconnect.api.converter import HeaderConverter
 from kconnect.api.errors import ConnectException, RetriableException
-from kconnect.api.plugin_metrics import PluginMetrics
+from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, SourceTaskContext
 from kconnect.kafka.errors import KafkaClientError
@@ -74,11 +74,13 @@ class WorkerSourceTaskContext(SourceTaskContext):
         self,
         props: Mapping[str, str],
         reader: OffsetStorageReaderImpl,
-        metrics: PluginMetrics | None = None,
+        metrics: DomainMetrics | None = None,
+        plugin_metrics: PluginMetrics | None = None,
     ) -> None:
         self._props = dict(props)
         self._reader = reader
         self._metrics = metrics
+        self._plugin_metrics = plugin_metrics
 
     def configs(self) -> Mapping[str, str]:
         return self._props
@@ -86,8 +88,11 @@ class WorkerSourceTaskContext(SourceTaskContext):
     def offset_storage_reader(self) -> OffsetStorageReaderImpl:
         return self._reader
 
-    def metrics(self) -> PluginMetrics | None:
+    def domain_metrics(self) -> DomainMetrics | None:
         return self._metrics
+
+    def plugin_metrics(self) -> PluginMetrics | None:
+        return self._plugin_metrics
 
 
 class WorkerSourceTask(WorkerTask):
@@ -152,7 +157,10 @@ class WorkerSourceTask(WorkerTask):
 
     def _new_context(self) -> WorkerSourceTaskContext:
         return WorkerSourceTaskContext(
-            self.task_props, self.offset_reader, self.metrics.plugin_metrics()
+            self.task_props,
+            self.offset_reader,
+            self.metrics.domain_metrics(),
+            self.metrics.plugin_metrics(),
         )
 
     def _on_stop_requested(self) -> None:

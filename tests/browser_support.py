@@ -31,7 +31,9 @@ def artifacts_dir() -> Path:
 
 def _need(binary: str) -> str:
     for name in (binary, *(("chromium-browser",) if binary == "chromium" else ())):
-        found = shutil.which(name) or (f"/usr/bin/{name}" if os.path.exists(f"/usr/bin/{name}") else None)
+        found = shutil.which(name) or (
+            f"/usr/bin/{name}" if os.path.exists(f"/usr/bin/{name}") else None
+        )
         if found:
             return found
     message = f"the dashboard's browser tests need {binary}: {INSTALL}"
@@ -54,7 +56,9 @@ def chromium(authorization: str | None = None) -> Any:
                 "--lang=en-US"):  # fmt: skip
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=_need("chromedriver")))
+    driver = webdriver.Chrome(
+        options=options, service=Service(executable_path=_need("chromedriver"))
+    )
     driver.set_page_load_timeout(30)
     if authorization:
         driver.execute_cdp_cmd("Network.enable", {})

@@ -33,7 +33,9 @@ VIEWER = ("viewer", "look-only-77")
 
 
 @pytest.fixture(scope="module")
-def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[dict[str, Any]]:
+def worker(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
+) -> Iterator[dict[str, Any]]:
     work = tmp_path_factory.mktemp("dashboard-auth")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -87,9 +89,12 @@ def test_read_only_users_see_no_buttons(worker: dict[str, Any]) -> None:
         _page(driver, worker)
         wait_for(
             driver,
-            lambda: driver.find_element(
-                By.CSS_SELECTOR, f'#connector-table tr[data-connector="{worker["name"]}"]'
-            ).text.count("RUNNING") >= 1,
+            lambda: (
+                driver.find_element(
+                    By.CSS_SELECTOR, f'#connector-table tr[data-connector="{worker["name"]}"]'
+                ).text.count("RUNNING")
+                >= 1
+            ),
             "the connector listed for the read-only user",
         )
         assert driver.find_element(By.ID, "session").text.split() == ["viewer", "read-only"]
@@ -115,4 +120,3 @@ def test_read_only_users_see_no_buttons(worker: dict[str, Any]) -> None:
         screenshot(driver, "08-read-write-connector")
     finally:
         driver.quit()
-

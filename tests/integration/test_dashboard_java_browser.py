@@ -95,7 +95,9 @@ def test_the_dashboard_shows_and_drives_a_java_worker(java_cluster: dict[str, An
             "the Java worker's connector listed",
         )
         wait_for(driver, lambda: "RUNNING" in row.text, "RUNNING")
-        worker = driver.find_element(By.CSS_SELECTOR, f'#worker-table tr[data-worker="{c["worker_id"]}"]')
+        worker = driver.find_element(
+            By.CSS_SELECTOR, f'#worker-table tr[data-worker="{c["worker_id"]}"]'
+        )
         assert "Kafka Connect 4.1.2" in worker.text
         screenshot(driver, "09-java-cluster")
 
@@ -104,7 +106,9 @@ def test_the_dashboard_shows_and_drives_a_java_worker(java_cluster: dict[str, An
                  "the pause button").click()  # fmt: skip
         wait_for(
             driver,
-            lambda: driver.find_element(By.CSS_SELECTOR, "#connector-state .badge").text == "PAUSED",
+            lambda: (
+                driver.find_element(By.CSS_SELECTOR, "#connector-state .badge").text == "PAUSED"
+            ),
             "the Java connector PAUSED",
         )
         status = httpx.get(f"{c['java']}/connectors/{c['name']}/status", timeout=30).json()

@@ -123,7 +123,9 @@ def test_connection_lost_before_commit_writes_the_batch_again(
     # the task's connection is named, so only it is cut (other tests share the database)
     app = f"kc-deferred-{table_name}"[:63]
     url = jdbc_url(pg_dsn)["connection.url"] + f"?ApplicationName={app}"
-    task, ctx = open_task(pg_dsn, db, table_name, **{"retry.backoff.ms": "10", "connection.url": url})
+    task, ctx = open_task(
+        pg_dsn, db, table_name, **{"retry.backoff.ms": "10", "connection.url": url}
+    )
     tp = TopicPartition(table_name, 0)
     try:
         task.put(batch(table_name, 0, N))

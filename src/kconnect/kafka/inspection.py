@@ -146,7 +146,9 @@ def read_topic_tail(
                     continue
                 headers = cast("list[tuple[str, bytes | None]] | None", msg.headers())
                 _kind, stamp = msg.timestamp()
-                found.append((stamp, TopicRecord(p, off, msg.key(), msg.value(), tuple(headers or ()))))
+                found.append(
+                    (stamp, TopicRecord(p, off, msg.key(), msg.value(), tuple(headers or ())))
+                )
                 if off + 1 >= remaining[p]:
                     del remaining[p]
         found.sort(key=lambda x: (x[0], x[1].offset), reverse=True)

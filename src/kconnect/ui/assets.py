@@ -28,7 +28,10 @@ def _walk(node: Traversable, prefix: str) -> dict[str, Traversable]:
         name = f"{prefix}{child.name}"
         if child.is_dir():
             out.update(_walk(child, name + "/"))
-        elif child.name.rsplit(".", 1)[-1] in {"html", "js", "css", "svg", "txt", "json"} or child.name == "LICENSE":
+        elif (
+            child.name.rsplit(".", 1)[-1] in {"html", "js", "css", "svg", "txt", "json"}
+            or child.name == "LICENSE"
+        ):
             out[name] = child
     return out
 

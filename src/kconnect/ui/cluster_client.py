@@ -138,7 +138,10 @@ class ClusterClient:
         if self.target.worker_id is not None:
             return worker_id == self.target.worker_id
         parts = urlsplit(self.target.url)
-        return worker_id == f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+        return (
+            worker_id
+            == f"{parts.hostname}:{parts.port or (443 if parts.scheme == 'https' else 80)}"
+        )
 
     def worker_url(self, worker_id: str) -> str:
         """The REST URL of the worker called ``worker_id`` (``host:port``)."""

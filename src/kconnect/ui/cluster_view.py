@@ -39,8 +39,12 @@ def _connector_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:
         "worker_id": connector.get("worker_id"),
         "trace": connector.get("trace"),
         "tasks": [
-            {"id": t.get("id"), "state": t.get("state"), "worker_id": t.get("worker_id"),
-             "trace": t.get("trace")}
+            {
+                "id": t.get("id"),
+                "state": t.get("state"),
+                "worker_id": t.get("worker_id"),
+                "trace": t.get("trace"),
+            }
             for t in status.get("tasks") or []
         ],
     }

@@ -70,7 +70,9 @@ async def _password_keys(client: ClusterClient, plugin: str | None) -> frozenset
     if not answer.ok or not isinstance(answer.body, list):
         return frozenset()
     return frozenset(
-        str(k.get("name")) for k in answer.body if isinstance(k, dict) and k.get("type") == "PASSWORD"
+        str(k.get("name"))
+        for k in answer.body
+        if isinstance(k, dict) and k.get("type") == "PASSWORD"
     )
 
 
@@ -206,10 +208,10 @@ def dashboard_router(dashboard: Dashboard) -> APIRouter:
         try:
             body = await request.json()
         except ValueError:
-            return _error(400, "The request body must be JSON: {\"config\": {...}}")
+            return _error(400, 'The request body must be JSON: {"config": {...}}')
         edited = body.get("config") if isinstance(body, dict) else None
         if not isinstance(edited, dict):
-            return _error(400, "The request body must be JSON: {\"config\": {...}}")
+            return _error(400, 'The request body must be JSON: {"config": {...}}')
         info = await c.get(f"/connectors/{quote_path(connector)}/config")
         if not info.ok or not isinstance(info.body, dict):
             return _relay(info, f"read connector {connector}")

@@ -33,7 +33,9 @@ def test_mask_and_restore_keep_secrets_off_the_page() -> None:
     assert shown["connection.password"] == "[hidden]"  # named like a secret
     assert shown["db.token"] == "[hidden]"  # declared PASSWORD
     assert shown["consumer.override.sasl.jaas.config"] == "[hidden]"
-    assert shown["connection.url"] == "jdbc:postgresql://kc:[hidden]@db:5432/kcdb?sslpassword=[hidden]"
+    assert (
+        shown["connection.url"] == "jdbc:postgresql://kc:[hidden]@db:5432/kcdb?sslpassword=[hidden]"
+    )
     assert shown["topics"] == "t1"
     edited = {**shown, "topics": "t1,t2", "db.token": "typed-new-token"}
     restored = restore_hidden(edited, stored, {"db.token"})
@@ -57,9 +59,15 @@ def test_metrics_history_keeps_chart_metrics_and_serves_counter_rates() -> None:
     clock = MockClock(1_000_000)
     registry = MetricsRegistry(clock=clock)
     values = {"lag": 5.0, "errors": 0.0}
-    _task_group(registry, "sink-task-metrics", 0).gauge("sink-record-lag-max", "", lambda: values["lag"])
-    _task_group(registry, "task-error-metrics", 0).gauge("total-record-errors", "", lambda: values["errors"])
-    _task_group(registry, "sink-task-metrics", 0).gauge("partition-count", "", lambda: 2.0)  # not charted
+    _task_group(registry, "sink-task-metrics", 0).gauge(
+        "sink-record-lag-max", "", lambda: values["lag"]
+    )
+    _task_group(registry, "task-error-metrics", 0).gauge(
+        "total-record-errors", "", lambda: values["errors"]
+    )
+    _task_group(registry, "sink-task-metrics", 0).gauge(
+        "partition-count", "", lambda: 2.0
+    )  # not charted
     history = MetricsHistory(registry, "w:1", interval_s=5, keep_s=10)
     for lag, errors in ((5.0, 0.0), (7.0, 10.0), (9.0, 30.0), (11.0, 30.0)):
         values.update(lag=lag, errors=errors)
@@ -69,7 +77,10 @@ def test_metrics_history_keeps_chart_metrics_and_serves_counter_rates() -> None:
     assert body["worker_id"] == "w:1" and body["interval_ms"] == 5000
     assert body["times"] == [1_005_000, 1_010_000, 1_015_000]  # bounded: 10 s / 5 s + 1
     series = {s["metric"]: s["values"] for s in body["series"]}
-    assert series == {"sink-record-lag-max": [7.0, 9.0, 11.0], "record-error-rate": [None, 4.0, 0.0]}
+    assert series == {
+        "sink-record-lag-max": [7.0, 9.0, 11.0],
+        "record-error-rate": [None, 4.0, 0.0],
+    }
     assert history.to_json("other")["series"] == []
 
 
@@ -161,7 +172,9 @@ def test_proxy_in_front_of_nothing_answers_json_saying_what_to_do() -> None:
         assert cluster.status_code == 502
         body = cluster.json()
         assert body["error_code"] == 502
-        assert body["message"].startswith(f"Cannot list the connectors: cannot reach the Connect REST API at {url}")
+        assert body["message"].startswith(
+            f"Cannot list the connectors: cannot reach the Connect REST API at {url}"
+        )
         passed = client.get("/connectors")
         assert passed.status_code == 502 and "check that it runs" in passed.json()["message"]
         assert client.get("/ui/api/worker").status_code == 404

@@ -54,6 +54,7 @@ def internal_verify(
         return tls()
     return True
 
+
 RECONFIGURE_BACKOFF_INITIAL_MS = 250
 RECONFIGURE_BACKOFF_MAX_MS = 60_000
 

@@ -105,6 +105,7 @@ class PrivilegedWriteException(ConnectException):
     """A leader-only write to the config topic failed on the fencable writer (e.g. another
     leader fenced this one out); the write privileges are gone until claimed again."""
 
+
 # -- snapshot and listener ------------------------------------------------------------------------
 
 

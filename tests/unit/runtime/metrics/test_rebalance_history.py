@@ -29,7 +29,10 @@ def test_history_records_what_moved_and_how_long() -> None:
     assert first["generation"] == 1 and first["leader"] == "http://w1:8083/"
     assert first["started_ms"] == 1_700_000_000_000
     assert first["completed_ms"] == 1_700_000_000_120 and first["duration_ms"] == 120
-    assert first["assigned"] == {"connectors": ["sink", "src"], "tasks": ["sink-0", "sink-1", "src-0"]}
+    assert first["assigned"] == {
+        "connectors": ["sink", "src"],
+        "tasks": ["sink-0", "sink-1", "src-0"],
+    }
     assert first["revoked"] == {"connectors": [], "tasks": []}
     assert second["protocol"] == "SESSIONED" and second["leader"] == "member-1"
     assert second["duration_ms"] == 30

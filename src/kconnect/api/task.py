@@ -99,7 +99,23 @@ class TransactionContext(ABC):
         """Abort after ``record`` was dispatched, or after the current batch."""
 
 
-class SourceTaskContext(ABC):
+class _TaskMetricsContext:
+    """The metrics a source or sink task context offers."""
+
+    def plugin_metrics(self) -> PluginMetrics | None:
+        """The task's :class:`~kconnect.api.PluginMetrics` (Kafka 4.1, KIP-877: group
+        ``plugins``, tagged ``connector`` and ``task``), or None when the runtime keeps no
+        metrics (a context built by a test)."""
+        return None
+
+    def domain_metrics(self) -> DomainMetrics | None:
+        """Where the task registers metrics under names it chooses whole
+        (:class:`~kconnect.api.DomainMetrics`, as MirrorMaker 2 keeps Java's), or None when
+        the runtime keeps none."""
+        return None
+
+
+class SourceTaskContext(_TaskMetricsContext, ABC):
     """What the runtime offers a source task."""
 
     @abstractmethod
@@ -115,20 +131,8 @@ class SourceTaskContext(ABC):
         is enabled on the worker and the connector sets ``transaction.boundary=connector``."""
         return None
 
-    def plugin_metrics(self) -> PluginMetrics | None:
-        """The task's :class:`~kconnect.api.PluginMetrics` (Kafka 4.1, KIP-877: group
-        ``plugins``, tagged ``connector`` and ``task``), or None when the runtime keeps no
-        metrics (a context built by a test)."""
-        return None
 
-    def domain_metrics(self) -> DomainMetrics | None:
-        """Where the task registers metrics under names it chooses whole
-        (:class:`~kconnect.api.DomainMetrics`, as MirrorMaker 2 keeps Java's), or None when
-        the runtime keeps none."""
-        return None
-
-
-class SinkTaskContext(ABC):
+class SinkTaskContext(_TaskMetricsContext, ABC):
     """What the runtime offers a sink task. Call only from the task thread."""
 
     @abstractmethod
@@ -162,18 +166,6 @@ class SinkTaskContext(ABC):
     def errant_record_reporter(self) -> ErrantRecordReporter | None:
         """The reporter for bad records, or None when the connector configures neither a DLQ
         nor error logging."""
-        return None
-
-    def plugin_metrics(self) -> PluginMetrics | None:
-        """The task's :class:`~kconnect.api.PluginMetrics` (Kafka 4.1, KIP-877: group
-        ``plugins``, tagged ``connector`` and ``task``), or None when the runtime keeps no
-        metrics (a context built by a test)."""
-        return None
-
-    def domain_metrics(self) -> DomainMetrics | None:
-        """Where the task registers metrics under names it chooses whole
-        (:class:`~kconnect.api.DomainMetrics`, as MirrorMaker 2 keeps Java's), or None when
-        the runtime keeps none."""
         return None
 
 

@@ -18,7 +18,6 @@ import importlib
 import logging
 import threading
 import time
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -106,18 +105,20 @@ def describe_error(error: BaseException, secret: str | None = None) -> str:
     return f"{type(orig if orig is not None else error).__name__}: {text}"
 
 
-class _CachedConnection(ABC):
-    """Confluent's ``CachedConnectionProvider`` contract over some kind of connection: one
-    connection opened on demand with ``connection.attempts`` / ``connection.backoff.ms``,
-    kept, checked before it is handed out again, reopened when it is not usable.
-
-    Subclasses say how a connection is made and checked (:meth:`_connect`, :meth:`_usable`,
-    :meth:`_idle`, :meth:`_ping`); both kinds close with ``close()``.
+class ConnectionProvider:
+    """One connection of the driver itself -- ``psycopg.Connection`` (PostgreSQL) or
+    ``sqlite3.Connection``, in a transaction from its first statement (not autocommit) --
+    under Confluent's ``CachedConnectionProvider`` contract: opened on demand with
+    ``connection.attempts`` / ``connection.backoff.ms``, kept, checked before it is handed
+    out again, reopened when it is not usable.
 
     Args:
         spec: URL, credentials and driver properties.
         attempts: ``connection.attempts`` (≥1).
         backoff_ms: ``connection.backoff.ms`` between failed attempts.
+        isolation: ``transaction.isolation.mode`` (``DEFAULT`` leaves the driver's level;
+            SQLite knows only ``READ_UNCOMMITTED`` and ``SERIALIZABLE``, others are warned
+            about and ignored).
         sleep: injectable for tests; called with seconds between attempts.
     """
 
@@ -126,36 +127,32 @@ class _CachedConnection(ABC):
         spec: ConnectionSpec,
         attempts: int = DEFAULT_ATTEMPTS,
         backoff_ms: int = DEFAULT_BACKOFF_MS,
+        isolation: str = "DEFAULT",
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.spec = spec
         self.attempts = max(1, attempts)
         self.backoff_ms = max(0, backoff_ms)
+        self.isolation = isolation
         self._sleep = sleep
         self._conn: Any = None
         self._closed = threading.Event()
+        preload_driver(spec.dialect)
 
     @property
     def dialect(self) -> str:
         return self.spec.dialect
 
-    # -- what a subclass provides ---------------------------------------------------------------
-
-    @abstractmethod
-    def _connect(self) -> Any:
-        """Open one connection (one attempt); raises the driver's error."""
-
-    @abstractmethod
-    def _usable(self, conn: Any) -> bool:
-        """Whether ``conn`` is neither closed nor known to be broken (no round trip)."""
-
-    @abstractmethod
-    def _idle(self, conn: Any) -> bool:
-        """Whether ``conn`` has no transaction open (only then may it be pinged)."""
-
-    @abstractmethod
-    def _ping(self, conn: Any) -> None:
-        """A round trip that raises if the connection no longer works; leaves no transaction."""
+    @classmethod
+    def from_config(cls, props: Mapping[str, Any], **kwargs: Any) -> ConnectionProvider:
+        """A provider from connector properties (``connection.*`` keys)."""
+        return cls(
+            connection_spec(props),
+            int(props.get("connection.attempts") or DEFAULT_ATTEMPTS),
+            int(props.get("connection.backoff.ms") or DEFAULT_BACKOFF_MS),
+            str(props.get("transaction.isolation.mode") or "DEFAULT"),
+            **kwargs,
+        )
 
     # -- the contract -----------------------------------------------------------------------------
 
@@ -246,42 +243,10 @@ class _CachedConnection(ABC):
         except Exception as e:  # closing a broken connection may fail; nothing to do then
             log.debug("Ignoring error while closing a connection: %s", describe_error(e))
 
-
-class ConnectionProvider(_CachedConnection):
-    """One connection of the driver itself: ``psycopg.Connection`` (PostgreSQL) or
-    ``sqlite3.Connection``, in a transaction from its first statement (not autocommit).
-
-    Args:
-        isolation: ``transaction.isolation.mode`` (``DEFAULT`` leaves the driver's level;
-            SQLite knows only ``READ_UNCOMMITTED`` and ``SERIALIZABLE``, others are warned
-            about and ignored).
-        Others as :class:`_CachedConnection`.
-    """
-
-    def __init__(
-        self,
-        spec: ConnectionSpec,
-        attempts: int = DEFAULT_ATTEMPTS,
-        backoff_ms: int = DEFAULT_BACKOFF_MS,
-        isolation: str = "DEFAULT",
-        sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        super().__init__(spec, attempts, backoff_ms, sleep)
-        self.isolation = isolation
-        preload_driver(spec.dialect)
-
-    @classmethod
-    def from_config(cls, props: Mapping[str, Any], **kwargs: Any) -> ConnectionProvider:
-        """A provider from connector properties (``connection.*`` keys)."""
-        return cls(
-            connection_spec(props),
-            int(props.get("connection.attempts") or DEFAULT_ATTEMPTS),
-            int(props.get("connection.backoff.ms") or DEFAULT_BACKOFF_MS),
-            str(props.get("transaction.isolation.mode") or "DEFAULT"),
-            **kwargs,
-        )
+    # -- the driver's side: how a connection is made and checked -------------------------------
 
     def _connect(self) -> Any:
+        """Open one connection (one attempt); raises the driver's error."""
         spec = self.spec
         args = spec.connect_args()
         if self.dialect == SQLITE:
@@ -337,9 +302,11 @@ class ConnectionProvider(_CachedConnection):
         conn.isolation_level = IsolationLevel[level.replace(" ", "_")]
 
     def _usable(self, conn: Any) -> bool:
+        """Whether ``conn`` is neither closed nor known to be broken (no round trip)."""
         return not getattr(conn, "closed", False) and not getattr(conn, "broken", False)
 
     def _idle(self, conn: Any) -> bool:
+        """Whether ``conn`` has no transaction open (only then may it be pinged)."""
         if self.dialect == SQLITE:
             return not conn.in_transaction
         from psycopg import pq
@@ -347,6 +314,8 @@ class ConnectionProvider(_CachedConnection):
         return bool(conn.info.transaction_status == pq.TransactionStatus.IDLE)
 
     def _ping(self, conn: Any) -> None:
+        """A round trip that raises if the connection no longer works; leaves no
+        transaction."""
         conn.execute("SELECT 1").fetchall()
         conn.rollback()
 

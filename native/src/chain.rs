@@ -12,14 +12,13 @@
 
 use crate::types::{self, Types};
 use crate::util::{
-    alloc, dict_get_hinted, init_slot, init_slot_steal, prefetch, prefetch_hinted, slot, Owned,
+    alloc, init_slot, init_slot_steal, prefetch, slot, Owned,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 use smallvec::{smallvec, SmallVec};
-use std::cell::Cell;
 use std::ptr;
 use std::sync::Mutex;
 
@@ -52,6 +51,10 @@ struct Pending {
     schema: *mut ffi::PyObject,
     names: SmallVec<[*mut ffi::PyObject; 4]>,
     values: SmallVec<[V; 4]>,
+    /// where each value goes in the struct's values (its field's index in `schema`)
+    at: SmallVec<[usize; 4]>,
+    /// how many fields `schema` has (the length of the struct's values)
+    len: usize,
 }
 
 impl V {
@@ -59,18 +62,28 @@ impl V {
     unsafe fn materialize(self, t: &Types) -> R<V> {
         match self {
             V::Pending(p) => {
-                let dict =
-                    Owned::new(ffi::_PyDict_NewPresized(p.names.len() as isize)).ok_or_else(err)?;
-                for (&k, v) in p.names.iter().zip(p.values) {
+                let p = *p;
+                let list = Owned::new(ffi::PyList_New(p.len as isize)).ok_or_else(err)?;
+                let none = ffi::Py_None();
+                for i in 0..p.len {
+                    ffi::Py_INCREF(none);
+                    ffi::PyList_SET_ITEM(list.0, i as isize, none);
+                }
+                for (&at, v) in p.at.iter().zip(p.values) {
+                    if at >= p.len {
+                        return Err(Fallback);
+                    }
                     let v = v.materialize(t)?;
-                    // SetItem takes its own reference
-                    if ffi::PyDict_SetItem(dict.0, k, v.ptr_unchecked()) != 0 {
+                    // SetItem steals a reference and drops the None it replaces
+                    let x = v.ptr_unchecked();
+                    ffi::Py_INCREF(x);
+                    if ffi::PyList_SetItem(list.0, at as isize, x) != 0 {
                         return Err(err());
                     }
                 }
                 let s = alloc(t.struct_tp).ok_or_else(err)?;
                 init_slot(s.0, t.struct_schema, p.schema);
-                init_slot_steal(s.0, t.struct_values, dict.into_ptr());
+                init_slot_steal(s.0, t.struct_values, list.into_ptr());
                 Ok(V::Obj(s))
             }
             other => Ok(other),
@@ -113,7 +126,9 @@ impl V {
     }
 
     /// Field `name` of a Struct (or pending struct), without defaults; None when unset.
-    unsafe fn struct_get(&self, t: &Types, name: *mut ffi::PyObject) -> R<V> {
+    /// `index` is the field's index in the Struct's schema (a pending struct is searched by
+    /// name).
+    unsafe fn struct_get(&self, t: &Types, name: *mut ffi::PyObject, index: usize) -> R<V> {
         match self {
             V::Pending(p) => {
                 for (&k, v) in p.names.iter().zip(p.values.iter()) {
@@ -128,17 +143,7 @@ impl V {
                 Ok(V::In(ffi::Py_None()))
             }
             _ => {
-                let values = slot(self.ptr_unchecked(), t.struct_values);
-                if values.is_null() || ffi::PyDict_CheckExact(values) == 0 {
-                    return Err(Fallback);
-                }
-                let x = ffi::PyDict_GetItemWithError(values, name);
-                if x.is_null() {
-                    if !ffi::PyErr_Occurred().is_null() {
-                        return Err(err());
-                    }
-                    return Ok(V::In(ffi::Py_None()));
-                }
+                let x = list_item(slot(self.ptr_unchecked(), t.struct_values), index)?;
                 Ok(self.derived(x))
             }
         }
@@ -208,12 +213,12 @@ impl<T> Cached<T> {
         &mut self,
         f: &Py<PyAny>,
         schema: *mut ffi::PyObject,
-        parse: impl FnOnce(*mut ffi::PyObject) -> R<T>,
+        parse: impl FnOnce(*mut ffi::PyObject, *mut ffi::PyObject) -> R<T>,
     ) -> R<&T> {
         let hit = matches!(&self.last, Some((s, _)) if s.0 == schema);
         if !hit {
             let v = Owned::new(ffi::PyObject_CallOneArg(f.as_ptr(), schema)).ok_or_else(err)?;
-            let plan = parse(v.0)?;
+            let plan = parse(v.0, schema)?;
             self.last = Some((Owned::borrowed(schema), plan));
         }
         Ok(&self.last.as_ref().unwrap().1)
@@ -231,12 +236,41 @@ unsafe fn interned(p: *mut ffi::PyObject) -> R<Owned> {
     Ok(Owned(o))
 }
 
+/// Item `index` of a Struct's values (a list with one entry per field; borrowed), or
+/// Fallback when they are anything else.
+#[inline(always)]
+unsafe fn list_item(values: *mut ffi::PyObject, index: usize) -> R<*mut ffi::PyObject> {
+    if values.is_null() || ffi::PyList_CheckExact(values) == 0 {
+        return Err(Fallback);
+    }
+    let l = values as *mut ffi::PyListObject;
+    if index >= (*l).ob_base.ob_size as usize {
+        return Err(Fallback);
+    }
+    Ok(*(*l).ob_item.add(index))
+}
+
+/// The index of field `name` in STRUCT `schema`, asked of the Python schema (once per plan).
+unsafe fn field_index(schema: *mut ffi::PyObject, name: *mut ffi::PyObject) -> R<usize> {
+    crate::util::field_index(schema, name).ok_or(Fallback)
+}
+
+/// How many fields STRUCT `schema` has (once per plan).
+unsafe fn field_count(schema: *mut ffi::PyObject) -> R<usize> {
+    let f = Owned::new(ffi::PyObject_GetAttrString(schema, c"fields".as_ptr())).ok_or_else(err)?;
+    let n = ffi::PyObject_Length(f.0);
+    if n < 0 {
+        return Err(err());
+    }
+    Ok(n as usize)
+}
+
 struct KeyField {
     name: Owned,
     default: Owned,
     required: bool,
-    /// Where the field sat in the last value struct's dict (`dict_get_hinted`).
-    hint: Cell<usize>,
+    /// the field's index in the value schema
+    index: usize,
 }
 
 struct KeyPlan {
@@ -248,11 +282,28 @@ struct FieldPlan {
     name: Owned,
     schema: Owned,
     default: Owned,
+    /// the field's index in the schema the plan was made for
+    index: usize,
 }
 
 struct InsertPlan {
     updated: Owned,
-    fields: Vec<(Owned, Owned)>,
+    /// (name, default, index in the input schema)
+    fields: Vec<(Owned, Owned, usize)>,
+    /// every field of the updated schema: (interned name, index)
+    all: Vec<(Owned, usize)>,
+}
+
+impl InsertPlan {
+    /// The index of field `name` in the updated schema.
+    unsafe fn at(&self, name: *mut ffi::PyObject) -> R<usize> {
+        for (n, i) in self.all.iter() {
+            if n.0 == name || ffi::PyUnicode_Compare(n.0, name) == 0 {
+                return Ok(*i);
+            }
+        }
+        Err(Fallback)
+    }
 }
 
 enum Check {
@@ -265,6 +316,8 @@ enum Check {
 
 struct HoistPlan {
     updated: Owned,
+    /// how many fields the updated schema has
+    len: usize,
     check: Check,
     optional: bool,
     validate: Owned,
@@ -384,42 +437,68 @@ unsafe fn tuple_items(t: *mut ffi::PyObject) -> R<&'static [*mut ffi::PyObject]>
     Ok(std::slice::from_raw_parts(p, n))
 }
 
-unsafe fn parse_key_plan(p: *mut ffi::PyObject) -> R<KeyPlan> {
+/// ValueToKey's plan for value schema `schema`; the key struct's values are built in the
+/// plan's field order, so the key schema must list the fields in that order.
+unsafe fn parse_key_plan(p: *mut ffi::PyObject, schema: *mut ffi::PyObject) -> R<KeyPlan> {
     let key_schema = Owned::borrowed(tuple_item(p, 0)?);
     let mut fields = Vec::new();
-    for &f in tuple_items(tuple_item(p, 1)?)? {
+    for (i, &f) in tuple_items(tuple_item(p, 1)?)?.iter().enumerate() {
+        let name = interned(tuple_item(f, 0)?)?;
+        if field_index(key_schema.0, name.0)? != i {
+            return Err(Fallback);
+        }
         fields.push(KeyField {
-            name: interned(tuple_item(f, 0)?)?,
+            index: field_index(schema, name.0)?,
+            name,
             default: Owned::borrowed(tuple_item(f, 1)?),
             required: tuple_item(f, 2)? == ffi::Py_True(),
-            hint: Cell::new(0),
         });
+    }
+    if field_count(key_schema.0)? != fields.len() {
+        return Err(Fallback);
     }
     Ok(KeyPlan { key_schema, fields })
 }
 
-unsafe fn parse_field_plan(p: *mut ffi::PyObject) -> R<FieldPlan> {
+unsafe fn parse_field_plan(p: *mut ffi::PyObject, schema: *mut ffi::PyObject) -> R<FieldPlan> {
+    let name = interned(tuple_item(p, 0)?)?;
     Ok(FieldPlan {
-        name: interned(tuple_item(p, 0)?)?,
+        index: field_index(schema, name.0)?,
+        name,
         schema: Owned::borrowed(tuple_item(p, 1)?),
         default: Owned::borrowed(tuple_item(p, 2)?),
     })
 }
 
-unsafe fn parse_insert_plan(p: *mut ffi::PyObject) -> R<InsertPlan> {
+unsafe fn parse_insert_plan(p: *mut ffi::PyObject, schema: *mut ffi::PyObject) -> R<InsertPlan> {
     let updated = Owned::borrowed(tuple_item(p, 0)?);
     let mut fields = Vec::new();
     for &f in tuple_items(tuple_item(p, 1)?)? {
+        let name = interned(tuple_item(f, 0)?)?;
         fields.push((
-            interned(tuple_item(f, 0)?)?,
+            Owned::borrowed(name.0),
             Owned::borrowed(tuple_item(f, 1)?),
+            field_index(schema, name.0)?,
         ));
     }
-    Ok(InsertPlan { updated, fields })
+    let names = Owned::new(ffi::PyObject_GetAttrString(updated.0, c"fields".as_ptr()))
+        .ok_or_else(err)?;
+    let names = Owned::new(ffi::PySequence_Tuple(names.0)).ok_or_else(err)?;
+    let mut all = Vec::new();
+    for (i, &f) in tuple_items(names.0)?.iter().enumerate() {
+        let n = Owned::new(ffi::PyObject_GetAttrString(f, c"name".as_ptr())).ok_or_else(err)?;
+        all.push((interned(n.0)?, i));
+    }
+    Ok(InsertPlan {
+        updated,
+        fields,
+        all,
+    })
 }
 
-unsafe fn parse_hoist_plan(p: *mut ffi::PyObject) -> R<HoistPlan> {
+unsafe fn parse_hoist_plan(p: *mut ffi::PyObject, _schema: *mut ffi::PyObject) -> R<HoistPlan> {
     let updated = Owned::borrowed(tuple_item(p, 0)?);
+    let len = field_count(updated.0)?;
     let check = tuple_items(tuple_item(p, 1)?)?;
     if check.len() < 2 {
         return Err(Fallback);
@@ -446,6 +525,7 @@ unsafe fn parse_hoist_plan(p: *mut ffi::PyObject) -> R<HoistPlan> {
     };
     Ok(HoistPlan {
         updated,
+        len,
         check: kind,
         optional,
         validate: Owned::borrowed(tuple_item(p, 2)?),
@@ -509,16 +589,16 @@ impl Step {
         if schema.is_null() {
             return Err(Fallback);
         }
-        let p = cache.get(plan, schema, |x| parse_key_plan(x))?;
+        let p = cache.get(plan, schema, |x, s| parse_key_plan(x, s))?;
         if p.fields.len() != 1 {
             return Ok(false);
         }
         let kf = &p.fields[0];
-        let mut x = with_default(w.value.struct_get(t, kf.name.0)?, kf.default.0);
+        let mut x = with_default(w.value.struct_get(t, kf.name.0, kf.index)?, kf.default.0);
         if kf.required && x.is_none() {
             return Err(Fallback);
         }
-        let fp = ecache.get(field, p.key_schema.0, |x| parse_field_plan(x))?;
+        let fp = ecache.get(field, p.key_schema.0, |x, s| parse_field_plan(x, s))?;
         if fp.name.0 != kf.name.0 && ffi::PyUnicode_Compare(fp.name.0, kf.name.0) != 0 {
             return Ok(false);
         }
@@ -584,20 +664,7 @@ impl Step {
         {
             return None;
         }
-        let d = slot(value, t.struct_values);
-        if d.is_null() || ffi::PyDict_CheckExact(d) == 0 {
-            return None;
-        }
-        let mut hint = kf.hint.get();
-        let mut x = dict_get_hinted(d, kf.name.0, &mut hint);
-        kf.hint.set(hint);
-        if x.is_null() {
-            if !ffi::PyErr_Occurred().is_null() {
-                crate::util::clear_error();
-                return None;
-            }
-            x = none;
-        }
+        let mut x = list_item(slot(value, t.struct_values), kf.index).ok()?;
         if x == none {
             x = kf.default.0;
             if x == none && kf.required {
@@ -621,7 +688,7 @@ impl Step {
     }
 
     /// For `key_record` a few records ahead: prefetch the key object `rec`'s value struct
-    /// holds (by the field's hint), whose reference count the output record will take.
+    /// holds, whose reference count the output record will take.
     #[inline(always)]
     unsafe fn key_lookahead(&self, t: &Types, rec: *mut ffi::PyObject) {
         let Step::KeyFromField(a, _) = self else {
@@ -637,9 +704,8 @@ impl Step {
             return;
         };
         if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
-            let d = slot(v, t.struct_values);
-            if !d.is_null() && ffi::PyDict_CheckExact(d) != 0 {
-                prefetch_hinted(d, kf.name.0, kf.hint.get());
+            if let Ok(x) = list_item(slot(v, t.struct_values), kf.index) {
+                prefetch(x);
             }
         }
     }
@@ -690,11 +756,11 @@ impl Step {
                 if schema.is_null() {
                     return Err(Fallback);
                 }
-                let p = cache.get(plan, schema, |x| parse_key_plan(x))?;
+                let p = cache.get(plan, schema, |x, s| parse_key_plan(x, s))?;
                 let mut knames = SmallVec::new();
                 let mut kvalues = SmallVec::new();
                 for f in p.fields.iter() {
-                    let v = with_default(w.value.struct_get(t, f.name.0)?, f.default.0);
+                    let v = with_default(w.value.struct_get(t, f.name.0, f.index)?, f.default.0);
                     if f.required && v.is_none() {
                         return Err(Fallback); // Python's Struct.put names the null field
                     }
@@ -702,8 +768,11 @@ impl Step {
                     kvalues.push(v);
                 }
                 w.key_schema = p.key_schema.0;
+                // parse_key_plan checked the key schema lists the fields in this order
                 w.key = V::Pending(Box::new(Pending {
                     schema: p.key_schema.0,
+                    at: (0..knames.len()).collect(),
+                    len: knames.len(),
                     names: knames,
                     values: kvalues,
                 }));
@@ -741,11 +810,11 @@ impl Step {
                     if !value.is_none() && !value.is_struct(t) {
                         return Err(Fallback);
                     }
-                    let f = cache.get(field, *schema, |x| parse_field_plan(x))?;
+                    let f = cache.get(field, *schema, |x, s| parse_field_plan(x, s))?;
                     let extracted = if value.is_none() {
                         V::In(none)
                     } else {
-                        let v = value.struct_get(t, f.name.0)?;
+                        let v = value.struct_get(t, f.name.0, f.index)?;
                         if *rnwd {
                             with_default(v, f.default.0)
                         } else {
@@ -822,38 +891,47 @@ impl Step {
                         return Err(Fallback);
                     }
                     let sschema = value.struct_schema(t);
-                    let p = cache.get(schema_fn, sschema, |x| parse_insert_plan(x))?;
+                    let p = cache.get(schema_fn, sschema, |x, s| parse_insert_plan(x, s))?;
                     let mut names = SmallVec::with_capacity(p.fields.len() + 4);
                     let mut values = SmallVec::with_capacity(p.fields.len() + 4);
-                    for (fname, default) in p.fields.iter() {
+                    let mut at = SmallVec::with_capacity(p.fields.len() + 4);
+                    for (fname, default, index) in p.fields.iter() {
                         names.push(fname.0);
-                        values.push(with_default(value.struct_get(t, fname.0)?, default.0));
+                        values.push(with_default(
+                            value.struct_get(t, fname.0, *index)?,
+                            default.0,
+                        ));
+                        at.push(p.at(fname.0)?);
                     }
-                    let mut put = |k: &Option<Owned>, v: V| {
+                    let mut put = |k: &Option<Owned>, v: V| -> R<()> {
                         if let Some(k) = k {
                             // a schema cannot hold two fields of one name: InsertField's
                             // derived schema would have refused it (then this step is not run)
+                            at.push(p.at(k.0)?);
                             names.push(k.0);
                             values.push(v);
                         }
+                        Ok(())
                     };
-                    put(topic, V::In(rtopic));
+                    put(topic, V::In(rtopic))?;
                     if rpart != none {
-                        put(partition, V::In(rpart));
+                        put(partition, V::In(rpart))?;
                     }
-                    put(offset, V::In(roffset));
+                    put(offset, V::In(roffset))?;
                     if rts != none && timestamp.is_some() {
                         let dt = Owned::new(ffi::PyObject_CallOneArg(to_datetime.as_ptr(), rts))
                             .ok_or_else(err)?;
-                        put(timestamp, V::Obj(dt));
+                        put(timestamp, V::Obj(dt))?;
                     }
-                    put(static_field, V::In(static_value.0));
+                    put(static_field, V::In(static_value.0))?;
                     let updated = p.updated.0;
                     *schema = updated;
                     *value = V::Pending(Box::new(Pending {
                         schema: updated,
                         names,
                         values,
+                        at,
+                        len: p.all.len(),
                     }));
                 }
                 w.changed = true;
@@ -873,7 +951,7 @@ impl Step {
                     }
                     *value = V::Obj(d);
                 } else {
-                    let p = cache.get(schema_fn, *schema, |x| parse_hoist_plan(x))?;
+                    let p = cache.get(schema_fn, *schema, |x, s| parse_hoist_plan(x, s))?;
                     if !quick_valid(&p.check, p.optional, inner.ptr_unchecked()) {
                         // Struct.put's validation, by the Python reference; raises for a bad value
                         Owned::new(ffi::PyObject_CallOneArg(
@@ -888,6 +966,8 @@ impl Step {
                         schema: updated,
                         names: smallvec![name.0],
                         values: smallvec![inner],
+                        at: smallvec![0],
+                        len: p.len,
                     }));
                 }
                 w.changed = true;
@@ -1014,10 +1094,10 @@ impl Chain {
                     let v = slot(*items.add(i + AHEAD_KEYS), t.value);
                     if !v.is_null() && ffi::Py_TYPE(v) == t.struct_tp {
                         let d = slot(v, t.struct_values);
-                        if !d.is_null() && ffi::PyDict_CheckExact(d) != 0 {
-                            let keys = (*(d as *mut ffi::PyDictObject)).ma_keys;
-                            if !keys.is_null() {
-                                prefetch(keys as *mut ffi::PyObject);
+                        if !d.is_null() && ffi::PyList_CheckExact(d) != 0 {
+                            let items = (*(d as *mut ffi::PyListObject)).ob_item;
+                            if !items.is_null() {
+                                prefetch(items as *mut ffi::PyObject);
                             }
                         }
                     }

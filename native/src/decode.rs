@@ -38,7 +38,6 @@ enum Kind {
 }
 
 struct Field {
-    name: Py<PyAny>,
     utf8: Vec<u8>,
     node: Node,
 }
@@ -76,9 +75,7 @@ fn parse_node(plan: &Bound<'_, PyAny>) -> PyResult<Node> {
                 let f = f?;
                 let ft = f.cast::<PyTuple>()?;
                 let name: String = ft.get_item(0)?.extract()?;
-                let interned = pyo3::types::PyString::intern(plan.py(), &name);
                 fields.push(Field {
-                    name: interned.into_any().unbind(),
                     utf8: name.into_bytes(),
                     node: parse_node(&ft.get_item(1)?)?,
                 });
@@ -695,19 +692,21 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        let dict = Owned::new(ffi::_PyDict_NewPresized(fields.len() as isize)).ok_or_else(err)?;
+        // the values in the schema's field order (the plan's fields are in that order)
+        let mut values = Vec::with_capacity(fields.len());
         for (f, v) in fields.iter().zip(found) {
-            let v = match v {
+            values.push(match v {
                 Some(v) => v,
                 None => self.null_of(&f.node)?,
-            };
-            if ffi::PyDict_SetItem(dict.0, f.name.as_ptr(), v.0) != 0 {
-                return Err(err());
-            }
+            });
+        }
+        let list = Owned::new(ffi::PyList_New(values.len() as isize)).ok_or_else(err)?;
+        for (i, v) in values.into_iter().enumerate() {
+            ffi::PyList_SET_ITEM(list.0, i as isize, v.into_ptr());
         }
         let s = crate::util::alloc(t.struct_tp).ok_or_else(err)?;
         init_slot(s.0, t.struct_schema, schema.as_ptr());
-        init_slot_steal(s.0, t.struct_values, dict.into_ptr());
+        init_slot_steal(s.0, t.struct_values, list.into_ptr());
         Ok(s)
     }
 }

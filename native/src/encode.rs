@@ -30,7 +30,6 @@ enum Kind {
 }
 
 struct Field {
-    name: Py<PyAny>,
     key: Vec<u8>,
     node: Node,
 }
@@ -65,11 +64,7 @@ fn parse_node(plan: &Bound<'_, PyAny>) -> PyResult<Node> {
             for f in t.get_item(4)?.try_iter()? {
                 let f = f?;
                 let ft = f.cast::<PyTuple>()?;
-                let name = ft.get_item(0)?;
-                // interned, so the dict lookups compare by identity first
-                let name = pyo3::types::PyString::intern(plan.py(), &name.extract::<String>()?);
                 fields.push(Field {
-                    name: name.into_any().unbind(),
                     key: ft.get_item(1)?.extract::<Vec<u8>>()?,
                     node: parse_node(&ft.get_item(2)?)?,
                 });
@@ -167,8 +162,12 @@ unsafe fn encode(node: &Node, v: *mut ffi::PyObject, buf: &mut Vec<u8>) -> Resul
             if crate::util::slot(v, t.struct_schema) != schema.as_ptr() {
                 return Err(Fallback);
             }
+            // the values: a list in the schema's field order, as the plan's fields
             let values = crate::util::slot(v, t.struct_values);
-            if values.is_null() || ffi::PyDict_CheckExact(values) == 0 {
+            if values.is_null()
+                || ffi::PyList_CheckExact(values) == 0
+                || ffi::PyList_GET_SIZE(values) as usize != fields.len()
+            {
                 return Err(Fallback);
             }
             buf.push(b'{');
@@ -177,15 +176,7 @@ unsafe fn encode(node: &Node, v: *mut ffi::PyObject, buf: &mut Vec<u8>) -> Resul
                     buf.push(b',');
                 }
                 buf.extend_from_slice(&f.key);
-                let mut x = ffi::PyDict_GetItemWithError(values, f.name.as_ptr());
-                if x.is_null() {
-                    if !ffi::PyErr_Occurred().is_null() {
-                        ffi::PyErr_Clear();
-                        return Err(Fallback);
-                    }
-                    x = ffi::Py_None();
-                }
-                encode(&f.node, x, buf)?;
+                encode(&f.node, ffi::PyList_GET_ITEM(values, i as isize), buf)?;
             }
             buf.push(b'}');
         }

@@ -145,6 +145,8 @@ pub fn sink_rows<'py>(
         return Ok(None);
     }
     let n = records.len();
+    // per column: the Struct schema last seen and the column's index in its values
+    let mut at: Vec<(*mut ffi::PyObject, usize)> = vec![(std::ptr::null_mut(), 0); cols.len()];
     unsafe {
         let out = Owned::new(ffi::PyList_New(n as isize)).ok_or_else(|| PyErr::fetch(py))?;
         for i in 0..n {
@@ -165,8 +167,27 @@ pub fn sink_rows<'py>(
                         if holder.is_null() {
                             return Ok(None);
                         }
+                        let name = name.as_ref().unwrap().as_ptr();
                         let dict = if ffi::Py_TYPE(holder) == t.struct_tp {
-                            crate::util::slot(holder, t.struct_values)
+                            // a Struct's values: a list in its schema's field order
+                            let schema = crate::util::slot(holder, t.struct_schema);
+                            if at[j].0 != schema {
+                                let Some(index) = crate::util::field_index(schema, name) else {
+                                    return Ok(None);
+                                };
+                                at[j] = (schema, index);
+                            }
+                            let values = crate::util::slot(holder, t.struct_values);
+                            if values.is_null()
+                                || ffi::PyList_CheckExact(values) == 0
+                                || ffi::PyList_GET_SIZE(values) as usize <= at[j].1
+                            {
+                                return Ok(None);
+                            }
+                            let x = ffi::PyList_GET_ITEM(values, at[j].1 as isize);
+                            ffi::Py_INCREF(x);
+                            ffi::PyTuple_SET_ITEM(row.0, j as isize, x);
+                            continue;
                         } else if ffi::PyDict_CheckExact(holder) != 0 && (*kind != 3 || schemaless)
                         {
                             holder
@@ -184,7 +205,7 @@ pub fn sink_rows<'py>(
                         if dict.is_null() || ffi::PyDict_CheckExact(dict) == 0 {
                             return Ok(None);
                         }
-                        let x = ffi::PyDict_GetItemWithError(dict, name.as_ref().unwrap().as_ptr());
+                        let x = ffi::PyDict_GetItemWithError(dict, name);
                         if x.is_null() {
                             if !ffi::PyErr_Occurred().is_null() {
                                 return Err(PyErr::fetch(py));

@@ -299,129 +299,6 @@ pub unsafe fn push_utf8(buf: &mut Vec<u8>, s: *mut ffi::PyObject) -> bool {
     }
 }
 
-// ------------------------------------------------------------------------- hinted dict lookup
-
-/// The header of CPython's `PyDictKeysObject` (3.11 to 3.13, default build), read by
-/// `dict_get_hinted`. The entries follow the index table of `1 << log2_index_bytes` bytes.
-#[repr(C)]
-struct DictKeysHead {
-    refcnt: isize,
-    log2_size: u8,
-    log2_index_bytes: u8,
-    kind: u8,
-    version: u32,
-    usable: isize,
-    nentries: isize,
-}
-
-/// `DICT_KEYS_UNICODE`: a combined table whose keys are all str, entries (key, value).
-const DICT_KEYS_UNICODE: u8 = 1;
-
-/// Whether `verify_dict_layout` found the layout above on this interpreter.
-static DICT_LAYOUT_OK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// The (key, value) entries of `d` when it is a combined str-keyed table (deleted entries
-/// have a null value); None for any other dict.
-#[inline(always)]
-unsafe fn unicode_entries<'a>(d: *mut ffi::PyObject) -> Option<&'a [[*mut ffi::PyObject; 2]]> {
-    let d = d as *mut ffi::PyDictObject;
-    if !(*d).ma_values.is_null() {
-        return None;
-    }
-    let k = (*d).ma_keys as *mut DictKeysHead;
-    if (*k).kind != DICT_KEYS_UNICODE {
-        return None;
-    }
-    let indices = (k as *mut u8).add(std::mem::size_of::<DictKeysHead>());
-    let entries = indices.add(1usize << (*k).log2_index_bytes) as *const [*mut ffi::PyObject; 2];
-    Some(std::slice::from_raw_parts(entries, (*k).nentries as usize))
-}
-
-/// Check that this interpreter's dicts have the layout `dict_get_hinted` reads: a dict of
-/// three interned keys must show them, with their values, in insertion order. Until this
-/// returned true, `dict_get_hinted` is a plain lookup. Called once at `init` (GIL held).
-pub unsafe fn verify_dict_layout() -> bool {
-    // 3.11 to 3.13 share the layout (a free-threaded build adds a lock to the keys header,
-    // which the check below would notice)
-    let v = ffi::Py_Version;
-    if !(0x030B_0000..0x030E_0000).contains(&v) {
-        return false;
-    }
-    let Some(d) = Owned::new(ffi::PyDict_New()) else {
-        clear_error();
-        return false;
-    };
-    let mut items = Vec::new();
-    for (i, name) in [c"kconnect_a", c"kconnect_b", c"kconnect_c"]
-        .iter()
-        .enumerate()
-    {
-        let (Some(k), Some(v)) = (
-            Owned::new(ffi::PyUnicode_InternFromString(name.as_ptr())),
-            Owned::new(ffi::PyLong_FromLong(i as std::ffi::c_long + 1000)),
-        ) else {
-            clear_error();
-            return false;
-        };
-        if ffi::PyDict_SetItem(d.0, k.0, v.0) != 0 {
-            clear_error();
-            return false;
-        }
-        items.push((k, v));
-    }
-    let ok = match unicode_entries(d.0) {
-        Some(e) => {
-            e.len() == items.len()
-                && e.iter()
-                    .zip(&items)
-                    .all(|(e, (k, v))| e[0] == k.0 && e[1] == v.0)
-        }
-        None => false,
-    };
-    DICT_LAYOUT_OK.store(ok, std::sync::atomic::Ordering::Relaxed);
-    ok
-}
-
-/// `d[name]` (borrowed; null when absent, with a Python error set only if the lookup
-/// failed) for an exact dict, looking first at entry `*hint`: dicts filled with the same keys
-/// in the same order (the structs of one schema) hold each key at the same entry, so this
-/// is one pointer comparison instead of hashing and probing. `name` should be interned. The
-/// hint is updated when the key sits elsewhere.
-#[inline(always)]
-pub unsafe fn dict_get_hinted(
-    d: *mut ffi::PyObject,
-    name: *mut ffi::PyObject,
-    hint: &mut usize,
-) -> *mut ffi::PyObject {
-    if DICT_LAYOUT_OK.load(std::sync::atomic::Ordering::Relaxed) {
-        if let Some(entries) = unicode_entries(d) {
-            if let Some(e) = entries.get(*hint) {
-                if e[0] == name && !e[1].is_null() {
-                    return e[1];
-                }
-            }
-            if let Some(i) = entries.iter().position(|e| e[0] == name && !e[1].is_null()) {
-                *hint = i;
-                return entries[i][1];
-            }
-        }
-    }
-    ffi::PyDict_GetItemWithError(d, name)
-}
-
-/// Prefetch the object `d[name]` would return (by the hint alone), for a lookup a few
-/// records later; does nothing when the hint does not match.
-#[inline(always)]
-pub unsafe fn prefetch_hinted(d: *mut ffi::PyObject, name: *mut ffi::PyObject, hint: usize) {
-    if DICT_LAYOUT_OK.load(std::sync::atomic::Ordering::Relaxed) {
-        if let Some(e) = unicode_entries(d).and_then(|e| e.get(hint)) {
-            if e[0] == name && !e[1].is_null() {
-                prefetch(e[1]);
-            }
-        }
-    }
-}
-
 /// Bring the cache line at `p` (an object's reference count) towards the CPU; like
 /// `prefetch`, harmless on any address.
 #[inline(always)]
@@ -440,4 +317,36 @@ pub fn prefetch_one(p: *mut ffi::PyObject) {
 pub fn prefetch(p: *mut ffi::PyObject) {
     prefetch_one(p);
     prefetch_one((p as *mut u8).wrapping_add(64) as *mut ffi::PyObject);
+}
+
+/// The index of field `name` in STRUCT `schema` (its `Field.index`), asked of the Python
+/// schema; None when the schema has no such field or the question fails.
+pub unsafe fn field_index(schema: *mut ffi::PyObject, name: *mut ffi::PyObject) -> Option<usize> {
+    if schema.is_null() {
+        return None;
+    }
+    let f = Owned::new(ffi::PyObject_CallMethod(
+        schema,
+        c"field".as_ptr(),
+        c"O".as_ptr(),
+        name,
+    ));
+    let Some(f) = f else {
+        crate::util::clear_error();
+        return None;
+    };
+    if f.0 == ffi::Py_None() {
+        return None;
+    }
+    let i = Owned::new(ffi::PyObject_GetAttrString(f.0, c"index".as_ptr()));
+    let Some(i) = i else {
+        crate::util::clear_error();
+        return None;
+    };
+    let i = ffi::PyLong_AsSsize_t(i.0);
+    if i < 0 {
+        crate::util::clear_error();
+        return None;
+    }
+    Some(i as usize)
 }

@@ -330,8 +330,10 @@ def _field_lines(
     ns: dict[str, Any],
     lines: list[str],
     compile_field: Callable[[Schema, EncodeOptions, str], Callable[[Any], Any]],
+    read: str,
 ) -> list[str]:
-    """Generated lines converting each field ``x<i> = f<i>(v[n<i>])`` of a struct codec.
+    """Generated lines converting each field ``x<i> = f<i>(<read>)`` of a struct codec, where
+    ``read`` reads field ``i`` (``{i}`` its index, ``n{i}`` its name).
 
     Appends to ``lines``, binds ``f<i>``/``n<i>`` in ``ns`` and returns the ``n<i>: x<i>``
     items of the resulting dict. A field whose value passes its inline check skips the call.
@@ -342,7 +344,7 @@ def _field_lines(
         ns[f"f{i}"] = compile_field(f.schema, cfg, fpath)
         ns[f"n{i}"] = f.name
         check = _inline_check(f.schema)
-        lines.append(f"    x{i} = g(n{i})")
+        lines.append(f"    x{i} = " + read.format(i=i))
         if check is not None:
             lines.append(f"    if not ({check.format(x=f'x{i}')}):")
             lines.append(f"        x{i} = f{i}(x{i})")
@@ -365,10 +367,10 @@ def _struct_encoder(
         "        if v is None and null_value is not None:",
         "            return null_value()",
         "        raise DataException(bad_struct(v))",
-        "    g = v._values.get",
+        "    vs = v._values",
     ]
     ns["null_value"] = null_value
-    items = _field_lines(schema, cfg, path, ns, lines, compile_encoder)
+    items = _field_lines(schema, cfg, path, ns, lines, compile_encoder, "vs[{i}]")
     lines.append("    return {" + ", ".join(items) + "}")
 
     def bad_struct(v: Any) -> str:
@@ -635,10 +637,10 @@ def _struct_decoder(
         "        return not_dict(v)",
         "    g = v.get",
     ]
-    items = _field_lines(schema, cfg, path, ns, lines, compile_decoder)
+    _field_lines(schema, cfg, path, ns, lines, compile_decoder, "g(n{i})")
     lines.append("    s = new(Struct)")
     lines.append("    s._schema = schema")
-    lines.append("    s._values = {" + ", ".join(items) + "}")
+    lines.append("    s._values = [" + ", ".join(f"x{i}" for i in range(len(schema.fields))) + "]")
     lines.append("    return s")
 
     def not_dict(v: Any) -> Any:

@@ -82,7 +82,7 @@ class _ExtractField(SidedSmt):
             extracted = None
         elif self._top_level:
             # One plain field of a Struct: what Struct.get/get_without_default would return.
-            extracted = value.raw_values().get(field.name)
+            extracted = value.raw_values()[field.index]
             if extracted is None and self._rnwd:
                 extracted = field.schema.default_value
         else:

@@ -124,12 +124,24 @@ class _KeyPlan:
     the usual one naming the field.
     """
 
-    __slots__ = ("_defaults", "_fields", "_names", "_required", "key_schema")
+    __slots__ = (
+        "_defaults",
+        "_fields",
+        "_indexes",
+        "_names",
+        "_required",
+        "_required_at",
+        "key_schema",
+    )
 
     def __init__(self, key_schema: Schema, fields: tuple[Field, ...], rnwd: bool) -> None:
         self.key_schema = key_schema
         self._fields = fields
         self._names = tuple(f.name for f in fields)
+        # where each key field's value sits in the value Struct's values
+        self._indexes = tuple(f.index for f in fields)
+        # which key fields (positions in the key) are required
+        self._required_at = tuple(i for i, f in enumerate(fields) if not f.schema.optional)
         # Struct.get substitutes the field default for null; get_without_default does not.
         defaults = tuple(f.schema.default_value if rnwd else None for f in fields)
         self._defaults = defaults if any(d is not None for d in defaults) else None
@@ -144,17 +156,11 @@ class _KeyPlan:
 
     def key_of(self, struct: Struct, who: str) -> Struct:
         raw = struct.raw_values()
-        defaults = self._defaults
-        if defaults is None:
-            values = {n: raw.get(n) for n in self._names}
-        else:
-            values = {}
-            for n, d in zip(self._names, defaults, strict=True):
-                v = raw.get(n)
-                values[n] = d if v is None else v
-        for n in self._required:
-            if values[n] is None:
-                key = Struct(self.key_schema)
-                for n2, v in values.items():
-                    key.put(n2, v)  # raises DataException naming the null required field
+        values = [raw[i] for i in self._indexes]
+        if self._defaults is not None:
+            values = [d if v is None else v for v, d in zip(values, self._defaults, strict=True)]
+        if self._required and any(values[i] is None for i in self._required_at):
+            key = Struct(self.key_schema)
+            for n, v in zip(self._names, values, strict=True):
+                key.put(n, v)  # raises DataException naming the null required field
         return Struct.trusted(self.key_schema, values)

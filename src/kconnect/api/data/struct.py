@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from kconnect.api.data.schema import Field, Schema, Type, _StructValue, validate_value
@@ -23,24 +23,32 @@ class Struct(_StructValue):
     values.
     """
 
+    # The values are a list in the schema's field order (None: unset), one per field: a
+    # field's value is one index away, and a struct is two small objects rather than a dict
+    # and its keys table (the native hot path reads them at ``_values``).
     __slots__ = ("_schema", "_values")
 
     def __init__(self, schema: Schema) -> None:
         if schema.type is not Type.STRUCT:
             raise DataException("Not a struct schema: " + repr(schema))
         self._schema = schema
-        self._values: dict[str, Any] = {}
+        self._values: list[Any] = [None] * len(schema.fields)
 
     @classmethod
-    def trusted(cls, schema: Schema, values: dict[str, Any]) -> Struct:
+    def trusted(cls, schema: Schema, values: Mapping[str, Any] | list[Any]) -> Struct:
         """Build a Struct from values already known to match ``schema`` (no per-field checks).
 
         For converters and connectors on the hot path that produce values straight from a
-        decoded schema; ``values`` is taken over, not copied.
+        decoded schema: ``values`` by field name, or a list in the schema's field order
+        (taken over, not copied; one entry per field).
         """
         s = cls.__new__(cls)
         s._schema = schema
-        s._values = values
+        if isinstance(values, list):
+            s._values = values
+        else:
+            get = values.get
+            s._values = [get(f.name) for f in schema.fields]
         return s
 
     @property
@@ -56,7 +64,7 @@ class Struct(_StructValue):
     def get(self, field: str | Field) -> Any:
         """The field's value, or the field schema's default when the value is null."""
         f = field if isinstance(field, Field) else self._lookup(field)
-        v = self._values.get(f.name)
+        v = self._values[f.index]
         if v is None:
             return f.schema.default_value
         return v
@@ -64,7 +72,7 @@ class Struct(_StructValue):
     def get_without_default(self, field: str | Field) -> Any:
         """The field's value as put (null stays null)."""
         f = field if isinstance(field, Field) else self._lookup(field)
-        return self._values.get(f.name)
+        return self._values[f.index]
 
     def put(self, field: str | Field, value: Any) -> Struct:
         """Set a field's value after validating it; returns self for chaining."""
@@ -72,29 +80,30 @@ class Struct(_StructValue):
         if isinstance(field, Field) and self._schema.field(field.name) != field:
             raise DataException("Field not present in this struct's schema: " + field.name)
         validate_value(f.schema, value, f.name)
-        self._values[f.name] = value
+        self._values[f.index] = value
         return self
 
     def validate(self) -> None:
         """Raise DataException unless every field's value is valid (required fields are set)."""
-        for f in self._schema.fields:
-            validate_value(f.schema, self._values.get(f.name), f.name)
+        for f, v in zip(self._schema.fields, self._values, strict=True):
+            validate_value(f.schema, v, f.name)
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """(field name, value without default) pairs in schema order."""
-        for f in self._schema.fields:
-            yield f.name, self._values.get(f.name)
+        for f, v in zip(self._schema.fields, self._values, strict=True):
+            yield f.name, v
 
-    def raw_values(self) -> Mapping[str, Any]:
-        """The values as put, keyed by field name, without defaults and without copying.
+    def raw_values(self) -> Sequence[Any]:
+        """The values as put, in the schema's field order (``Field.index``), without
+        defaults and without copying.
 
-        For converters on the hot path; treat it as read-only.
+        For converters and transformations on the hot path; treat it as read-only.
         """
         return self._values
 
     def to_dict(self) -> dict[str, Any]:
         """Field values (without defaults) in schema order; nested structs stay Structs."""
-        return {f.name: self._values.get(f.name) for f in self._schema.fields}
+        return {f.name: v for f, v in zip(self._schema.fields, self._values, strict=True)}
 
     # Typed getters, as Kafka's Struct has them: they check the schema type.
     def _typed(self, name: str, t: Type, _as: type[_T]) -> _T | None:
@@ -150,9 +159,7 @@ class Struct(_StructValue):
             return NotImplemented
         if self._schema != other._schema:
             return False
-        return all(
-            _eq(self._values.get(f.name), other._values.get(f.name)) for f in self._schema.fields
-        )
+        return all(_eq(a, b) for a, b in zip(self._values, other._values, strict=True))
 
     __hash__ = None  # type: ignore[assignment]
 

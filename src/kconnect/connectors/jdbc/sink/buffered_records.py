@@ -362,17 +362,14 @@ class BufferedRecords:
         if mode is PrimaryKeyMode.RECORD_VALUE:
             value_names = [c.name for c in meta.key_columns] + value_names
         value_part = _getter(value_names)
+        struct_part = _struct_getter(value_names)
         schemaless = meta.schemaless
         defaults = _defaults(meta, config.replace_null_with_default)
 
         def values(r: SinkRecord) -> _Row:
             v = r.value
             if isinstance(v, Struct):
-                try:
-                    # The values as decoded, without a copy; a field never put is null.
-                    return value_part(v.raw_values())
-                except KeyError:
-                    return value_part(v.to_dict())
+                return struct_part(v)
             if schemaless:
                 return tuple(v.get(n) for n in value_names)
             return value_part(v)
@@ -398,15 +395,12 @@ class BufferedRecords:
         names = [c.name for c in meta.key_columns]
         if self._config.pk_mode is not PrimaryKeyMode.RECORD_KEY:
             return lambda r: ()
-        getter = _getter(names)
+        getter = _struct_getter(names)
 
         def key_of(r: SinkRecord) -> _Row:
             k = r.key
             if isinstance(k, Struct):
-                try:
-                    return getter(k.raw_values())
-                except KeyError:
-                    return getter(k.to_dict())
+                return getter(k)
             if isinstance(k, dict):
                 return tuple(k.get(n) for n in names)
             return (k,)
@@ -458,6 +452,35 @@ def _getter(names: list[str]) -> Callable[[Any], _Row]:
         n = names[0]
         return lambda d: (d[n],)
     return itemgetter(*names)
+
+
+def _struct_getter(names: list[str]) -> Callable[[Struct], _Row]:
+    """The values of fields ``names`` of a Struct (as put, without a copy; never put is
+    null), by index in its schema's field order, worked out once per schema; KeyError for a
+    name the schema lacks."""
+    last: list[Any] = [None, None]
+
+    def get(s: Struct) -> _Row:
+        schema = s.schema
+        if schema is not last[0]:
+            indexes = []
+            for n in names:
+                f = schema.field(n)
+                if f is None:
+                    raise KeyError(n)
+                indexes.append(f.index)
+            last[1] = (
+                (lambda v: ())
+                if not indexes
+                else (lambda v, i=indexes[0]: (v[i],))
+                if len(indexes) == 1
+                else itemgetter(*indexes)
+            )
+            last[0] = schema
+        row: _Row = last[1](s.raw_values())
+        return row
+
+    return get
 
 
 def _defaults(meta: FieldsMetadata, replace: bool) -> dict[int, Any]:

@@ -235,17 +235,32 @@ class TableQuerier(ABC):
         assert schema is not None
         trusted = Struct.trusted
         out = []
+        if [f.name for f in schema.fields] != list(names):  # not the row's order: by name
+            for row in rows:
+                values = dict(zip(names, row, strict=True))
+                for name, conv in convs:
+                    v = values[name]
+                    if v is not None:
+                        values[name] = conv(v)
+                out.append(trusted(schema, values))
+            return out
+        # a Struct's values are a list in its schema's field order: the row's order here
         if not convs:
             for row in rows:
-                out.append(trusted(schema, dict(zip(names, row, strict=True))))
+                if len(row) != len(names):
+                    raise ValueError(f"a row of {len(row)} columns for {len(names)} fields")
+                out.append(trusted(schema, list(row)))
             return out
+        at = [(names.index(name), conv) for name, conv in convs]
         for row in rows:
-            values = dict(zip(names, row, strict=True))
-            for name, conv in convs:
-                v = values[name]
+            in_order = list(row)
+            if len(in_order) != len(names):
+                raise ValueError(f"a row of {len(in_order)} columns for {len(names)} fields")
+            for i, conv in at:
+                v = in_order[i]
                 if v is not None:
-                    values[name] = conv(v)
-            out.append(trusted(schema, values))
+                    in_order[i] = conv(v)
+            out.append(trusted(schema, in_order))
         return out
 
     @abstractmethod

@@ -234,33 +234,21 @@ class TableQuerier(ABC):
         schema, names, convs = self._schema, self._names, self._converters
         assert schema is not None
         trusted = Struct.trusted
+        # a Struct's values are a list in its schema's field order: the row's own order, or
+        # the columns picked in that order
+        fields = [f.name for f in schema.fields]
+        order = None if fields == list(names) else [names.index(n) for n in fields]
+        at = [(fields.index(name), conv) for name, conv in convs]
         out = []
-        if [f.name for f in schema.fields] != list(names):  # not the row's order: by name
-            for row in rows:
-                values = dict(zip(names, row, strict=True))
-                for name, conv in convs:
-                    v = values[name]
-                    if v is not None:
-                        values[name] = conv(v)
-                out.append(trusted(schema, values))
-            return out
-        # a Struct's values are a list in its schema's field order: the row's order here
-        if not convs:
-            for row in rows:
-                if len(row) != len(names):
-                    raise ValueError(f"a row of {len(row)} columns for {len(names)} fields")
-                out.append(trusted(schema, list(row)))
-            return out
-        at = [(names.index(name), conv) for name, conv in convs]
         for row in rows:
-            in_order = list(row)
-            if len(in_order) != len(names):
-                raise ValueError(f"a row of {len(in_order)} columns for {len(names)} fields")
+            if len(row) != len(names):
+                raise ValueError(f"a row of {len(row)} columns for {len(names)} fields")
+            values = list(row) if order is None else [row[i] for i in order]
             for i, conv in at:
-                v = in_order[i]
+                v = values[i]
                 if v is not None:
-                    in_order[i] = conv(v)
-            out.append(trusted(schema, in_order))
+                    values[i] = conv(v)
+            out.append(trusted(schema, values))
         return out
 
     @abstractmethod

@@ -94,7 +94,7 @@ class _HeaderFrom(SidedSmt):
         if self._move:
             updated_schema = self._moved_schema(schema)
             updated: Struct = Struct.trusted(
-                updated_schema, {f.name: get(f.name) for f in updated_schema.fields}
+                updated_schema, [get(f.name) for f in updated_schema.fields]
             )
         else:
             updated_schema, updated = schema, struct

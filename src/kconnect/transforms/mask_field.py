@@ -123,12 +123,10 @@ class _MaskField(SidedSmt):
             return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
         get = struct.get if self._rnwd else struct.get_without_default
-        values: dict[str, Any] = {}
+        values: list[Any] = []  # in the schema's field order, as a Struct holds them
         for f in struct.schema.fields:
             v = get(f)
-            values[f.name] = (
-                self._mask_field(f, v) if f.name in self._fields and v is not None else v
-            )
+            values.append(self._mask_field(f, v) if f.name in self._fields and v is not None else v)
         return self.new_record(record, schema, Struct.trusted(struct.schema, values))
 
     def _fail(self, field: str, what: str) -> DataException:

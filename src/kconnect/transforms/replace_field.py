@@ -129,7 +129,8 @@ class _ReplaceField(SidedSmt):
             self._cache[struct.schema] = hit
         updated_schema, pairs_t = hit
         get = struct.get if self._rnwd else struct.get_without_default
-        out = Struct.trusted(updated_schema, {new: get(old) for new, old in pairs_t})
+        # pairs_t follows the updated schema's field order: its values list, as a Struct holds it
+        out = Struct.trusted(updated_schema, [get(old) for _new, old in pairs_t])
         return self.new_record(record, updated_schema, out)
 
 

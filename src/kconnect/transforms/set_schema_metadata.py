@@ -59,7 +59,7 @@ class _SetSchemaMetadata(SidedSmt):
             self._cache[schema] = updated
         if isinstance(value, Struct):
             get = value.get if self._rnwd else value.get_without_default
-            value = Struct.trusted(updated, {f.name: get(f) for f in updated.fields})
+            value = Struct.trusted(updated, [get(f) for f in updated.fields])
         return self.new_record(record, updated, value)
 
 

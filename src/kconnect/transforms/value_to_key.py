@@ -129,7 +129,6 @@ class _KeyPlan:
         "_fields",
         "_indexes",
         "_names",
-        "_required",
         "_required_at",
         "key_schema",
     )
@@ -145,13 +144,13 @@ class _KeyPlan:
         # Struct.get substitutes the field default for null; get_without_default does not.
         defaults = tuple(f.schema.default_value if rnwd else None for f in fields)
         self._defaults = defaults if any(d is not None for d in defaults) else None
-        self._required = tuple(f.name for f in fields if not f.schema.optional)
 
     def native_fields(self) -> tuple[Schema, tuple[tuple[str, Any, bool], ...]]:
         defaults = self._defaults or (None,) * len(self._names)
-        required = set(self._required)
+        required = set(self._required_at)
         return self.key_schema, tuple(
-            (n, d, n in required) for n, d in zip(self._names, defaults, strict=True)
+            (n, d, i in required)
+            for i, (n, d) in enumerate(zip(self._names, defaults, strict=True))
         )
 
     def key_of(self, struct: Struct, who: str) -> Struct:
@@ -159,7 +158,7 @@ class _KeyPlan:
         values = [raw[i] for i in self._indexes]
         if self._defaults is not None:
             values = [d if v is None else v for v, d in zip(values, self._defaults, strict=True)]
-        if self._required and any(values[i] is None for i in self._required_at):
+        if self._required_at and any(values[i] is None for i in self._required_at):
             key = Struct(self.key_schema)
             for n, v in zip(self._names, values, strict=True):
                 key.put(n, v)  # raises DataException naming the null required field

@@ -52,7 +52,9 @@ class WorkerSinkTaskContext(SinkTaskContext):
 
     def __init__(self, owner: WorkerSinkTask) -> None:
         self._owner = owner
-        self._plugin_metrics: PluginMetrics | None = None
+        # one of each per task, as the source task's context has (and Java's WorkerTask)
+        self._domain_metrics = owner.metrics.domain_metrics()
+        self._plugin_metrics = owner.metrics.plugin_metrics()
 
     def configs(self) -> Mapping[str, str]:
         return self._owner.task_props
@@ -76,11 +78,9 @@ class WorkerSinkTaskContext(SinkTaskContext):
         self._owner.commit_requested = True
 
     def domain_metrics(self) -> DomainMetrics | None:
-        return self._owner.metrics.domain_metrics()
+        return self._domain_metrics
 
     def plugin_metrics(self) -> PluginMetrics | None:
-        if self._plugin_metrics is None:  # one per task, as Java's WorkerTask has
-            self._plugin_metrics = self._owner.metrics.plugin_metrics()
         return self._plugin_metrics
 
     def errant_record_reporter(self) -> ErrantRecordReporter | None:

@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "LEVELS",
     "StartupError",
+    "StopSignal",
     "add_worker_arguments",
     "configure_logging",
     "exit_when_stuck",
@@ -30,12 +31,41 @@ LEVELS = ("TRACE", "DEBUG", "INFO", "WARN", "ERROR")
 #: How long a stopped worker's interpreter may take to exit before :func:`exit_when_stuck`
 #: ends the process.
 EXIT_GRACE_S = 15.0
+#: The longest the main thread sleeps between looks for a SIGINT/SIGTERM; see :class:`StopSignal`.
+SIGNAL_POLL_S = 0.5
 
 log = logging.getLogger("kconnect.worker_process")
 
 
 class StartupError(Exception):
     """A problem the operator must fix before the worker can start (one line, no trace)."""
+
+
+class StopSignal:
+    """SIGINT and SIGTERM, caught: building one installs the handlers; :meth:`wait` returns
+    in the main thread once either arrives (each is logged as ``Received SIGTERM, ...``).
+
+    Why :meth:`wait` wakes every :data:`SIGNAL_POLL_S` instead of sleeping until set: the
+    kernel may hand a process-directed signal to any thread of the process (a Kafka client's,
+    a task pool's). CPython's C handler, run there, only marks the signal pending; its Python
+    handler runs in the main thread, and a main thread asleep on a lock is not woken for it.
+    A worker waiting without a timeout then ignored SIGTERM until a second one arrived (CI
+    stop 28 saw a worker sit for the test's whole 60 s). Create and wait in the main thread.
+    """
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        signal.signal(signal.SIGINT, self._on_signal)
+        signal.signal(signal.SIGTERM, self._on_signal)
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        log.info("Received %s, shutting down", signal.Signals(signum).name)
+        self._event.set()
+
+    def wait(self) -> None:
+        """Block until SIGINT or SIGTERM has arrived."""
+        while not self._event.wait(SIGNAL_POLL_S):
+            pass
 
 
 def add_worker_arguments(p: argparse.ArgumentParser) -> None:
@@ -116,7 +146,6 @@ def run_worker(
         print(f"kconnect {command}: error: {message}", file=sys.stderr)
         return 1
 
-    stop_event = threading.Event()
     try:
         herder, server = start(load_worker_props(args.worker_properties))
     except (StartupError, RestServerError) as e:
@@ -127,18 +156,13 @@ def run_worker(
         log.debug("start-up failed", exc_info=True)
         return fail(f"cannot start the worker: {e}")
 
-    def on_signal(signum: int, _frame: Any) -> None:
-        log.info("Received %s, shutting down", signal.Signals(signum).name)
-        stop_event.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop_signal = StopSignal()
     status = 0
     try:
         if on_started is not None:
             on_started(herder)
         log.info("Kafka Connect %s worker started", command)
-        stop_event.wait()
+        stop_signal.wait()
     except StartupError as e:
         status = fail(str(e))
     finally:

@@ -24,7 +24,6 @@ import argparse
 import json
 import logging
 import os
-import signal
 import socket
 import sys
 import threading
@@ -35,6 +34,7 @@ from urllib.parse import quote, unquote
 from kconnect.cli._worker_process import (
     LEVELS,
     StartupError,
+    StopSignal,
     configure_logging,
     exit_when_stuck,
 )
@@ -84,7 +84,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"kconnect mirror-maker: error: {message}", file=sys.stderr)
         return 1
 
-    stop = threading.Event()
     try:
         node = MirrorMakerNode.from_file(args.config, args.clusters)
         node.start()
@@ -96,15 +95,10 @@ def run(args: argparse.Namespace) -> int:
         log.debug("start-up failed", exc_info=True)
         return fail(f"cannot start MirrorMaker: {e}")
 
-    def on_signal(signum: int, _frame: Any) -> None:
-        log.info("Received %s, shutting down", signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGINT, on_signal)
-    signal.signal(signal.SIGTERM, on_signal)
+    stop_signal = StopSignal()
     log.info("Kafka MirrorMaker started")
     try:
-        stop.wait()
+        stop_signal.wait()
     finally:
         node.stop()
         log.info("Kafka MirrorMaker stopped.")

@@ -49,8 +49,8 @@ class StopSignal:
     kernel may hand a process-directed signal to any thread of the process (a Kafka client's,
     a task pool's). CPython's C handler, run there, only marks the signal pending; its Python
     handler runs in the main thread, and a main thread asleep on a lock is not woken for it.
-    A worker waiting without a timeout then ignored SIGTERM until a second one arrived (CI
-    stop 28 saw a worker sit for the test's whole 60 s). Create and wait in the main thread.
+    A worker waiting without a timeout then ignored SIGTERM until a second one arrived (in
+    CI on 2026-12-04 a worker sat out a test's whole 60 s). Create and wait in the main thread.
     """
 
     def __init__(self) -> None:

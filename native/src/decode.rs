@@ -692,16 +692,14 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        // the values in the schema's field order (the plan's fields are in that order)
-        let mut values = Vec::with_capacity(fields.len());
-        for (f, v) in fields.iter().zip(found) {
-            values.push(match v {
+        // the values in the schema's field order (the plan's fields are in that order); a
+        // list left part-filled by an error is freed safely (its empty items are null)
+        let list = Owned::new(ffi::PyList_New(fields.len() as isize)).ok_or_else(err)?;
+        for (i, (f, v)) in fields.iter().zip(found).enumerate() {
+            let v = match v {
                 Some(v) => v,
                 None => self.null_of(&f.node)?,
-            });
-        }
-        let list = Owned::new(ffi::PyList_New(values.len() as isize)).ok_or_else(err)?;
-        for (i, v) in values.into_iter().enumerate() {
+            };
             ffi::PyList_SET_ITEM(list.0, i as isize, v.into_ptr());
         }
         let s = crate::util::alloc(t.struct_tp).ok_or_else(err)?;

@@ -146,11 +146,10 @@ class _KeyPlan:
         self._defaults = defaults if any(d is not None for d in defaults) else None
 
     def native_fields(self) -> tuple[Schema, tuple[tuple[str, Any, bool], ...]]:
-        defaults = self._defaults or (None,) * len(self._names)
-        required = set(self._required_at)
+        defaults = self._defaults or (None,) * len(self._fields)
         return self.key_schema, tuple(
-            (n, d, i in required)
-            for i, (n, d) in enumerate(zip(self._names, defaults, strict=True))
+            (f.name, d, not f.schema.optional)
+            for f, d in zip(self._fields, defaults, strict=True)
         )
 
     def key_of(self, struct: Struct, who: str) -> Struct:

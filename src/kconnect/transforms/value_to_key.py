@@ -148,8 +148,7 @@ class _KeyPlan:
     def native_fields(self) -> tuple[Schema, tuple[tuple[str, Any, bool], ...]]:
         defaults = self._defaults or (None,) * len(self._fields)
         return self.key_schema, tuple(
-            (f.name, d, not f.schema.optional)
-            for f, d in zip(self._fields, defaults, strict=True)
+            (f.name, d, not f.schema.optional) for f, d in zip(self._fields, defaults, strict=True)
         )
 
     def key_of(self, struct: Struct, who: str) -> Struct:

@@ -8,8 +8,6 @@
 //!
 //! * `JsonEncoder` / `JsonDecoder`: JsonConverter payloads of one compiled schema, straight
 //!   between bytes and kconnect's data model (`Struct`, `SchemaAndValue`);
-//! * `Chain`: a run of the built-in SMTs (ValueToKey, ExtractField, InsertField, HoistField)
-//!   over a batch of records, without building the intermediate records;
 //! * `copy_binary`: the PostgreSQL binary COPY data of a batch of rows (the JDBC sink);
 //! * `message_columns`: topics, keys, values, partitions and offsets of a consumed batch,
 //!   `sink_records`: its SinkRecords (the sink loop), `sink_rows`: the JDBC sink's rows of a
@@ -26,12 +24,19 @@
 //! paths cannot drift apart on a schema's rules.
 
 mod arena;
-mod chain;
+mod batch;
+mod convert;
 mod copy;
 mod dealloc;
 mod decode;
 mod encode;
+mod java;
+mod json;
+mod model;
+mod pyconv;
 mod records;
+mod render;
+mod smt;
 mod text;
 mod types;
 mod util;
@@ -63,7 +68,11 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(arena::arena_cache_stats, m)?)?;
     m.add_class::<encode::JsonEncoder>()?;
     m.add_class::<decode::JsonDecoder>()?;
-    m.add_class::<chain::Chain>()?;
+    m.add_class::<convert::Converter>()?;
+    m.add_class::<batch::RecordBatch>()?;
+    m.add_class::<batch::BatchIter>()?;
+    m.add_class::<smt::Step>()?;
+    m.add_function(wrap_pyfunction!(pyconv::records::init_records, m)?)?;
     m.add_function(wrap_pyfunction!(decode::decode_schemaless_batch, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_binary, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;

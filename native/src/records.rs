@@ -234,7 +234,7 @@ pub fn sink_rows<'py>(
 
 /// A no-argument C method of `tp` (`tp.<name>`, a method descriptor with `METH_NOARGS`), to
 /// call without the method lookup and call protocol per message; None when it is anything else.
-unsafe fn noargs_method(tp: *mut ffi::PyTypeObject, name: &str) -> Option<ffi::PyCFunction> {
+pub(crate) unsafe fn noargs_method(tp: *mut ffi::PyTypeObject, name: &str) -> Option<ffi::PyCFunction> {
     let cname = std::ffi::CString::new(name).ok()?;
     let descr = Owned::new(ffi::PyObject_GetAttrString(
         tp as *mut ffi::PyObject,

@@ -312,13 +312,6 @@ pub fn prefetch_one(p: *mut ffi::PyObject) {
     let _ = p;
 }
 
-/// Bring the first two cache lines of `p` towards the CPU.
-#[inline(always)]
-pub fn prefetch(p: *mut ffi::PyObject) {
-    prefetch_one(p);
-    prefetch_one((p as *mut u8).wrapping_add(64) as *mut ffi::PyObject);
-}
-
 /// The index of field `name` in STRUCT `schema` (its `Field.index`), asked of the Python
 /// schema; None when the schema has no such field or the question fails.
 pub unsafe fn field_index(schema: *mut ffi::PyObject, name: *mut ffi::PyObject) -> Option<usize> {

@@ -18,16 +18,26 @@ in-tree plugins may import it; it imports only the plugin API.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from kconnect.api import SchemaAndValue, SinkRecord, SourceRecord, Struct
+from kconnect.api import Header, Headers, SchemaAndValue, SinkRecord, SourceRecord, Struct
+from kconnect.api.records import TimestampType
 
-__all__ = ["ENV_VAR", "FALLBACK", "NativeStepProvider", "describe", "native", "native_chain"]
+__all__ = [
+    "ENV_VAR",
+    "FALLBACK",
+    "NativeConverterProvider",
+    "NativePredicateProvider",
+    "NativeStepProvider",
+    "describe",
+    "native",
+    "native_converter",
+    "native_step",
+]
 
 ENV_VAR = "KCONNECT_NATIVE"
 #: The kconnect_native release line this kconnect speaks to (its plans' format).
-_COMPATIBLE = "0.2."
+_COMPATIBLE = "0.3."
 
 ARENA_CACHE_BYTES = 16 << 20
 """Freed memory arenas (1 MiB each) the native module keeps for the next batch instead of
@@ -59,6 +69,15 @@ def _load() -> tuple[Any, str]:
     try:
         # reads the __slots__ layout of the data-model classes; refuses one it cannot use
         kconnect_native.init(Struct, SchemaAndValue, SourceRecord, SinkRecord)
+        kconnect_native.init_records(
+            (
+                TimestampType.NO_TIMESTAMP_TYPE,
+                TimestampType.CREATE_TIME,
+                TimestampType.LOG_APPEND_TIME,
+            ),
+            Header,
+            Headers,
+        )
         kconnect_native.install_arena_cache(ARENA_CACHE_BYTES)
     except (TypeError, ValueError) as e:
         if wanted in ("1", "true", "yes", "on"):
@@ -71,29 +90,59 @@ native, _DESCRIPTION = _load()
 
 
 def describe() -> str:
-    """``native (kconnect_native 0.2.0)`` or ``python (<why>)``."""
+    """``native (kconnect_native 0.3.0)`` or ``python (<why>)``."""
     return _DESCRIPTION
 
 
 @runtime_checkable
 class NativeStepProvider(Protocol):
-    """A transformation that can describe itself as a step of a native chain."""
+    """A transformation that can run as a stage of a native chain (``kconnect_native.Step``)."""
 
-    def native_step(self) -> tuple[Any, ...] | None:
-        """The step's description for ``kconnect_native.Chain`` (its kind, settings and the
-        per-schema helpers the native code calls), or None when this configuration has no
-        native form. Called once, when the chain is built."""
+    def native_step(self) -> tuple[str, dict[str, Any]] | None:
+        """``(kind, spec)``: which native transformation runs it, with its settings and the
+        per-schema functions the native code asks (once per input schema); None when this
+        configuration has no native form. Called once, when the chain is first used."""
 
 
-def native_chain(transformations: Sequence[object]) -> Any:
-    """A ``kconnect_native.Chain`` running ``transformations`` in order, or None when the
-    native path is off or one of them has no native form."""
-    if native is None or not transformations:
+@runtime_checkable
+class NativePredicateProvider(Protocol):
+    """A predicate that can guard a stage of a native chain."""
+
+    def native_predicate(self) -> tuple[str, dict[str, Any]] | None:
+        """``(kind, spec)`` of its native form, or None."""
+
+
+def native_step(transformation: object, predicate: object = None, negate: bool = False) -> Any:
+    """The ``kconnect_native.Step`` of a chain stage, or None when the native path is off or
+    the transformation (or its predicate) has no native form."""
+    if native is None or not isinstance(transformation, NativeStepProvider):
         return None
-    steps = []
-    for t in transformations:
-        step = t.native_step() if isinstance(t, NativeStepProvider) else None
-        if step is None:
+    step = transformation.native_step()
+    if step is None:
+        return None
+    guard = None
+    if predicate is not None:
+        if not isinstance(predicate, NativePredicateProvider):
             return None
-        steps.append(step)
-    return native.Chain(steps)
+        guard = predicate.native_predicate()
+        if guard is None:
+            return None
+    return native.Step(step[0], step[1], guard, negate)
+
+
+@runtime_checkable
+class NativeConverterProvider(Protocol):
+    """A converter that can convert whole batches in the native record model."""
+
+    def native_converter(self) -> Any:
+        """Its ``kconnect_native.Converter`` (made once per configured instance), or None when
+        this configuration has no native form. Records the native form cannot convert are
+        converted by the plugin's own methods."""
+
+
+def native_converter(converter: object) -> Any:
+    """The ``kconnect_native.Converter`` of a converter plugin, or None (native path off, or
+    the plugin has no native form)."""
+    if native is None or not isinstance(converter, NativeConverterProvider):
+        return None
+    return converter.native_converter()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kconnect._hot_path import native
 from kconnect.api import (
     ConfigDef,
     DataException,
@@ -36,8 +37,17 @@ class ByteArrayConverter(DataHeaderConverter):
 
     __kconnect_class_name__ = "org.apache.kafka.connect.converters.ByteArrayConverter"
 
+    def __init__(self) -> None:
+        self._native: Any = None
+
     def version(self) -> str:
         return kconnect_version()
+
+    def native_converter(self) -> Any:
+        """The native form (None on the pure-Python path)."""
+        if native is not None and self._native is None:
+            self._native = native.Converter.byte_array(Schema.OPTIONAL_BYTES_SCHEMA)
+        return self._native
 
     def config(self) -> ConfigDef:
         return _CONFIG_DEF

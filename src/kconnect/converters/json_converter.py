@@ -261,10 +261,45 @@ class JsonConverter(DataHeaderConverter):
         self._last_codec: _Codec | None = None
         # The envelope head (b'{"schema":<text>,"payload":') of the last batch, with its codec.
         self._last_head: tuple[bytes, _Codec] | None = None
+        # The native form (kconnect_native.Converter), made on first use after configure.
+        self._native: Any = None
 
     @property
     def schemas_enabled(self) -> bool:
         return self._schemas_enabled
+
+    # -- the native form -----------------------------------------------------------------
+    def native_converter(self) -> Any:
+        """This converter as a ``kconnect_native.Converter`` (None on the pure-Python path).
+
+        It decodes and encodes payloads itself and asks this object only, once per schema,
+        for a schema text's ``Schema`` (:meth:`_schema_of_text`, by the rules and caches of
+        the Python path) and a schema's envelope head (:meth:`_envelope_prefix`).
+        """
+        if native is None:
+            return None
+        if self._native is None:
+            self._native = native.Converter.json(
+                self._schemas_enabled,
+                self._opts.decimal_numeric,
+                self._opts.replace_null_with_default,
+                self._cache_size,
+                self._schema_of_text,
+                self._envelope_prefix,
+            )
+        return self._native
+
+    def _schema_of_text(self, text: bytes) -> Schema | None:
+        """The schema an envelope's schema text stands for (None for ``null``); raises as
+        decoding a record with it would."""
+        try:
+            return self._codec_for_json(self._parse(text, exact=False)).schema
+        except NeedExactNumbers:
+            return self._codec_for_json(self._parse(text, exact=True)).schema
+
+    def _envelope_prefix(self, schema: Schema) -> bytes:
+        """``{"schema":<schema JSON>,"payload":`` of ``schema``."""
+        return self._codec(schema).prefix
 
     # -- compiled codecs -----------------------------------------------------------------
     def _codec(self, schema: Schema | None) -> _Codec:

@@ -13,6 +13,7 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from kconnect._hot_path import native
 from kconnect.api import (
     ConfigDef,
     DataException,
@@ -50,8 +51,17 @@ class _NumberConverter(DataHeaderConverter):
     deserializer_name: ClassVar[str]
     floating: ClassVar[bool] = False
 
+    def __init__(self) -> None:
+        self._native: Any = None
+
     def version(self) -> str:
         return kconnect_version()
+
+    def native_converter(self) -> Any:
+        """The native form (None on the pure-Python path)."""
+        if native is not None and self._native is None:
+            self._native = native.Converter.number(self.schema, self.codec.size, self.floating)
+        return self._native
 
     def config(self) -> ConfigDef:
         return _CONFIG_DEF

@@ -204,6 +204,7 @@ class StringConverter(DataHeaderConverter):
         self._serializer = _Charset(ENCODING_DEFAULT)
         self._deserializer = self._serializer
         self._utf8 = True
+        self._native: Any = None
 
     def version(self) -> str:
         return kconnect_version()
@@ -223,6 +224,7 @@ class StringConverter(DataHeaderConverter):
         self._serializer = _Charset(str(ser))
         self._deserializer = _Charset(str(de))
         self._utf8 = self._serializer.codec == "utf-8" and self._deserializer.codec == "utf-8"
+        self._native = None
 
     # -- Converter --------------------------------------------------------------------------------
 
@@ -241,6 +243,14 @@ class StringConverter(DataHeaderConverter):
         if value is None:
             return SchemaAndValue(Schema.OPTIONAL_STRING_SCHEMA, None)
         return SchemaAndValue(Schema.OPTIONAL_STRING_SCHEMA, self._deserializer.decode(value))
+
+    def native_converter(self) -> Any:
+        """The native form in UTF-8 (None for other encodings or on the pure-Python path)."""
+        if native is None or not self._utf8:
+            return None
+        if self._native is None:
+            self._native = native.Converter.utf8(Schema.OPTIONAL_STRING_SCHEMA)
+        return self._native
 
     def from_connect_batch(
         self, topic: str, items: Sequence[tuple[Schema | None, Any]]

@@ -253,6 +253,17 @@ class _Cast(SidedSmt):
             out.put(name, v)  # validated: a null cast into a required field is refused here
         return self.new_record(record, updated_schema, out)
 
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: its settings and the updated
+        schema of an input schema (asked once per schema)."""
+        return "cast", {
+            "is_key": self.IS_KEY,
+            "whole": None if self._whole is None else self._whole.value,
+            "casts": [(f, t.value) for f, t in self._casts.items() if f is not None],
+            "replace_null_with_default": self._rnwd,
+            "updated_schema": self._updated_schema,
+        }
+
     def _updated_schema(self, schema: Schema) -> Schema:
         hit = self._cache.get(schema)
         if hit is not None:

@@ -53,18 +53,6 @@ class _ExtractField(SidedSmt):
         self._last_schema, self._last_field = schema, field
         return field
 
-    def native_step(self) -> tuple[Any, ...] | None:
-        """This transformation as a ``kconnect_native.Chain`` step; nested paths have none."""
-        if not self._top_level:
-            return None
-        return ("extract", self.IS_KEY, self._path.steps[-1], self._native_field, self._rnwd)
-
-    def _native_field(self, schema: Schema) -> tuple[str, Schema, Any]:
-        """For the native step: the field's name, schema and default (raises DataException
-        for an unknown field, as ``apply`` does)."""
-        field = self._field_in(schema)
-        return field.name, field.schema, field.schema.default_value
-
     def apply(self, record: ConnectRecord) -> ConnectRecord:
         schema = self.operating_schema(record)
         value = self.operating_value(record)

@@ -19,3 +19,7 @@ class Filter(SmtBase):
 
     def apply(self, record: ConnectRecord) -> None:
         return None
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step`` (it drops every record)."""
+        return "filter", {}

@@ -53,15 +53,28 @@ class _Flatten(SidedSmt):
             self._flatten_map(require_map(value, _PURPOSE, self._who), "", out)
             return self.new_record(record, None, out)
         struct = require_struct_or_null(value, _PURPOSE, self._who)
+        updated = self._updated_schema(schema)
+        values: dict[str, Any] = {}
+        self._flatten_struct(struct, "", values)
+        return self.new_record(record, updated, Struct.trusted(updated, values))
+
+    def _updated_schema(self, schema: Schema) -> Schema:
         updated = self._cache.get(schema)
         if updated is None:
             builder = copy_schema_basics(schema, SchemaBuilder.struct())
             self._build_schema(schema, "", builder, schema.optional, schema.default_value)
             updated = builder.build()
             self._cache[schema] = updated
-        values: dict[str, Any] = {}
-        self._flatten_struct(struct, "", values)
-        return self.new_record(record, updated, Struct.trusted(updated, values))
+        return updated
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the delimiter and the flattened
+        schema of an input schema (asked once per schema)."""
+        return "flatten", {
+            "is_key": self.IS_KEY,
+            "delimiter": self._delimiter,
+            "updated_schema": self._updated_schema,
+        }
 
     def _flatten_map(self, m: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
         for key, v in m.items():

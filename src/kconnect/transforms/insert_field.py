@@ -152,33 +152,24 @@ class _InsertField(SidedSmt):
             self._cache[schema] = updated
         return updated
 
-    def native_step(self) -> tuple[Any, ...]:
-        """This transformation as a ``kconnect_native.Chain`` step: the names of the inserted
-        fields in ``_insert``'s order, the static value, and the per-schema helpers."""
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the inserted fields' names, the
+        static value and the updated schema of an input schema."""
 
         def name(spec: tuple[str, bool] | None) -> str | None:
             return None if spec is None else spec[0]
 
-        return (
-            "insert",
-            self.IS_KEY,
-            name(self._topic),
-            name(self._partition),
-            name(self._offset),
-            name(self._timestamp),
-            name(self._static),
-            self._static_value,
-            _timestamp_value,
-            self._native_schema,
-        )
-
-    def _native_schema(self, schema: Schema) -> tuple[Schema, tuple[tuple[str, Any], ...]]:
-        """For the native step: the updated schema and, per field of ``schema``, (name, the
-        default that replaces a null: ``struct.get``'s when replace.null.with.default)."""
-        updated = self._schema_for(schema)
-        return updated, tuple(
-            (f.name, f.schema.default_value if self._rnwd else None) for f in schema.fields
-        )
+        return "insert_field", {
+            "is_key": self.IS_KEY,
+            "topic_field": name(self._topic),
+            "partition_field": name(self._partition),
+            "offset_field": name(self._offset),
+            "timestamp_field": name(self._timestamp),
+            "static_field": name(self._static),
+            "static_value": self._static_value,
+            "replace_null_with_default": self._rnwd,
+            "updated_schema": self._schema_for,
+        }
 
     def _insert(self, record: ConnectRecord, out: dict[str, Any], schemaless: bool) -> None:
         if self._topic is not None:

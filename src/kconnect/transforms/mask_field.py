@@ -16,7 +16,16 @@ import decimal as _decimal
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kconnect.api import ConfigDef, DataException, Field, Importance, NonEmptyString, Struct, Type
+from kconnect.api import (
+    ConfigDef,
+    DataException,
+    Field,
+    Importance,
+    NonEmptyString,
+    Schema,
+    Struct,
+    Type,
+)
 from kconnect.api import ConfigType as CT
 from kconnect.api.data.java_numbers import to_float32
 from kconnect.api.data.schema import (
@@ -128,6 +137,43 @@ class _MaskField(SidedSmt):
             v = get(f)
             values.append(self._mask_field(f, v) if f.name in self._fields and v is not None else v)
         return self.new_record(record, schema, Struct.trusted(struct.schema, values))
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the fields (in the order the
+        schemaless path puts them), per input schema each field's masked value (or that it
+        cannot be masked), and the schemaless mask of a sample value of each kind."""
+
+        def plan(schema: Schema) -> list[tuple[bool, Any] | None]:
+            out: list[tuple[bool, Any] | None] = []
+            for f in schema.fields:
+                if f.name not in self._fields:
+                    out.append(None)
+                    continue
+                try:
+                    out.append((True, self._mask_field(f, f)))
+                except DataException:
+                    out.append((False, None))
+            return out
+
+        return "mask_field", {
+            "is_key": self.IS_KEY,
+            "fields": list(self._fields),
+            "replace_null_with_default": self._rnwd,
+            "plan": plan,
+            "mask_plain": self._mask_schemaless,
+            "samples": {
+                "bool": False,
+                "int": 0,
+                "float": 0.0,
+                "decimal": _decimal.Decimal(0),
+                "str": "",
+                "datetime": _EPOCH,
+                "date": _dt.date(1970, 1, 1),
+                "time": _dt.time(0),
+                "list": [],
+                "dict": {},
+            },
+        }
 
     def _fail(self, field: str, what: str) -> DataException:
         return DataException(

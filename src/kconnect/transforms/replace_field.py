@@ -116,22 +116,44 @@ class _ReplaceField(SidedSmt):
             updated = {renames.get(k, k): v for k, v in m.items() if self._keep(k)}
             return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
-        hit = self._cache.get(struct.schema)
-        if hit is None:
-            builder = copy_schema_basics(struct.schema, SchemaBuilder.struct())
-            pairs = []
-            for f in struct.schema.fields:
-                if self._keep(f.name):
-                    new_name = renames.get(f.name, f.name)
-                    builder.field(new_name, f.schema)
-                    pairs.append((new_name, f.name))
-            hit = (builder.build(), tuple(pairs))
-            self._cache[struct.schema] = hit
-        updated_schema, pairs_t = hit
+        updated_schema, pairs_t = self._plan(struct.schema)
         get = struct.get if self._rnwd else struct.get_without_default
         # pairs_t follows the updated schema's field order: its values list, as a Struct holds it
         out = Struct.trusted(updated_schema, [get(old) for _new, old in pairs_t])
         return self.new_record(record, updated_schema, out)
+
+
+    def _plan(self, schema: Schema) -> tuple[Schema, tuple[tuple[str, str], ...]]:
+        """The updated schema of ``schema`` and its fields' (new, old) names, in order."""
+        hit = self._cache.get(schema)
+        if hit is None:
+            builder = copy_schema_basics(schema, SchemaBuilder.struct())
+            pairs = []
+            for f in schema.fields:
+                if self._keep(f.name):
+                    new_name = self._renames.get(f.name, f.name)
+                    builder.field(new_name, f.schema)
+                    pairs.append((new_name, f.name))
+            hit = (builder.build(), tuple(pairs))
+            self._cache[schema] = hit
+        return hit
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: its settings and, per input
+        schema, the updated schema and the input field of each output field."""
+
+        def plan(schema: Schema) -> tuple[Schema, list[str]]:
+            updated, pairs = self._plan(schema)
+            return updated, [old for _new, old in pairs]
+
+        return "replace_field", {
+            "is_key": self.IS_KEY,
+            "exclude": sorted(self._exclude),
+            "include": sorted(self._include),
+            "renames": list(self._renames.items()),
+            "replace_null_with_default": self._rnwd,
+            "plan": plan,
+        }
 
 
 class ReplaceFieldKey(KeySide, _ReplaceField):

@@ -260,11 +260,30 @@ class _TimestampConverter(SidedSmt):
                 record, target_schema, self._convert(value, _form_from_schema(schema))
             )
         struct = require_struct_or_null(value, _PURPOSE, self._who)
+        updated_schema = self._schema_for(schema)
+        return self.new_record(record, updated_schema, self._convert_struct(struct, updated_schema))
+
+    def _schema_for(self, schema: Schema) -> Schema:
         updated_schema = self._cache.get(schema)
         if updated_schema is None:
             updated_schema = self._updated_schema(schema)
             self._cache[schema] = updated_schema
-        return self.new_record(record, updated_schema, self._convert_struct(struct, updated_schema))
+        return updated_schema
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: its settings, the text format
+        and parse of epoch milliseconds, and the updated schema of an input schema."""
+        return "timestamp_converter", {
+            "is_key": self.IS_KEY,
+            "field": self._field,
+            "target": self._target,
+            "precision": self._precision,
+            "replace_null_with_default": self._rnwd,
+            "format": self._ms_to_string,
+            "parse": self._string_to_ms,
+            "updated_schema": self._schema_for,
+            "target_schemas": _SCHEMAS[self._target],
+        }
 
     def _updated_schema(self, schema: Schema) -> Schema:
         builder = copy_schema_basics(schema, SchemaBuilder.struct())

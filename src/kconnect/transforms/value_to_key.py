@@ -70,17 +70,6 @@ class ValueToKey(SmtBase):
         self._last = (value_schema, plan)
         return plan
 
-    def native_step(self) -> tuple[Any, ...]:
-        """This transformation as a ``kconnect_native.Chain`` step (see ``_native_plan``)."""
-        return ("value_to_key", self._fields, self._native_plan)
-
-    def _native_plan(
-        self, value_schema: Schema
-    ) -> tuple[Schema, tuple[tuple[str, Any, bool], ...]]:
-        """For the native step: the key schema and, per key field, (name, the default that
-        replaces a null, required). Raises DataException for a missing field."""
-        return self._plan(value_schema).native_fields()
-
     def apply(self, record: ConnectRecord) -> ConnectRecord:
         value_schema = record.value_schema
         if value_schema is None:
@@ -144,12 +133,6 @@ class _KeyPlan:
         # Struct.get substitutes the field default for null; get_without_default does not.
         defaults = tuple(f.schema.default_value if rnwd else None for f in fields)
         self._defaults = defaults if any(d is not None for d in defaults) else None
-
-    def native_fields(self) -> tuple[Schema, tuple[tuple[str, Any, bool], ...]]:
-        defaults = self._defaults or (None,) * len(self._fields)
-        return self.key_schema, tuple(
-            (f.name, d, not f.schema.optional) for f, d in zip(self._fields, defaults, strict=True)
-        )
 
     def key_of(self, struct: Struct, who: str) -> Struct:
         raw = struct.raw_values()

@@ -2,9 +2,10 @@
 
 Random schemas, values and (also malformed or unusual) JSON go through the JsonConverter's
 batch methods on the native path and through its pure-Python methods (``_from_connect_batch_py``
-/ ``_to_connect_batch_py``, the reference); random records go through the transformation chain
-fused in ``kconnect_native`` and through the Python stages. Runs only where the native path is
-on (CI builds it); the Java-oracle and SMT tests run on both paths.
+/ ``_to_connect_batch_py``, the reference), random rows and COPY streams through the JDBC
+sink's native and Python encoders. (The native record batches and chain stages have their own
+twins in ``test_native_records.py``.) Runs only where the native path is on (CI builds it); the
+Java-oracle and SMT tests run on both paths.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from hypothesis import strategies as st
 from kconnect import _hot_path
 from kconnect.api import (
     DataException,
-    Headers,
     Schema,
     SchemaBuilder,
     SinkRecord,
@@ -28,11 +28,6 @@ from kconnect.api import (
 from kconnect.connectors.jdbc.sink.buffered_records import _schema_run_end_py
 from kconnect.connectors.jdbc.sink.writer import _topic_run_end_py
 from kconnect.converters.json_converter import JsonConverter
-from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
-from kconnect.transforms.extract_field import ExtractFieldKey, ExtractFieldValue
-from kconnect.transforms.hoist_field import HoistFieldKey, HoistFieldValue
-from kconnect.transforms.insert_field import InsertFieldKey, InsertFieldValue
-from kconnect.transforms.value_to_key import ValueToKey
 
 pytestmark = pytest.mark.skipif(_hot_path.native is None, reason=_hot_path.describe())
 
@@ -182,96 +177,8 @@ def test_schemaless_decode_matches_the_reference(docs: list[Any], data: Any) -> 
     )
 
 
-# ------------------------------------------------------------------------------------ chain
-
-VALUE = (
-    SchemaBuilder.struct()
-    .name("v")
-    .field("id", Schema.INT32_SCHEMA)
-    .field("name", Schema.OPTIONAL_STRING_SCHEMA)
-    .field("d", SchemaBuilder.string().optional().default_value("dflt").build())
-    .build()
-)
-
-STAGES: dict[str, tuple[type, dict[str, str]]] = {
-    "v2k": (ValueToKey, {"fields": "id,name"}),
-    "v2k_d": (ValueToKey, {"fields": "d"}),
-    "v2k_name": (ValueToKey, {"fields": "name"}),  # + extract_key: the fused pair
-    "v2k_id": (ValueToKey, {"fields": "id"}),  # id is required: a null falls back
-    "extract_key": (ExtractFieldKey, {"field": "name"}),
-    "extract_key_id": (ExtractFieldKey, {"field": "id", "replace.null.with.default": "false"}),
-    "extract_value": (ExtractFieldValue, {"field": "d"}),
-    "extract_value_raw": (ExtractFieldValue, {"field": "d", "replace.null.with.default": "false"}),
-    "insert_value": (
-        InsertFieldValue,
-        {
-            "topic.field": "t",
-            "partition.field": "p",
-            "timestamp.field": "ts",
-            "static.field": "s",
-            "static.value": "x",
-        },
-    ),
-    "insert_key": (InsertFieldKey, {"topic.field": "t"}),
-    "insert_offset": (InsertFieldValue, {"offset.field": "o!"}),
-    "hoist_value": (HoistFieldValue, {"field": "h"}),
-    "hoist_key": (HoistFieldKey, {"field": "k"}),
-}
-
-
-def _chain(names: list[str]) -> TransformationChain:
-    stages = []
-    for n in names:
-        cls, cfg = STAGES[n]
-        t = cls()
-        t.configure(cfg)
-        stages.append(TransformationStage(n, cls.__name__, t))
-    return TransformationChain(stages)
-
-
-@st.composite
-def records(draw: Any) -> Any:
-    schemaless = draw(st.booleans())
-    v: Any
-    if schemaless:
-        v = draw(
-            st.dictionaries(st.sampled_from(["id", "name", "d"]), st.none() | text | st.integers())
-        )
-        vs = None
-    else:
-        v = Struct(VALUE)
-        for name, x in (
-            ("id", draw(st.integers(-5, 5) | st.none())),
-            ("name", draw(st.none() | text)),
-            ("d", draw(st.none() | text)),
-        ):
-            v._values[VALUE.field(name).index] = x
-        vs = VALUE
-    if draw(st.integers(0, 9)) == 0:
-        v = None
-    headers = Headers() if draw(st.booleans()) else None
-    if headers is not None and draw(st.booleans()):
-        headers.add_string("h", "x")
-    ts = draw(st.none() | st.integers(0, 2**40))
-    if draw(st.booleans()):
-        return SinkRecord(
-            "topic", draw(st.integers(0, 3)), None, None, vs, v, 7, ts, headers=headers
-        )
-    return SourceRecord(
-        {"p": 1},
-        {"o": 2},
-        "topic",
-        draw(st.none() | st.integers(0, 3)),
-        None,
-        None,
-        vs,
-        v,
-        ts,
-        headers,
-    )
-
-
 def _shape(r: Any) -> Any:
+    """What a record holds, for comparing records field by field."""
     if r is None:
         return None
     return (
@@ -287,87 +194,6 @@ def _shape(r: Any) -> Any:
         getattr(r, "kafka_offset", None),
         getattr(r, "source_offset", None),
     )
-
-
-PAIRS = st.sampled_from([["v2k_name", "extract_key"], ["v2k_id", "extract_key_id"]])
-stage_lists = st.lists(st.sampled_from(sorted(STAGES)), min_size=1, max_size=4) | st.builds(
-    lambda a, pair, b: a + pair + b,
-    st.lists(st.sampled_from(sorted(STAGES)), max_size=1),
-    PAIRS,
-    st.lists(st.sampled_from(sorted(STAGES)), max_size=1),
-)
-
-
-@SETTINGS
-@given(stage_lists, st.lists(records(), min_size=1, max_size=6))
-def test_fused_chain_matches_the_python_stages(names: list[str], batch: list[Any]) -> None:
-    fused = _chain(names)
-    assert fused._native is not None
-    plain = _chain(names)
-    plain._native = None
-    got = _outcome(fused._native.apply, batch)
-    want = _outcome(plain.apply_batch, batch)
-    if got[0] == "ok" and got[1] is None:
-        return  # handed back: the runtime runs the Python stages (what `want` is)
-    assert got[0] == "ok", got
-    assert want[0] == "ok", want
-    assert [_shape(r) for r in got[1]] == [_shape(r) for r in want[1]]
-    for i, (a, b) in enumerate(zip(got[1], want[1], strict=True)):
-        assert (a is batch[i]) == (b is batch[i])  # unchanged records are the same object
-        if a is not batch[i] and a._headers is not None:
-            assert a._headers is not batch[i]._headers  # headers are copied
-
-
-@st.composite
-def key_chain_records(draw: Any) -> Any:
-    """A record whose value struct has any of its fields set (unset ones are null), maybe with
-    headers."""
-    v = Struct(VALUE)
-    fields = draw(st.permutations(["id", "name", "d"]))
-    for f in fields[: draw(st.integers(0, 3))]:
-        x = draw(st.integers(-5, 5) | st.none()) if f == "id" else draw(st.none() | text)
-        v._values[VALUE.field(f).index] = x
-    headers = None
-    if draw(st.integers(0, 5)) == 0:
-        headers = Headers()
-        headers.add_string("h", "x")
-    if draw(st.booleans()):
-        return SinkRecord(
-            "t", draw(st.none() | st.integers(0, 3)), None, None, VALUE, v, 7, headers=headers
-        )
-    return SourceRecord({"p": 1}, {"o": 2}, "t", None, None, None, VALUE, v, None, headers)
-
-
-@SETTINGS
-@given(PAIRS, st.lists(key_chain_records(), min_size=1, max_size=40))
-def test_key_chain_reads_each_field_as_python_does(names: list[str], batch: list[Any]) -> None:
-    # The key-only chain's loop reads a field at its index and prefetches records ahead:
-    # structs with any fields set or unset, mixed record classes and headers must give what
-    # Python gives.
-    fused = _chain(names)
-    plain = _chain(names)
-    plain._native = None
-    got = _outcome(fused._native.apply, batch)
-    want = _outcome(plain.apply_batch, batch)
-    if got[0] == "ok" and got[1] is None:
-        assert want[0] == "error"  # only an error hands the whole batch back here
-        return
-    assert got[0] == "ok" and want[0] == "ok", (got, want)
-    assert [_shape(r) for r in got[1]] == [_shape(r) for r in want[1]]
-
-
-def test_fused_chain_runs_the_common_case_natively() -> None:
-    chain = _chain(["v2k_name", "extract_key", "insert_value", "hoist_value"])
-    v = Struct(VALUE).put("id", 1).put("name", "n")
-    recs = [SourceRecord(None, None, "t", 0, None, None, VALUE, v, 5)] * 3
-    out = chain._native.apply(recs)
-    assert out is not None
-    assert out[0].key == "n"
-    assert out[0].key_schema == Schema.OPTIONAL_STRING_SCHEMA
-    assert out[0].value.schema.fields[0].name == "h"
-    inner = out[0].value.get("h")
-    assert inner.get("t") == "t" and inner.get("p") == 0 and inner.get("s") == "x"
-    assert chain.apply_batch(recs)[0].key == "n"
 
 
 # ------------------------------------------------------------------------------- COPY rows
@@ -636,20 +462,6 @@ def test_sink_rows_are_the_row_functions_rows(mode: str, specs: list[Any]) -> No
     got = _hot_path.native.sink_rows(records, br._native_row_sources(meta), meta.schemaless)
     assert got is not None
     assert got == [row_of(r) for r in records]
-
-
-def test_a_chain_built_on_one_thread_runs_on_another() -> None:
-    """The worker builds a task's chain; the task thread runs it."""
-    import threading
-
-    chain = _chain(["v2k_name", "extract_key", "hoist_value"])
-    v = Struct(VALUE).put("id", 1).put("name", "n")
-    recs = [SourceRecord(None, None, "t", 0, None, None, VALUE, v, 5)] * 3
-    out: list[Any] = []
-    th = threading.Thread(target=lambda: out.append(chain._native.apply(recs)))
-    th.start()
-    th.join()
-    assert out[0] is not None and out[0][0].key == "n"
 
 
 @SETTINGS

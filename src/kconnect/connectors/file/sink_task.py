@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord, SinkTask, TopicPartition
 from kconnect.api.data.java_strings import string_value_of
 from kconnect.connectors.file._version import VERSION
@@ -51,7 +52,11 @@ class FileStreamSinkTask(SinkTask):
     def put(self, records: Sequence[SinkRecord]) -> None:
         if not records or self._out is None:
             return
-        self._out.write("".join(_text(r) + "\n" for r in records))
+        if native is not None and records.__class__ is native.RecordBatch:
+            # the native record batch renders its values itself, without Python records
+            self._out.write(records.render_values(_text))
+        else:
+            self._out.write("".join(_text(r) + "\n" for r in records))
         self._out.flush()
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:

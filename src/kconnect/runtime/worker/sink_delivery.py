@@ -19,15 +19,13 @@ and commit what is assigned, not ahead of what was consumed and changed since th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
 from functools import partial
 from typing import Any
 
 from kconnect._hot_path import native
-from kconnect.api.converter import HeaderConverter
 from kconnect.api.errors import ConnectException, RetriableException
-from kconnect.api.headers import Header, Headers
 from kconnect.api.records import SinkRecord, TimestampType, TopicPartition
 from kconnect.api.task import ErrantRecordReporter, SinkTask
 from kconnect.runtime.common.clock import Clock
@@ -40,6 +38,12 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
 )
 from kconnect.runtime.worker.errors.stage import Stage
+from kconnect.runtime.worker.record_batches import (
+    connect_headers,
+    native_forms,
+    sink_batch,
+    transform_native,
+)
 from kconnect.runtime.worker.record_conversion import (
     SKIP,
     by_topic,
@@ -107,7 +111,9 @@ class SinkDelivery:
         self._known_topics: set[str] = set()
         # The batch waiting for (re)delivery: records, the messages they came from, and the
         # next offset per partition once it is put.
-        self._batch: list[SinkRecord] = []
+        self._batch: Sequence[SinkRecord] = []
+        # The converters' native forms (None: not looked up yet; False: none)
+        self._forms: Any = None
         self._batch_msgs: list[Any] = []
         self._batch_offsets: dict[TopicPartition, int] = {}
         self._raw_index: dict[tuple[str, int, int], int] | None = None
@@ -167,7 +173,68 @@ class SinkDelivery:
                 self._known_topics.add(t)
                 if self.topic_tracker is not None:
                     self.topic_tracker(self.id.connector, t)
+        records = self._native_records(msgs, ctx)
+        if records is None:
+            records = self._python_records(
+                msgs, ctx, groups, topics, raw_keys, raw_values, parts, offs
+            )
+        # (the batch is empty here unless a redelivery is pending, which stops consumption)
+        self._batch = [*self._batch, *records] if self._batch else records
+        self._batch_msgs.extend(msgs)
+        self._raw_index = None
+        # Next offset per partition: the last message of each partition in the batch
+        # (offsets of skipped records count as consumed too).
+        if len(groups) == 1 and parts.count(parts[0]) == n:
+            last: dict[tuple[str, int], int] = {(topics[0], parts[0]): offs[-1]}
+        else:
+            last = {}
+            for tpo in zip(topics, parts, offs, strict=True):
+                last[tpo[0], tpo[1]] = tpo[2]
+        new_offsets = {TopicPartition(t, p): o + 1 for (t, p), o in last.items()}
+        self._batch_offsets.update(new_offsets)
+        base = self._active_base
+        if any(tp not in base for tp in new_offsets):
+            # First records of a partition since assignment (rare): find their first offset.
+            for t, p, o in zip(topics, parts, offs, strict=True):
+                tp = TopicPartition(t, p)
+                if tp not in base:
+                    base[tp] = self._last_committed.get(tp, o)
+        self._consumed.update(new_offsets)
+        self._record_active()
+
+    def _native_records(
+        self, msgs: list[Any], ctx: Callable[[int], ProcessingContext]
+    ) -> Sequence[SinkRecord] | None:
+        """The batch on the native record path (see :mod:`record_batches`), transformed; None
+        when it does not apply (the native path is off, a converter has no native form, the
+        messages are of another kind)."""
+        if self._forms is None:
+            self._forms = native_forms(self.plugins) or False
+        if self._forms is False or msgs.__class__ is not list:
+            return None
+        batch = sink_batch(msgs, self._forms, self.plugins, self.operator, ctx)
+        if batch is None:
+            return None
+        chain = self.plugins.chain
+        if chain is not None:
+            transform_native(chain, batch, self.operator, ctx)
+        return batch  # type: ignore[no-any-return]
+
+    def _python_records(
+        self,
+        msgs: list[Any],
+        ctx: Callable[[int], ProcessingContext],
+        groups: dict[str, list[int]],
+        topics: list[str],
+        raw_keys: list[Any],
+        raw_values: list[Any],
+        parts: list[int],
+        offs: list[int],
+    ) -> list[SinkRecord]:
+        """The batch on the pure-Python path: keys and values with one batch call per topic,
+        headers, a SinkRecord per message, then the chain over the batch."""
         plugins = self.plugins
+        n = len(msgs)
         kc, vc, hc = plugins.key_converter, plugins.value_converter, plugins.header_converter
         operator = self.operator
         keys = convert_column(
@@ -225,7 +292,7 @@ class SinkDelivery:
             if raw_headers:
                 headers = operator.execute(
                     ctx(i),
-                    partial(_connect_headers, hc, topics[i], raw_headers),
+                    partial(connect_headers, hc, topics[i], raw_headers),
                     Stage.HEADER_CONVERTER,
                     hc,
                 )
@@ -251,28 +318,7 @@ class SinkDelivery:
         if chain is not None and index is not None:
             out = transform_batch(chain, operator, lambda j: ctx(index[j]), records)
             records = [r for r in out if r is not None]
-        self._batch.extend(records)
-        self._batch_msgs.extend(msgs)
-        self._raw_index = None
-        # Next offset per partition: the last message of each partition in the batch
-        # (offsets of skipped records count as consumed too).
-        if len(groups) == 1 and parts.count(parts[0]) == n:
-            last: dict[tuple[str, int], int] = {(topics[0], parts[0]): offs[-1]}
-        else:
-            last = {}
-            for tpo in zip(topics, parts, offs, strict=True):
-                last[tpo[0], tpo[1]] = tpo[2]
-        new_offsets = {TopicPartition(t, p): o + 1 for (t, p), o in last.items()}
-        self._batch_offsets.update(new_offsets)
-        base = self._active_base
-        if any(tp not in base for tp in new_offsets):
-            # First records of a partition since assignment (rare): find their first offset.
-            for t, p, o in zip(topics, parts, offs, strict=True):
-                tp = TopicPartition(t, p)
-                if tp not in base:
-                    base[tp] = self._last_committed.get(tp, o)
-        self._consumed.update(new_offsets)
-        self._record_active()
+        return records
 
     def _record_active(self) -> None:
         """``sink-record-active-count``: records read but not yet committed."""
@@ -498,14 +544,3 @@ class WorkerErrantRecordReporter(ErrantRecordReporter):
         for f in futures:
             f.add_done_callback(done)
         return result
-
-
-def _connect_headers(
-    hc: HeaderConverter, topic: str, raw: list[tuple[str, bytes | None]]
-) -> Headers:
-    return Headers(_connect_header(hc, topic, k, v) for k, v in raw)
-
-
-def _connect_header(hc: HeaderConverter, topic: str, key: str, value: bytes | None) -> Header:
-    sv = hc.to_connect_header(topic, key, value)
-    return Header(key, sv.schema, sv.value)

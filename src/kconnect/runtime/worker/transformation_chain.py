@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from kconnect._hot_path import native_chain
+from kconnect._hot_path import native_step
 from kconnect.api import (
     ConfigDef,
     ConfigException,
@@ -150,13 +150,8 @@ class TransformationChain:
             (s.transformation.apply, s.predicate.test if s.predicate else None, s.negate, s)
             for s in self._stages
         ]
-        # On the native path, a chain of built-in SMTs without predicates also runs fused in
-        # kconnect_native; a batch it does not fully handle takes the loop below.
-        self._native = (
-            native_chain([s.transformation for s in self._stages])
-            if all(s.predicate is None for s in self._stages)
-            else None
-        )
+        # Each stage's kconnect_native.Step (None: no native form), made on first use
+        self._native_steps: list[Any] | None = None
 
     @property
     def stages(self) -> list[TransformationStage]:
@@ -164,6 +159,15 @@ class TransformationChain:
 
     def is_empty(self) -> bool:
         return not self._stages
+
+    def native_steps(self) -> list[Any]:
+        """Per stage its ``kconnect_native.Step``, or None where the stage has no native form
+        (or the native path is off): what the native record batches run."""
+        if self._native_steps is None:
+            self._native_steps = [
+                native_step(s.transformation, s.predicate, s.negate) for s in self._stages
+            ]
+        return self._native_steps
 
     # -- construction ---------------------------------------------------------------------------
 
@@ -263,10 +267,6 @@ class TransformationChain:
         fast = self._fast
         if not fast:
             return list(records)
-        if self._native is not None:
-            done = self._native.apply(records)
-            if done is not None:
-                return done  # type: ignore[no-any-return]
         out: list[Any] = []
         append = out.append
         for i, record in enumerate(records):

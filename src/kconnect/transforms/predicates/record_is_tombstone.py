@@ -23,6 +23,10 @@ class RecordIsTombstone(Predicate[ConnectRecord]):
     def test(self, record: ConnectRecord) -> bool:
         return record.value is None
 
+    def native_predicate(self) -> tuple[str, dict[str, Any]]:
+        """This predicate for a ``kconnect_native.Step``."""
+        return "record_is_tombstone", {}
+
     def config(self) -> ConfigDef:
         return self.CONFIG_DEF
 

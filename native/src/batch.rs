@@ -1,0 +1,461 @@
+//! `RecordBatch`: a batch of Connect records kept in the native model from the converter to
+//! the sink or the producer.
+//!
+//! Lifecycle (task thread only, GIL held): the sink loop builds one with `from_messages`
+//! (converting keys and values with the native converters and naming the records whose key,
+//! value or headers the Python converters must do), the source loop with `from_records` (what
+//! the task's `poll` returned); the transformation chain runs over it (`crate::smt`); the batch
+//! is handed to the sink task's `put` (a `Sequence[SinkRecord]`) or encoded for the producer.
+//!
+//! Each record is in one of three states: native (`Slot::Native`), a Python record
+//! (`Slot::Py`: made on request, or what a Python stage returned -- from then on the Python
+//! object is the record, so anything Python code changed in it is kept), or dropped. As a
+//! sequence, a batch holds its records that are not dropped, in order; reading one makes its
+//! Python record (once), so a Python plugin sees exactly the `kconnect.api` objects it would
+//! see on the pure-Python path and pays only for the records it reads.
+
+use crate::convert::Converter;
+use crate::model::pyobj::PyObj;
+use crate::model::record::{Meta, NRecord, SinkMeta};
+use crate::pyconv::from_py::value_of_ptr;
+use crate::pyconv::records::{headers_of_py, record_of_py, record_to_py, Topics};
+use crate::model::schema::NSchema;
+use crate::records::noargs_method;
+use crate::smt::{Outcome, Step};
+use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PySlice};
+
+pub enum Slot {
+    Native(NRecord),
+    Py(PyObj),
+    Dropped,
+}
+
+#[pyclass(module = "kconnect_native", sequence)]
+pub struct RecordBatch {
+    pub slots: Vec<Slot>,
+    /// indexes of the slots that are not dropped (None: to be recounted)
+    live: Option<Vec<usize>>,
+}
+
+impl RecordBatch {
+    pub fn new(slots: Vec<Slot>) -> RecordBatch {
+        RecordBatch { slots, live: None }
+    }
+
+    pub fn live(&mut self) -> &[usize] {
+        if self.live.is_none() {
+            self.live = Some(
+                self.slots
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| !matches!(s, Slot::Dropped))
+                    .map(|(i, _)| i)
+                    .collect(),
+            );
+        }
+        self.live.as_deref().unwrap()
+    }
+
+    pub fn changed(&mut self) {
+        self.live = None;
+    }
+
+    /// Slot `i` as a Python record (made now if native; then it stays the Python one).
+    pub fn materialize(&mut self, py: Python<'_>, i: usize) -> PyResult<PyObj> {
+        let made = match &self.slots[i] {
+            Slot::Py(o) => return Ok(o.clone()),
+            Slot::Dropped => return Ok(PyObj::none()),
+            Slot::Native(r) => record_to_py(py, r)?,
+        };
+        self.slots[i] = Slot::Py(made.clone());
+        Ok(made)
+    }
+
+    fn check(&self, i: usize) -> PyResult<()> {
+        if i >= self.slots.len() {
+            return Err(PyIndexError::new_err("record index out of range"));
+        }
+        Ok(())
+    }
+
+    fn native_mut(&mut self, i: usize) -> PyResult<&mut NRecord> {
+        self.check(i)?;
+        match &mut self.slots[i] {
+            Slot::Native(r) => Ok(r),
+            _ => Err(PyValueError::new_err("record is not native")),
+        }
+    }
+}
+
+#[pymethods]
+impl RecordBatch {
+    /// A consumed batch (confluent-kafka `Message`s of one class) with keys and values
+    /// converted natively: `(batch, redo_keys, redo_values, with_headers)`, the indexes whose
+    /// key or value the Python converter must convert and of those that have headers (the
+    /// Python header converter converts them; `set_key`, `set_value`, `set_headers` or
+    /// `drop` then fill them in). None when the messages are not plain `Message`s.
+    #[staticmethod]
+    #[allow(clippy::type_complexity)]
+    fn from_messages(
+        py: Python<'_>,
+        msgs: Bound<'_, PyList>,
+        key_converter: Bound<'_, Converter>,
+        value_converter: Bound<'_, Converter>,
+    ) -> PyResult<Option<(RecordBatch, Vec<usize>, Vec<usize>, Vec<usize>)>> {
+        let n = msgs.len();
+        let mut slots = Vec::with_capacity(n);
+        let (mut redo_keys, mut redo_values, mut with_headers) = (Vec::new(), Vec::new(), Vec::new());
+        if n == 0 {
+            return Ok(Some((RecordBatch::new(slots), redo_keys, redo_values, with_headers)));
+        }
+        let mut kc = key_converter.borrow_mut();
+        let mut vc = if key_converter.is(&value_converter) {
+            None
+        } else {
+            Some(value_converter.borrow_mut())
+        };
+        let mut topics = Topics::default();
+        unsafe {
+            let tp = ffi::Py_TYPE(ffi::PyList_GET_ITEM(msgs.as_ptr(), 0));
+            let mut methods = Vec::with_capacity(7);
+            for name in ["topic", "partition", "offset", "timestamp", "key", "value", "headers"] {
+                match noargs_method(tp, name) {
+                    Some(f) => methods.push(f),
+                    None => return Ok(None),
+                }
+            }
+            let call = |f: ffi::PyCFunction, m: *mut ffi::PyObject| -> PyResult<PyObj> {
+                PyObj::steal(f(m, std::ptr::null_mut())).ok_or_else(|| PyErr::fetch(py))
+            };
+            for i in 0..n {
+                let m = ffi::PyList_GET_ITEM(msgs.as_ptr(), i as isize);
+                if ffi::Py_TYPE(m) != tp {
+                    return Ok(None);
+                }
+                let topic_obj = call(methods[0], m)?;
+                let Some(topic) = topics.of_py(topic_obj.as_ptr()) else {
+                    return Ok(None);
+                };
+                let partition = call(methods[1], m)?;
+                let offset = call(methods[2], m)?;
+                let ts = call(methods[3], m)?;
+                let partition = ffi::PyLong_AsLongLong(partition.as_ptr());
+                let offset = ffi::PyLong_AsLongLong(offset.as_ptr());
+                if !ffi::PyErr_Occurred().is_null() {
+                    return Err(PyErr::fetch(py));
+                }
+                if ffi::PyTuple_CheckExact(ts.as_ptr()) == 0 || ffi::PyTuple_GET_SIZE(ts.as_ptr()) != 2 {
+                    return Ok(None);
+                }
+                let ts_type = ffi::PyLong_AsLong(ffi::PyTuple_GET_ITEM(ts.as_ptr(), 0));
+                let ts_value = ffi::PyLong_AsLongLong(ffi::PyTuple_GET_ITEM(ts.as_ptr(), 1));
+                if !ffi::PyErr_Occurred().is_null() {
+                    return Err(PyErr::fetch(py));
+                }
+                let key = call(methods[4], m)?;
+                let value = call(methods[5], m)?;
+                let headers = call(methods[6], m)?;
+                let (key_schema, key) = match bytes_of(key.as_ptr()) {
+                    Some(b) => match kc.decode(py, b) {
+                        Ok(kv) => kv,
+                        Err(_) => {
+                            redo_keys.push(i);
+                            (None, crate::model::value::Value::Null)
+                        }
+                    },
+                    None => {
+                        redo_keys.push(i);
+                        (None, crate::model::value::Value::Null)
+                    }
+                };
+                let conv = match vc.as_mut() {
+                    Some(v) => &mut **v,
+                    None => &mut *kc,
+                };
+                let (value_schema, value) = match bytes_of(value.as_ptr()) {
+                    Some(b) => match conv.decode(py, b) {
+                        Ok(kv) => kv,
+                        Err(_) => {
+                            redo_values.push(i);
+                            (None, crate::model::value::Value::Null)
+                        }
+                    },
+                    None => {
+                        redo_values.push(i);
+                        (None, crate::model::value::Value::Null)
+                    }
+                };
+                let h = headers.as_ptr();
+                if h != ffi::Py_None() && ffi::PyObject_IsTrue(h) == 1 {
+                    with_headers.push(i);
+                }
+                let partition = partition as i32;
+                slots.push(Slot::Native(NRecord {
+                    topic: topic.clone(),
+                    partition: Some(partition),
+                    key_schema,
+                    key,
+                    value_schema,
+                    value,
+                    timestamp: if ts_type != 0 { Some(ts_value) } else { None },
+                    headers: None,
+                    meta: Meta::Sink(SinkMeta {
+                        offset,
+                        timestamp_type: if (0..3).contains(&ts_type) { ts_type as u8 } else { 0 },
+                        original_topic: topic,
+                        original_partition: partition,
+                        original_offset: offset,
+                    }),
+                }));
+            }
+        }
+        Ok(Some((RecordBatch::new(slots), redo_keys, redo_values, with_headers)))
+    }
+
+    /// A batch of the records a task or transformation made (`SinkRecord`s or
+    /// `SourceRecord`s): each one taken into the native model when it can be, else kept as is.
+    #[staticmethod]
+    fn from_records(py: Python<'_>, records: Bound<'_, PyList>) -> RecordBatch {
+        let mut topics = Topics::default();
+        let slots = records
+            .iter()
+            .map(|r| unsafe {
+                if r.is_none() {
+                    Slot::Dropped
+                } else {
+                    match record_of_py(py, r.as_ptr(), &mut topics) {
+                        Some(n) => Slot::Native(n),
+                        None => Slot::Py(PyObj::of(&r)),
+                    }
+                }
+            })
+            .collect();
+        RecordBatch::new(slots)
+    }
+
+    /// Set record `i`'s key to what the Python converter gave.
+    fn set_key(&mut self, py: Python<'_>, i: usize, schema: Bound<'_, PyAny>, value: Bound<'_, PyAny>) -> PyResult<()> {
+        let s = if schema.is_none() { None } else { Some(NSchema::of(&schema)?) };
+        let v = unsafe { value_of_ptr(py, value.as_ptr(), s.as_ref()) };
+        let r = self.native_mut(i)?;
+        r.key_schema = s;
+        r.key = v;
+        Ok(())
+    }
+
+    /// Set record `i`'s value to what the Python converter gave.
+    fn set_value(&mut self, py: Python<'_>, i: usize, schema: Bound<'_, PyAny>, value: Bound<'_, PyAny>) -> PyResult<()> {
+        let s = if schema.is_none() { None } else { Some(NSchema::of(&schema)?) };
+        let v = unsafe { value_of_ptr(py, value.as_ptr(), s.as_ref()) };
+        let r = self.native_mut(i)?;
+        r.value_schema = s;
+        r.value = v;
+        Ok(())
+    }
+
+    /// Set record `i`'s headers (a `Headers`) to what the Python header converter gave.
+    fn set_headers(&mut self, py: Python<'_>, i: usize, headers: Bound<'_, PyAny>) -> PyResult<()> {
+        let h = unsafe { headers_of_py(py, headers.as_ptr()) }
+            .ok_or_else(|| PyTypeError::new_err("a Headers object is expected"))?;
+        self.native_mut(i)?.headers = Some(h);
+        Ok(())
+    }
+
+    /// Drop record `i` (a tolerated failure, a filtered record).
+    fn drop(&mut self, i: usize) -> PyResult<()> {
+        self.check(i)?;
+        self.slots[i] = Slot::Dropped;
+        self.changed();
+        Ok(())
+    }
+
+    /// Record `i` as a Python record (None when dropped); from now on the batch holds it.
+    fn take(&mut self, py: Python<'_>, i: usize) -> PyResult<Py<PyAny>> {
+        self.check(i)?;
+        Ok(self.materialize(py, i)?.bind(py).clone().unbind())
+    }
+
+    /// Replace record `i` by a Python record (None: drop it).
+    fn put(&mut self, i: usize, record: Bound<'_, PyAny>) -> PyResult<()> {
+        self.check(i)?;
+        self.slots[i] = if record.is_none() {
+            Slot::Dropped
+        } else {
+            Slot::Py(PyObj::of(&record))
+        };
+        self.changed();
+        Ok(())
+    }
+
+    /// Indexes (in the whole batch) of the records that are not dropped, in order.
+    fn live_indexes(&mut self) -> Vec<usize> {
+        self.live().to_vec()
+    }
+
+    /// How many records are Python records (made for Python code, or by it).
+    fn python_count(&self) -> usize {
+        self.slots.iter().filter(|s| matches!(s, Slot::Py(_))).count()
+    }
+
+    /// Every slot's record, dropped ones included (None), as Python records.
+    fn all_records(&mut self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        let out = PyList::empty(py);
+        for i in 0..self.slots.len() {
+            out.append(self.materialize(py, i)?.bind(py))?;
+        }
+        Ok(out.unbind())
+    }
+
+    /// The text FileStreamSink writes for the batch: each live record's value as Java's
+    /// `String.valueOf` prints it, one per line (`\n` after each). `fallback(record) -> str`
+    /// renders a record the native code does not (a Python record, a Python object inside).
+    fn render_values(&mut self, py: Python<'_>, fallback: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let mut buf: Vec<u8> = Vec::with_capacity(self.slots.len() * 64);
+        for i in 0..self.slots.len() {
+            let done = match &self.slots[i] {
+                Slot::Dropped => continue,
+                Slot::Native(r) => {
+                    let start = buf.len();
+                    if crate::render::push_value(py, &mut buf, &r.value).is_ok() {
+                        true
+                    } else {
+                        buf.truncate(start);
+                        false
+                    }
+                }
+                Slot::Py(_) => false,
+            };
+            if !done {
+                let rec = self.materialize(py, i)?;
+                let text = fallback.call1((rec.bind(py),))?;
+                buf.extend_from_slice(text.extract::<&str>()?.as_bytes());
+            }
+            buf.push(b'\n');
+        }
+        // the buffer is UTF-8: native strings are, and so is what the fallback returned
+        let s = unsafe { crate::pyconv::to_py::new_str(py, std::str::from_utf8_unchecked(&buf))? };
+        Ok(s.bind(py).clone().unbind())
+    }
+
+    /// Run one chain stage (`step`) over the batch: every native record goes through it
+    /// (a Python record is first taken back into the native model when it can be); returns
+    /// the indexes of the records the stage's Python twin must do -- those the native step
+    /// handed back untouched, and Python records that could not be taken back.
+    fn apply_step(&mut self, py: Python<'_>, step: Bound<'_, Step>) -> PyResult<Vec<usize>> {
+        let mut step = step.borrow_mut();
+        let mut redo = Vec::new();
+        let mut topics = Topics::default();
+        let mut dropped = false;
+        for i in 0..self.slots.len() {
+            if let Slot::Py(o) = &self.slots[i] {
+                match unsafe { record_of_py(py, o.as_ptr(), &mut topics) } {
+                    Some(r) => self.slots[i] = Slot::Native(r),
+                    None => {
+                        redo.push(i);
+                        continue;
+                    }
+                }
+            }
+            if let Slot::Native(r) = &mut self.slots[i] {
+                match step.run(py, r) {
+                    Ok(Outcome::Keep) => {}
+                    Ok(Outcome::Drop) => {
+                        self.slots[i] = Slot::Dropped;
+                        dropped = true;
+                    }
+                    Err(_) => redo.push(i),
+                }
+            }
+        }
+        if dropped {
+            self.changed();
+        }
+        Ok(redo)
+    }
+
+    /// The size of the batch, dropped records included.
+    #[getter]
+    fn size(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn __len__(&mut self) -> usize {
+        self.live().len()
+    }
+
+    fn __getitem__(&mut self, py: Python<'_>, index: Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let n = self.live().len();
+        if let Ok(slice) = index.cast::<PySlice>() {
+            let ind = slice.indices(n as isize)?;
+            let out = PyList::empty(py);
+            let mut j = ind.start;
+            for _ in 0..ind.slicelength {
+                let i = self.live()[j as usize];
+                out.append(self.materialize(py, i)?.bind(py))?;
+                j += ind.step;
+            }
+            return Ok(out.into_any().unbind());
+        }
+        let mut k: isize = index.extract()?;
+        if k < 0 {
+            k += n as isize;
+        }
+        if k < 0 || k as usize >= n {
+            return Err(PyIndexError::new_err("list index out of range"));
+        }
+        let i = self.live()[k as usize];
+        Ok(self.materialize(py, i)?.bind(py).clone().unbind())
+    }
+
+    fn __iter__(slf: PyRefMut<'_, Self>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let obj: Py<RecordBatch> = slf.into();
+        Ok(Py::new(py, BatchIter { batch: obj, next: 0 })?.into_any())
+    }
+
+    fn __repr__(&mut self) -> String {
+        format!("RecordBatch({} records)", self.live().len())
+    }
+}
+
+#[pyclass(module = "kconnect_native")]
+pub struct BatchIter {
+    batch: Py<RecordBatch>,
+    next: usize,
+}
+
+#[pymethods]
+impl BatchIter {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let mut b = self.batch.bind(py).borrow_mut();
+        let live = b.live();
+        if self.next >= live.len() {
+            return Ok(None);
+        }
+        let i = live[self.next];
+        self.next += 1;
+        Ok(Some(b.materialize(py, i)?.bind(py).clone().unbind()))
+    }
+}
+
+/// The bytes of a key or value (`Some(None)`: a null); None when it is not plain bytes.
+#[inline]
+unsafe fn bytes_of<'a>(p: *mut ffi::PyObject) -> Option<Option<&'a [u8]>> {
+    if p == ffi::Py_None() {
+        return Some(None);
+    }
+    if ffi::PyBytes_CheckExact(p) == 0 {
+        return None;
+    }
+    Some(Some(std::slice::from_raw_parts(
+        ffi::PyBytes_AS_STRING(p) as *const u8,
+        ffi::Py_SIZE(p) as usize,
+    )))
+}

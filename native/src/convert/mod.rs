@@ -1,0 +1,194 @@
+//! Native converters: bytes to native values and back, for the converters that have a native
+//! form (JsonConverter, StringConverter in UTF-8, ByteArrayConverter, the number converters).
+//!
+//! A converter plugin hands the runtime its native form (`kconnect._hot_path.
+//! NativeConverterProvider`); the record batch then converts whole columns with it. A record
+//! the native form cannot convert is reported back and the plugin's Python methods convert it
+//! (or raise), so the results and errors stay the plugin's own.
+
+pub mod json;
+
+use crate::json::read::{Fallback, R};
+use crate::model::pyobj::PyObj;
+use crate::model::schema::{NSchema, SchemaRef};
+use crate::model::value::{Str, Value};
+use json::JsonState;
+use pyo3::prelude::*;
+use std::sync::Arc;
+
+pub enum Kind {
+    Json(JsonState),
+    /// StringConverter with `converter.encoding` UTF-8: reads OPTIONAL_STRING.
+    Utf8(SchemaRef),
+    /// ByteArrayConverter: reads OPTIONAL_BYTES.
+    Bytes(SchemaRef),
+    /// A fixed-width number converter: its schema, width in bytes, floating point or not.
+    Number(SchemaRef, usize, bool),
+}
+
+#[pyclass(module = "kconnect_native")]
+pub struct Converter {
+    pub kind: Kind,
+}
+
+#[pymethods]
+impl Converter {
+    /// The JsonConverter: its settings, `resolve(schema_text: bytes) -> Schema | None` and
+    /// `prefix_of(schema) -> bytes` (the envelope head up to the payload).
+    #[staticmethod]
+    fn json(
+        schemas_enable: bool,
+        decimal_numeric: bool,
+        replace_null_with_default: bool,
+        cache_size: usize,
+        resolve: Bound<'_, PyAny>,
+        prefix_of: Bound<'_, PyAny>,
+    ) -> Converter {
+        Converter {
+            kind: Kind::Json(JsonState::new(
+                schemas_enable,
+                decimal_numeric,
+                replace_null_with_default,
+                cache_size,
+                PyObj::of(&resolve),
+                PyObj::of(&prefix_of),
+            )),
+        }
+    }
+
+    /// StringConverter in UTF-8 (`schema`: OPTIONAL_STRING_SCHEMA).
+    #[staticmethod]
+    fn utf8(schema: Bound<'_, PyAny>) -> PyResult<Converter> {
+        Ok(Converter {
+            kind: Kind::Utf8(NSchema::of(&schema)?),
+        })
+    }
+
+    /// ByteArrayConverter (`schema`: OPTIONAL_BYTES_SCHEMA).
+    #[staticmethod]
+    fn byte_array(schema: Bound<'_, PyAny>) -> PyResult<Converter> {
+        Ok(Converter {
+            kind: Kind::Bytes(NSchema::of(&schema)?),
+        })
+    }
+
+    /// A number converter: its schema, its width (2, 4 or 8 bytes) and whether it is a
+    /// floating-point one.
+    #[staticmethod]
+    fn number(schema: Bound<'_, PyAny>, width: usize, floating: bool) -> PyResult<Converter> {
+        Ok(Converter {
+            kind: Kind::Number(NSchema::of(&schema)?, width, floating),
+        })
+    }
+}
+
+impl Converter {
+    /// A record's bytes (None: a null key or value) to its schema and value.
+    pub fn decode(&mut self, py: Python<'_>, data: Option<&[u8]>) -> R<(Option<SchemaRef>, Value)> {
+        match &mut self.kind {
+            Kind::Json(j) => match data {
+                None => Ok((None, Value::Null)),
+                Some(d) => j.decode(py, d),
+            },
+            Kind::Utf8(s) => Ok((
+                Some(s.clone()),
+                match data {
+                    None => Value::Null,
+                    Some(d) => Value::Str(Str::new(std::str::from_utf8(d).map_err(|_| Fallback)?)),
+                },
+            )),
+            Kind::Bytes(s) => Ok((
+                Some(s.clone()),
+                match data {
+                    None => Value::Null,
+                    Some(d) => Value::Bytes(Arc::from(d)),
+                },
+            )),
+            Kind::Number(s, width, floating) => Ok((
+                Some(s.clone()),
+                match data {
+                    None => Value::Null,
+                    Some(d) => {
+                        if d.len() != *width {
+                            return Err(Fallback);
+                        }
+                        match (*width, *floating) {
+                            (2, false) => Value::I16(i16::from_be_bytes([d[0], d[1]])),
+                            (4, false) => Value::I32(i32::from_be_bytes(d.try_into().unwrap())),
+                            (8, false) => Value::I64(i64::from_be_bytes(d.try_into().unwrap())),
+                            (4, true) => Value::F32(f32::from_be_bytes(d.try_into().unwrap())),
+                            (8, true) => Value::F64(f64::from_be_bytes(d.try_into().unwrap())),
+                            _ => return Err(Fallback),
+                        }
+                    }
+                },
+            )),
+        }
+    }
+
+    /// A record's schema and value to bytes appended to `out`; false for a null.
+    pub fn encode(
+        &mut self,
+        py: Python<'_>,
+        schema: Option<&SchemaRef>,
+        v: &Value,
+        out: &mut Vec<u8>,
+    ) -> R<bool> {
+        match &mut self.kind {
+            Kind::Json(j) => j.encode(py, schema, v, out),
+            Kind::Utf8(_) => match v {
+                Value::Null => Ok(false),
+                Value::Str(s) => {
+                    out.extend_from_slice(s.as_bytes());
+                    Ok(true)
+                }
+                _ => Err(Fallback), // Java's toString of other values: the Python path
+            },
+            Kind::Bytes(_) => {
+                if let Some(s) = schema {
+                    if s.ty != crate::model::schema::Ty::Bytes {
+                        return Err(Fallback);
+                    }
+                }
+                match v {
+                    Value::Null => Ok(false),
+                    Value::Bytes(b) => {
+                        out.extend_from_slice(b);
+                        Ok(true)
+                    }
+                    _ => Err(Fallback),
+                }
+            }
+            Kind::Number(_, width, floating) => {
+                if v.is_null() {
+                    return Ok(false);
+                }
+                let (width, floating) = (*width, *floating);
+                if floating {
+                    let f = match v {
+                        Value::F64(f) => *f,
+                        Value::F32(f) => *f as f64,
+                        _ => v.as_integer().ok_or(Fallback)? as f64,
+                    };
+                    if width == 4 {
+                        if f.is_finite() && !(f as f32).is_finite() {
+                            return Err(Fallback); // Python's struct refuses it
+                        }
+                        out.extend_from_slice(&(f as f32).to_be_bytes());
+                    } else {
+                        out.extend_from_slice(&f.to_be_bytes());
+                    }
+                    return Ok(true);
+                }
+                let n = v.as_integer().ok_or(Fallback)?;
+                match width {
+                    2 => out.extend_from_slice(&i16::try_from(n).map_err(|_| Fallback)?.to_be_bytes()),
+                    4 => out.extend_from_slice(&i32::try_from(n).map_err(|_| Fallback)?.to_be_bytes()),
+                    8 => out.extend_from_slice(&n.to_be_bytes()),
+                    _ => return Err(Fallback),
+                }
+                Ok(true)
+            }
+        }
+    }
+}

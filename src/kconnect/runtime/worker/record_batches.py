@@ -1,0 +1,149 @@
+"""The native record path of the task loops: batches that stay in compiled memory.
+
+On the native hot path, when the key and value converters have a native form
+(:class:`kconnect._hot_path.NativeConverterProvider`), a consumed batch becomes one
+``kconnect_native.RecordBatch`` (:func:`sink_batch`): keys and values are decoded straight
+into the native record model, and only what the native forms hand back -- a record they
+cannot convert, headers -- goes through the plugins' Python methods, record by record,
+through the retry / tolerance operator as on the pure-Python path (a failure the tolerance
+allows drops the record; its offset still counts as consumed).
+
+The batch then runs through the transformation chain and reaches the sink task as a
+``Sequence[SinkRecord]``: Python code reading a record gets the same ``SinkRecord`` the
+pure-Python path would have built (made when first read), and in-tree sinks that know the
+native batch (FileStreamSink) use it without making Python records at all.
+
+Task thread only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from kconnect._hot_path import native, native_converter
+from kconnect.api.converter import HeaderConverter
+from kconnect.api.headers import Header, Headers
+from kconnect.runtime.worker.errors.retry_operator import (
+    ProcessingContext,
+    RetryWithToleranceOperator,
+)
+from kconnect.runtime.worker.errors.stage import Stage
+from kconnect.runtime.worker.transformation_chain import TransformationChain
+from kconnect.runtime.worker.worker_task import TaskPlugins
+
+__all__ = ["connect_headers", "native_forms", "sink_batch", "transform_native"]
+
+
+def native_forms(plugins: TaskPlugins) -> tuple[Any, Any] | None:
+    """The native forms of the key and value converters, or None when either has none (or
+    the native path is off)."""
+    if native is None:
+        return None
+    key_form = native_converter(plugins.key_converter)
+    value_form = native_converter(plugins.value_converter)
+    if key_form is None or value_form is None:
+        return None
+    return key_form, value_form
+
+
+def sink_batch(
+    msgs: list[Any],
+    forms: tuple[Any, Any],
+    plugins: TaskPlugins,
+    operator: RetryWithToleranceOperator,
+    contexts: Callable[[int], ProcessingContext],
+) -> Any:
+    """A ``RecordBatch`` of the consumed ``msgs`` (SinkRecords with converted keys, values and
+    headers, not transformed), or None when the messages are not of a kind the native batch
+    reads (the Python path then converts them).
+
+    Raises what the operator raises for a failure the tolerance does not allow.
+    """
+    got = native.RecordBatch.from_messages(msgs, *forms)
+    if got is None:
+        return None
+    batch, redo_keys, redo_values, with_headers = got
+    kc, vc, hc = plugins.key_converter, plugins.value_converter, plugins.header_converter
+    for i in redo_keys:
+        m = msgs[i]
+        ctx = contexts(i)
+        res = operator.execute(
+            ctx, partial(kc.to_connect_data, m.topic(), m.key()), Stage.KEY_CONVERTER, kc
+        )
+        if ctx.failed:
+            batch.drop(i)
+        else:
+            batch.set_key(i, res.schema, res.value)
+    for i in redo_values:
+        ctx = contexts(i)
+        if ctx.failed:
+            continue  # its key failed: Kafka stops at the first failing stage
+        m = msgs[i]
+        res = operator.execute(
+            ctx, partial(vc.to_connect_data, m.topic(), m.value()), Stage.VALUE_CONVERTER, vc
+        )
+        if ctx.failed:
+            batch.drop(i)
+        else:
+            batch.set_value(i, res.schema, res.value)
+    for i in with_headers:
+        ctx = contexts(i)
+        if ctx.failed:
+            continue
+        m = msgs[i]
+        headers = operator.execute(
+            ctx,
+            partial(connect_headers, hc, m.topic(), m.headers()),
+            Stage.HEADER_CONVERTER,
+            hc,
+        )
+        if ctx.failed:
+            batch.drop(i)
+        else:
+            batch.set_headers(i, headers)
+    return batch
+
+
+def transform_native(
+    chain: TransformationChain,
+    batch: Any,
+    operator: RetryWithToleranceOperator,
+    contexts: Callable[[int], ProcessingContext],
+) -> None:
+    """Run ``chain`` over ``batch`` in place, stage by stage.
+
+    A stage with a native form runs natively over every record it can; the records it hands
+    back (untouched), and every record of a stage without one, go to the stage's Python code
+    one by one, as :func:`~kconnect.runtime.worker.record_conversion.transform_batch` runs
+    them: a stage that raises hands the record, as the stage received it, to the operator
+    (retry, tolerate -- the record is dropped -- or fail the task). ``contexts(i)`` is the
+    processing context of the record at batch index ``i``.
+    """
+    for stage, step in zip(chain.stages, chain.native_steps(), strict=True):
+        redo = batch.apply_step(step) if step is not None else batch.live_indexes()
+        for i in redo:
+            record = batch.take(i)
+            try:
+                out = stage.apply(record)
+            except Exception as e:
+                out = operator.execute(
+                    contexts(i),
+                    partial(stage.apply, record),
+                    Stage.TRANSFORMATION,
+                    stage.class_name,
+                    first_error=e,
+                )
+            batch.put(i, out)
+
+
+def connect_headers(
+    hc: HeaderConverter, topic: str, raw: list[tuple[str, bytes | None]]
+) -> Headers:
+    """A consumed record's headers as Connect headers, through the header converter."""
+    out = Headers()
+    for key, value in raw:
+        sv = hc.to_connect_header(topic, key, value)
+        out.add_header(Header(key, sv.schema, sv.value))
+    return out

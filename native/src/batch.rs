@@ -376,6 +376,111 @@ impl RecordBatch {
         Ok(redo)
     }
 
+    /// What the producer sends for each record: per slot None (dropped) or `(topic,
+    /// partition, key, value, timestamp, headers)` with key and value bytes (or None) and
+    /// headers a list of `(name, bytes or None)` (or None); and the indexes of the records
+    /// the native forms could not encode (their entry is None: the Python converters do
+    /// them). `header_converter` None: records with headers are all left to Python.
+    #[pyo3(signature = (key_converter, value_converter, header_converter=None))]
+    fn encode(
+        &mut self,
+        py: Python<'_>,
+        key_converter: Bound<'_, Converter>,
+        value_converter: Bound<'_, Converter>,
+        header_converter: Option<Bound<'_, Converter>>,
+    ) -> PyResult<(Py<PyList>, Vec<usize>)> {
+        let mut kc = key_converter.borrow_mut();
+        let mut vc = if key_converter.is(&value_converter) {
+            None
+        } else {
+            Some(value_converter.borrow_mut())
+        };
+        let mut hc = match &header_converter {
+            Some(h) if !h.is(&key_converter) && !h.is(&value_converter) => Some(h.borrow_mut()),
+            Some(_) => return Err(PyValueError::new_err("the header converter must be its own instance")),
+            None => None,
+        };
+        let out = PyList::empty(py);
+        let mut redo = Vec::new();
+        let mut buf: Vec<u8> = Vec::new();
+        let none = PyObj::none();
+        for i in 0..self.slots.len() {
+            let r = match &self.slots[i] {
+                Slot::Dropped => {
+                    out.append(none.bind(py))?;
+                    continue;
+                }
+                Slot::Py(_) => {
+                    redo.push(i);
+                    out.append(none.bind(py))?;
+                    continue;
+                }
+                Slot::Native(r) => r,
+            };
+            let mut bytes = |c: &mut Converter, schema, v| -> Result<PyObj, ()> {
+                buf.clear();
+                match c.encode(py, schema, v, &mut buf) {
+                    Ok(true) => Ok(PyObj::of(pyo3::types::PyBytes::new(py, &buf).as_any())),
+                    Ok(false) => Ok(PyObj::none()),
+                    Err(_) => Err(()),
+                }
+            };
+            let key = bytes(&mut kc, r.key_schema.as_ref(), &r.key);
+            let value = {
+                let conv = match vc.as_mut() {
+                    Some(v) => &mut **v,
+                    None => &mut *kc,
+                };
+                bytes(conv, r.value_schema.as_ref(), &r.value)
+            };
+            let headers: Result<PyObj, ()> = match &r.headers {
+                Some(h) if !h.is_empty() => match hc.as_mut() {
+                    None => Err(()),
+                    Some(c) => {
+                        let list = PyList::empty(py);
+                        let mut ok = true;
+                        for hd in h {
+                            match bytes(c, hd.schema.as_ref(), &hd.value) {
+                                Ok(b) => {
+                                    let name = unsafe { crate::pyconv::to_py::new_str(py, &hd.key)? };
+                                    list.append((name.bind(py), b.bind(py)))?;
+                                }
+                                Err(()) => {
+                                    ok = false;
+                                    break;
+                                }
+                            }
+                        }
+                        if ok {
+                            Ok(PyObj::of(list.as_any()))
+                        } else {
+                            Err(())
+                        }
+                    }
+                },
+                _ => Ok(PyObj::none()),
+            };
+            match (key, value, headers) {
+                (Ok(k), Ok(v), Ok(h)) => {
+                    let partition = match r.partition {
+                        Some(p) => p.into_pyobject(py)?.into_any(),
+                        None => none.bind(py).clone(),
+                    };
+                    let ts = match r.timestamp {
+                        Some(t) => t.into_pyobject(py)?.into_any(),
+                        None => none.bind(py).clone(),
+                    };
+                    out.append((r.topic.py.bind(py), partition, k.bind(py), v.bind(py), ts, h.bind(py)))?;
+                }
+                _ => {
+                    redo.push(i);
+                    out.append(none.bind(py))?;
+                }
+            }
+        }
+        Ok((out.unbind(), redo))
+    }
+
     /// The size of the batch, dropped records included.
     #[getter]
     fn size(&self) -> usize {

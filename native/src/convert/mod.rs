@@ -24,6 +24,8 @@ pub enum Kind {
     Bytes(SchemaRef),
     /// A fixed-width number converter: its schema, width in bytes, floating point or not.
     Number(SchemaRef, usize, bool),
+    /// SimpleHeaderConverter, writing only (`Values.convertToString` of simple values).
+    SimpleHeader,
 }
 
 #[pyclass(module = "kconnect_native")]
@@ -72,6 +74,15 @@ impl Converter {
         })
     }
 
+    /// SimpleHeaderConverter: writes strings, numbers and booleans as their text; reading and
+    /// every other value are left to the Python converter.
+    #[staticmethod]
+    fn simple_header() -> Converter {
+        Converter {
+            kind: Kind::SimpleHeader,
+        }
+    }
+
     /// A number converter: its schema, its width (2, 4 or 8 bytes) and whether it is a
     /// floating-point one.
     #[staticmethod]
@@ -86,6 +97,7 @@ impl Converter {
     /// A record's bytes (None: a null key or value) to its schema and value.
     pub fn decode(&mut self, py: Python<'_>, data: Option<&[u8]>) -> R<(Option<SchemaRef>, Value)> {
         match &mut self.kind {
+            Kind::SimpleHeader => Err(Fallback),
             Kind::Json(j) => match data {
                 None => Ok((None, Value::Null)),
                 Some(d) => j.decode(py, d),
@@ -185,6 +197,18 @@ impl Converter {
                     2 => out.extend_from_slice(&i16::try_from(n).map_err(|_| Fallback)?.to_be_bytes()),
                     4 => out.extend_from_slice(&i32::try_from(n).map_err(|_| Fallback)?.to_be_bytes()),
                     8 => out.extend_from_slice(&n.to_be_bytes()),
+                    _ => return Err(Fallback),
+                }
+                Ok(true)
+            }
+            Kind::SimpleHeader => {
+                match v {
+                    Value::Null => return Ok(false),
+                    Value::Str(s) => out.extend_from_slice(s.as_bytes()),
+                    Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+                    Value::I8(_) | Value::I16(_) | Value::I32(_) | Value::I64(_) => {
+                        crate::json::write::push_i64(out, v.as_integer().unwrap())
+                    }
                     _ => return Err(Fallback),
                 }
                 Ok(true)

@@ -692,8 +692,11 @@ impl<'a> Reader<'a> {
 
     fn struct_body(&mut self, s: &SchemaRef, depth: u32) -> R<Value> {
         let n = s.fields.len();
-        let mut found: Vec<Option<Value>> = Vec::with_capacity(n);
-        found.resize_with(n, || None);
+        let mut values: Vec<Value> = Vec::with_capacity(n);
+        values.resize_with(n, || Value::Null);
+        // which fields were read (the first 128 in a mask, the rest in a list)
+        let mut seen: u128 = 0;
+        let mut seen_more: Vec<usize> = Vec::new();
         self.ws();
         if self.peek()? == b'}' {
             self.i += 1;
@@ -713,10 +716,20 @@ impl<'a> Reader<'a> {
                 self.expect(b':')?;
                 match idx {
                     Some(k) => {
-                        if found[k].is_some() {
+                        let dup = if k < 128 {
+                            let bit = 1u128 << k;
+                            let d = seen & bit != 0;
+                            seen |= bit;
+                            d
+                        } else {
+                            let d = seen_more.contains(&k);
+                            seen_more.push(k);
+                            d
+                        };
+                        if dup {
                             return Err(Fallback); // a duplicate field
                         }
-                        found[k] = Some(self.typed(&s.fields[k].schema, depth + 1)?);
+                        values[k] = self.typed(&s.fields[k].schema, depth + 1)?;
                         next = k + 1;
                     }
                     None => {
@@ -735,12 +748,11 @@ impl<'a> Reader<'a> {
                 }
             }
         }
-        let mut values = Vec::with_capacity(n);
-        for (f, v) in s.fields.iter().zip(found) {
-            values.push(match v {
-                Some(v) => v,
-                None => self.null_of(&f.schema)?,
-            });
+        for (k, f) in s.fields.iter().enumerate() {
+            let read = if k < 128 { seen & (1u128 << k) != 0 } else { seen_more.contains(&k) };
+            if !read {
+                values[k] = self.null_of(&f.schema)?;
+            }
         }
         Ok(Value::Struct(Box::new(StructVal {
             schema: s.clone(),

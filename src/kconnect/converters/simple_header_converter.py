@@ -12,6 +12,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from kconnect._hot_path import native
 from kconnect.api import ConfigDef, HeaderConverter, Schema, SchemaAndValue
 from kconnect.api.data.values import convert_to_string, parse_string
 from kconnect.converters.string_converter import kconnect_version
@@ -30,6 +31,9 @@ class SimpleHeaderConverter(HeaderConverter):
 
     __kconnect_class_name__ = "org.apache.kafka.connect.storage.SimpleHeaderConverter"
 
+    def __init__(self) -> None:
+        self._native: Any = None
+
     def version(self) -> str:
         return kconnect_version()
 
@@ -38,6 +42,13 @@ class SimpleHeaderConverter(HeaderConverter):
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         """Nothing to configure."""
+
+    def native_converter(self) -> Any:
+        """The native form (writes strings, integers and booleans; None on the pure-Python
+        path). One per instance: the worker makes one header converter per task."""
+        if native is not None and self._native is None:
+            self._native = native.Converter.simple_header()
+        return self._native
 
     def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
         if value is None:

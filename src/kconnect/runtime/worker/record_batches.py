@@ -33,24 +33,35 @@ from kconnect.runtime.worker.errors.stage import Stage
 from kconnect.runtime.worker.transformation_chain import TransformationChain
 from kconnect.runtime.worker.worker_task import TaskPlugins
 
-__all__ = ["connect_headers", "native_forms", "sink_batch", "transform_native"]
+__all__ = [
+    "connect_headers",
+    "convert_headers",
+    "native_forms",
+    "sink_batch",
+    "source_entries",
+    "transform_native",
+]
 
 
-def native_forms(plugins: TaskPlugins) -> tuple[Any, Any] | None:
-    """The native forms of the key and value converters, or None when either has none (or
-    the native path is off)."""
+def native_forms(plugins: TaskPlugins) -> tuple[Any, Any, Any] | None:
+    """The native forms of the key, value and header converters, or None when the key or
+    value converter has none (or the native path is off); the header converter's may be
+    None (its records' headers then take the Python path)."""
     if native is None:
         return None
     key_form = native_converter(plugins.key_converter)
     value_form = native_converter(plugins.value_converter)
     if key_form is None or value_form is None:
         return None
-    return key_form, value_form
+    header_form = native_converter(plugins.header_converter)
+    if header_form is key_form or header_form is value_form:
+        header_form = None
+    return key_form, value_form, header_form
 
 
 def sink_batch(
     msgs: list[Any],
-    forms: tuple[Any, Any],
+    forms: tuple[Any, Any, Any],
     plugins: TaskPlugins,
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
@@ -61,7 +72,7 @@ def sink_batch(
 
     Raises what the operator raises for a failure the tolerance does not allow.
     """
-    got = native.RecordBatch.from_messages(msgs, *forms)
+    got = native.RecordBatch.from_messages(msgs, forms[0], forms[1])
     if got is None:
         return None
     batch, redo_keys, redo_values, with_headers = got
@@ -106,6 +117,56 @@ def sink_batch(
     return batch
 
 
+def source_entries(
+    records: list[Any],
+    forms: tuple[Any, Any, Any],
+    plugins: TaskPlugins,
+    operator: RetryWithToleranceOperator,
+    contexts: Callable[[int], ProcessingContext],
+) -> list[Any]:
+    """What the producer sends for the records a source task polled: per record ``(topic,
+    partition, key, value, timestamp, headers)`` (bytes, and a list of ``(name, bytes)``), or
+    None for a record a transformation dropped or a tolerated failure left out.
+
+    The records go into a native batch, through the chain natively, and are encoded by the
+    converters' native forms; a record those hand back is converted by the plugins' Python
+    methods through the operator (headers, then key, then value, as Kafka does). Raises what
+    the operator raises for a failure the tolerance does not allow.
+    """
+    batch = native.RecordBatch.from_records(records)
+    chain = plugins.chain
+    if chain is not None:
+        transform_native(chain, batch, operator, contexts)
+    entries, redo = batch.encode(*forms)
+    kc, vc, hc = plugins.key_converter, plugins.value_converter, plugins.header_converter
+    for i in redo:
+        r = batch.take(i)
+        ctx = contexts(i)
+        topic = r.topic
+        headers = None
+        if r._headers:
+            headers = operator.execute(
+                ctx, partial(convert_headers, hc, r), Stage.HEADER_CONVERTER, hc
+            )
+            if ctx.failed:
+                continue
+        key = operator.execute(
+            ctx, partial(kc.from_connect_data, topic, r.key_schema, r.key), Stage.KEY_CONVERTER, kc
+        )
+        if ctx.failed:
+            continue
+        value = operator.execute(
+            ctx,
+            partial(vc.from_connect_data, topic, r.value_schema, r.value),
+            Stage.VALUE_CONVERTER,
+            vc,
+        )
+        if ctx.failed:
+            continue
+        entries[i] = (topic, r.kafka_partition, key, value, r.timestamp, headers)
+    return entries  # type: ignore[no-any-return]
+
+
 def transform_native(
     chain: TransformationChain,
     batch: Any,
@@ -147,3 +208,11 @@ def connect_headers(
         sv = hc.to_connect_header(topic, key, value)
         out.add_header(Header(key, sv.schema, sv.value))
     return out
+
+
+def convert_headers(hc: HeaderConverter, record: Any) -> list[tuple[str, bytes | None]]:
+    """A record's Connect headers as the producer's ``(name, bytes)`` pairs."""
+    topic = record.topic
+    return [
+        (h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
+    ]

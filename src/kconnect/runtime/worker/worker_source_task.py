@@ -24,11 +24,10 @@ Per batch from ``SourceTask.poll()`` (task thread):
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from kconnect.api.converter import HeaderConverter
 from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
@@ -45,6 +44,7 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
 )
 from kconnect.runtime.worker.errors.stage import Stage
+from kconnect.runtime.worker.record_batches import convert_headers, native_forms, source_entries
 from kconnect.runtime.worker.record_conversion import (
     SKIP,
     by_topic,
@@ -138,6 +138,8 @@ class WorkerSourceTask(WorkerTask):
             not self._batch_commit and type(task).commit_record is not SourceTask.commit_record
         )
         self._next_commit = 0.0
+        # The converters' native forms (None: not looked up yet; False: none)
+        self._forms: Any = None
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -316,6 +318,93 @@ class WorkerSourceTask(WorkerTask):
                 c = contexts[i] = ProcessingContext(source_record=records[i])
             return c
 
+        entries = self._native_entries(records, ctx)
+        if entries is None:
+            entries = self._python_entries(records, ctx)
+        for entry in entries:
+            if entry is None:
+                continue
+            topic = entry[0]
+            if topic not in self._known_topics:
+                if self.topic_creation is not None:
+                    self.topic_creation.maybe_create(topic)
+                self._known_topics.add(topic)
+                if self.topic_tracker is not None:
+                    self.topic_tracker(self.id.connector, topic)
+        # Offsets: one submitted entry per source partition of the batch, in poll order.
+        acks_by_partition: dict[Any, PartitionAcks] = {}
+        counter = WriteCounter(self._source_metrics, n)
+        out: list[Any] = [None] * n
+        last: tuple[Any, PartitionAcks] | None = None
+        per_record_commit = self._per_record_commit
+        batch_commit = self._batch_commit
+        destinations: dict[tuple[int, str, int], DestinationAcks] = {}
+        for i in range(n):
+            original = records[i]
+            sp = original.source_partition
+            if last is not None and last[0] is sp:
+                acks = last[1]
+            else:
+                pkey = () if sp is None else tuple(sorted(sp.items()))
+                found = acks_by_partition.get(pkey)
+                if found is None:
+                    found = acks_by_partition[pkey] = PartitionAcks(
+                        self, self.submitted.submit(sp, original.source_offset), counter,
+                        batch_commit,
+                    )  # fmt: skip
+                acks = found
+                last = (sp, acks)
+            acks.submitted.offset = original.source_offset
+            entry = entries[i]
+            if entry is None:
+                if per_record_commit:
+                    self._commit_record(original, None)
+                counter.skip()
+                continue
+            acks.remaining += 1
+            callback: Any = acks
+            if per_record_commit:
+                callback = partial(acks.with_record, original)
+            elif batch_commit:
+                collected = acks.records
+                assert collected is not None and acks.offsets is not None
+                index = len(collected)
+                collected.append(original)
+                acks.offsets.append(-1)
+                p = entry[1]
+                if p is not None and p >= 0:
+                    dkey = (id(acks), entry[0], p)
+                    callback = destinations.get(dkey)
+                    if callback is None:
+                        callback = destinations[dkey] = DestinationAcks(acks)
+                    callback.indexes.append(index)
+                else:
+                    callback = partial(acks.with_index, index)
+            out[i] = (*entry, callback, acks)
+        for acks in acks_by_partition.values():
+            if acks.remaining == 0:
+                acks.submitted.ack()
+        return out
+
+    def _native_entries(
+        self, records: list[SourceRecord], ctx: Callable[[int], ProcessingContext]
+    ) -> list[Any] | None:
+        """The batch on the native record path (:mod:`record_batches`): transformed and
+        encoded natively, what the native forms hand back by the plugins' Python methods.
+        None when it does not apply (native path off, a converter without a native form)."""
+        if self._forms is None:
+            self._forms = native_forms(self.plugins) or False
+        if self._forms is False:
+            return None
+        return source_entries(records, self._forms, self.plugins, self.operator, ctx)
+
+    def _python_entries(
+        self, records: list[SourceRecord], ctx: Callable[[int], ProcessingContext]
+    ) -> list[Any]:
+        """The batch on the pure-Python path: the chain over the batch, then headers, keys and
+        values with one converter call per topic. Per record ``(topic, partition, key,
+        value, timestamp, headers)``, or None for a record dropped or tolerated."""
+        n = len(records)
         chain = self.plugins.chain
         transformed = (
             transform_batch(chain, self.operator, ctx, records) if chain is not None else records
@@ -331,7 +420,7 @@ class WorkerSourceTask(WorkerTask):
             if r._headers:
                 hc = self.plugins.header_converter
                 res = self.operator.execute(
-                    ctx(i), partial(_convert_headers, hc, r), Stage.HEADER_CONVERTER, hc
+                    ctx(i), partial(convert_headers, hc, r), Stage.HEADER_CONVERTER, hc
                 )
                 headers[i] = SKIP if ctx(i).failed else res
         kc, vc = self.plugins.key_converter, self.plugins.value_converter
@@ -358,77 +447,13 @@ class WorkerSourceTask(WorkerTask):
             vc,
             [None] * n,
         )
-        for topic in groups:
-            if topic not in self._known_topics:
-                if self.topic_creation is not None:
-                    self.topic_creation.maybe_create(topic)
-                self._known_topics.add(topic)
-                if self.topic_tracker is not None:
-                    self.topic_tracker(self.id.connector, topic)
-        # Offsets: one submitted entry per source partition of the batch, in poll order.
-        acks_by_partition: dict[Any, PartitionAcks] = {}
-        counter = WriteCounter(self._source_metrics, n)
-        out: list[Any] = [None] * n
-        last: tuple[Any, PartitionAcks] | None = None
-        per_record_commit = self._per_record_commit
-        batch_commit = self._batch_commit
-        destinations: dict[tuple[int, str, int], DestinationAcks] = {}
         skip = SKIP
-        for i in range(n):
-            original = records[i]
-            sp = original.source_partition
-            if last is not None and last[0] is sp:
-                acks = last[1]
-            else:
-                pkey = () if sp is None else tuple(sorted(sp.items()))
-                found = acks_by_partition.get(pkey)
-                if found is None:
-                    found = acks_by_partition[pkey] = PartitionAcks(
-                        self, self.submitted.submit(sp, original.source_offset), counter,
-                        batch_commit,
-                    )  # fmt: skip
-                acks = found
-                last = (sp, acks)
-            acks.submitted.offset = original.source_offset
-            t = transformed[i]
-            if t is None or keys[i] is skip or values[i] is skip or headers[i] is skip:
-                if per_record_commit:
-                    self._commit_record(original, None)
-                counter.skip()
-                continue
-            acks.remaining += 1
-            callback: Any = acks
-            if per_record_commit:
-                callback = partial(acks.with_record, original)
-            elif batch_commit:
-                collected = acks.records
-                assert collected is not None and acks.offsets is not None
-                index = len(collected)
-                collected.append(original)
-                acks.offsets.append(-1)
-                p = t.kafka_partition
-                if p is not None and p >= 0:
-                    dkey = (id(acks), t.topic, p)
-                    callback = destinations.get(dkey)
-                    if callback is None:
-                        callback = destinations[dkey] = DestinationAcks(acks)
-                    callback.indexes.append(index)
-                else:
-                    callback = partial(acks.with_index, index)
-            out[i] = (
-                t.topic,
-                t.kafka_partition,
-                keys[i],
-                values[i],
-                t.timestamp,
-                headers[i],
-                callback,
-                acks,
-            )
-        for acks in acks_by_partition.values():
-            if acks.remaining == 0:
-                acks.submitted.ack()
-        return out
+        return [
+            None
+            if t is None or keys[i] is skip or values[i] is skip or headers[i] is skip
+            else (t.topic, t.kafka_partition, keys[i], values[i], t.timestamp, headers[i])
+            for i, t in enumerate(transformed)
+        ]
 
     # -- delivery ------------------------------------------------------------------------------
 
@@ -503,10 +528,3 @@ class WorkerSourceTask(WorkerTask):
             except Exception:
                 self.log.exception("Exception thrown while calling task.commit()")
         return True
-
-
-def _convert_headers(hc: HeaderConverter, record: SourceRecord) -> list[tuple[str, bytes | None]]:
-    topic = record.topic
-    return [
-        (h.key, hc.from_connect_header(topic, h.key, h.schema, h.value)) for h in record.headers
-    ]

@@ -40,7 +40,26 @@ pub struct RecordBatch {
     live: Option<Vec<usize>>,
 }
 
+fn parse_sources(sources: Vec<(u8, Option<String>)>) -> Option<Vec<crate::jdbc_rows::Source>> {
+    sources
+        .into_iter()
+        .map(|(k, n)| crate::jdbc_rows::Source::parse(k, n))
+        .collect()
+}
+
 impl RecordBatch {
+    /// The topic of the live record at position `j`.
+    fn topic_at(&mut self, py: Python<'_>, j: usize) -> PyResult<String> {
+        let i = self.live()[j];
+        match &self.slots[i] {
+            Slot::Native(r) => Ok(r.topic.name.to_string()),
+            _ => {
+                let rec = self.materialize(py, i)?;
+                rec.bind(py).getattr("topic")?.extract()
+            }
+        }
+    }
+
     pub fn new(slots: Vec<Slot>) -> RecordBatch {
         RecordBatch { slots, live: None }
     }
@@ -479,6 +498,118 @@ impl RecordBatch {
             }
         }
         Ok((out.unbind(), redo))
+    }
+
+    // -- the JDBC sink: runs and rows over the live records (positions in the sequence) ------
+
+    /// The end of the run of records from `start` that have the topic of record `start`
+    /// (what the JDBC writer's loop finds); `start` itself when it is out of range.
+    fn topic_run_end(&mut self, py: Python<'_>, start: usize) -> PyResult<usize> {
+        let n = self.live().len();
+        if start >= n {
+            return Ok(start);
+        }
+        let topic = self.topic_at(py, start)?;
+        let mut j = start + 1;
+        while j < n && self.topic_at(py, j)? == topic {
+            j += 1;
+        }
+        Ok(j)
+    }
+
+    /// The first position in `start..end` whose record does not have exactly these schema
+    /// objects or has a null value, or `end` (the JDBC sink's runs of one row plan).
+    fn schema_run_end(
+        &mut self,
+        py: Python<'_>,
+        start: usize,
+        end: usize,
+        key_schema: Bound<'_, PyAny>,
+        value_schema: Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let end = end.min(self.live().len());
+        let (ks, vs) = (key_schema.as_ptr(), value_schema.as_ptr());
+        let none = unsafe { pyo3::ffi::Py_None() };
+        let mut j = start;
+        while j < end {
+            let i = self.live()[j];
+            let fits = match &self.slots[i] {
+                Slot::Native(r) => {
+                    r.key_schema.as_ref().map_or(none, |s| s.py.as_ptr()) == ks
+                        && r.value_schema.as_ref().map_or(none, |s| s.py.as_ptr()) == vs
+                        && !r.value.is_null()
+                }
+                Slot::Py(_) => {
+                    let rec = self.materialize(py, i)?;
+                    let r = rec.bind(py);
+                    r.getattr("key_schema")?.as_ptr() == ks
+                        && r.getattr("value_schema")?.as_ptr() == vs
+                        && !r.getattr("value")?.is_none()
+                }
+                Slot::Dropped => false,
+            };
+            if !fits {
+                break;
+            }
+            j += 1;
+        }
+        Ok(j)
+    }
+
+    /// The JDBC sink's row tuples of the records at positions `start..end` (see
+    /// `crate::jdbc_rows`), or None when one is a Python record or does not fit.
+    fn rows(
+        &mut self,
+        py: Python<'_>,
+        start: usize,
+        end: usize,
+        sources: Vec<(u8, Option<String>)>,
+        schemaless: bool,
+    ) -> PyResult<Option<Py<PyList>>> {
+        let Some(sources) = parse_sources(sources) else { return Ok(None) };
+        let out = PyList::empty(py);
+        let end = end.min(self.live().len());
+        for j in start..end {
+            let i = self.live()[j];
+            let Slot::Native(r) = &self.slots[i] else { return Ok(None) };
+            match crate::jdbc_rows::row_to_py(py, r, &sources, schemaless)? {
+                Some(row) => out.append(row)?,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(out.unbind()))
+    }
+
+    /// The binary COPY stream (signature, rows, trailer) of the records at positions
+    /// `start..end` for columns of types `oids`, or None when one does not fit (a Python
+    /// record, a value this column does not take natively).
+    fn copy_binary(
+        &mut self,
+        py: Python<'_>,
+        start: usize,
+        end: usize,
+        sources: Vec<(u8, Option<String>)>,
+        schemaless: bool,
+        oids: Vec<u32>,
+    ) -> PyResult<Option<Py<PyAny>>> {
+        let Some(sources) = parse_sources(sources) else { return Ok(None) };
+        let cols: Option<Vec<_>> = oids.iter().map(|&o| crate::jdbc_rows::col_of(o)).collect();
+        let Some(cols) = cols else { return Ok(None) };
+        if cols.len() != sources.len() || cols.len() > i16::MAX as usize {
+            return Ok(None);
+        }
+        let end = end.min(self.live().len());
+        let mut buf = Vec::with_capacity(32 + (end.saturating_sub(start)) * (2 + cols.len() * 16));
+        crate::jdbc_rows::copy_start(&mut buf);
+        for j in start..end {
+            let i = self.live()[j];
+            let Slot::Native(r) = &self.slots[i] else { return Ok(None) };
+            if !crate::jdbc_rows::copy_row(&mut buf, r, &sources, &cols, schemaless) {
+                return Ok(None);
+            }
+        }
+        crate::jdbc_rows::copy_end(&mut buf);
+        Ok(Some(pyo3::types::PyBytes::new(py, &buf).into_any().unbind()))
     }
 
     /// The size of the batch, dropped records included.

@@ -31,6 +31,7 @@ mod dealloc;
 mod decode;
 mod encode;
 mod java;
+mod jdbc_rows;
 mod json;
 mod model;
 mod pyconv;

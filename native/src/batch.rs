@@ -115,14 +115,18 @@ impl RecordBatch {
     /// converted natively: `(batch, redo_keys, redo_values, with_headers)`, the indexes whose
     /// key or value the Python converter must convert and of those that have headers (the
     /// Python header converter converts them; `set_key`, `set_value`, `set_headers` or
-    /// `drop` then fill them in). None when the messages are not plain `Message`s.
+    /// `drop` then fill them in). With `header_converter` (a native form) headers are
+    /// converted here too, and only those it hands back are named. None when the messages are
+    /// not plain `Message`s.
     #[staticmethod]
+    #[pyo3(signature = (msgs, key_converter, value_converter, header_converter=None))]
     #[allow(clippy::type_complexity)]
     fn from_messages(
         py: Python<'_>,
         msgs: Bound<'_, PyList>,
         key_converter: Bound<'_, Converter>,
         value_converter: Bound<'_, Converter>,
+        header_converter: Option<Bound<'_, Converter>>,
     ) -> PyResult<Option<(RecordBatch, Vec<usize>, Vec<usize>, Vec<usize>)>> {
         let n = msgs.len();
         let mut slots = Vec::with_capacity(n);
@@ -135,6 +139,10 @@ impl RecordBatch {
             None
         } else {
             Some(value_converter.borrow_mut())
+        };
+        let mut hc = match &header_converter {
+            Some(h) if !h.is(&key_converter) && !h.is(&value_converter) => Some(h.borrow_mut()),
+            _ => None,
         };
         let mut topics = Topics::default();
         unsafe {
@@ -208,8 +216,12 @@ impl RecordBatch {
                     }
                 };
                 let h = headers.as_ptr();
+                let mut native_headers = None;
                 if h != ffi::Py_None() && ffi::PyObject_IsTrue(h) == 1 {
-                    with_headers.push(i);
+                    native_headers = hc.as_mut().and_then(|c| decode_headers(py, c, h));
+                    if native_headers.is_none() {
+                        with_headers.push(i);
+                    }
                 }
                 let partition = partition as i32;
                 slots.push(Slot::Native(NRecord {
@@ -220,7 +232,7 @@ impl RecordBatch {
                     value_schema,
                     value,
                     timestamp: if ts_type != 0 { Some(ts_value) } else { None },
-                    headers: None,
+                    headers: native_headers,
                     meta: Meta::Sink(SinkMeta {
                         offset,
                         timestamp_type: if (0..3).contains(&ts_type) { ts_type as u8 } else { 0 },
@@ -679,6 +691,30 @@ impl BatchIter {
         self.next += 1;
         Ok(Some(b.materialize(py, i)?.bind(py).clone().unbind()))
     }
+}
+
+/// A consumed message's headers (a list of `(name, bytes or None)`) converted natively, or
+/// None when one is not plain or the converter hands one back.
+unsafe fn decode_headers(
+    py: Python<'_>,
+    conv: &mut Converter,
+    list: *mut ffi::PyObject,
+) -> Option<Vec<crate::model::record::NHeader>> {
+    if ffi::PyList_CheckExact(list) == 0 {
+        return None;
+    }
+    let n = ffi::PyList_GET_SIZE(list);
+    let mut out = Vec::with_capacity(n as usize);
+    for j in 0..n {
+        let t = ffi::PyList_GET_ITEM(list, j);
+        if ffi::PyTuple_CheckExact(t) == 0 || ffi::PyTuple_GET_SIZE(t) != 2 {
+            return None;
+        }
+        let key = crate::pyconv::from_py::str_of(ffi::PyTuple_GET_ITEM(t, 0))?;
+        let (schema, value) = conv.decode(py, bytes_of(ffi::PyTuple_GET_ITEM(t, 1))?).ok()?;
+        out.push(crate::model::record::NHeader { key, schema, value });
+    }
+    Some(out)
 }
 
 /// The bytes of a key or value (`Some(None)`: a null); None when it is not plain bytes.

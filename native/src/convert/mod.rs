@@ -24,8 +24,9 @@ pub enum Kind {
     Bytes(SchemaRef),
     /// A fixed-width number converter: its schema, width in bytes, floating point or not.
     Number(SchemaRef, usize, bool),
-    /// SimpleHeaderConverter, writing only (`Values.convertToString` of simple values).
-    SimpleHeader,
+    /// SimpleHeaderConverter: writes simple values (`Values.convertToString`), reads the text
+    /// that `Values.parseString` takes for a plain STRING (the schema here).
+    SimpleHeader(SchemaRef),
 }
 
 #[pyclass(module = "kconnect_native")]
@@ -74,13 +75,15 @@ impl Converter {
         })
     }
 
-    /// SimpleHeaderConverter: writes strings, numbers and booleans as their text; reading and
-    /// every other value are left to the Python converter.
+    /// SimpleHeaderConverter: writes strings, integers and booleans as their text; reads text
+    /// that starts with an ASCII letter and is not a literal (`null`, `true`, `false`) as the
+    /// STRING it is (`string_schema`: STRING_SCHEMA). Everything else -- numbers, dates,
+    /// arrays, maps, quoted text -- is left to the Python converter's inference.
     #[staticmethod]
-    fn simple_header() -> Converter {
-        Converter {
-            kind: Kind::SimpleHeader,
-        }
+    fn simple_header(string_schema: Bound<'_, PyAny>) -> PyResult<Converter> {
+        Ok(Converter {
+            kind: Kind::SimpleHeader(NSchema::of(&string_schema)?),
+        })
     }
 
     /// A number converter: its schema, its width (2, 4 or 8 bytes) and whether it is a
@@ -97,7 +100,19 @@ impl Converter {
     /// A record's bytes (None: a null key or value) to its schema and value.
     pub fn decode(&mut self, py: Python<'_>, data: Option<&[u8]>) -> R<(Option<SchemaRef>, Value)> {
         match &mut self.kind {
-            Kind::SimpleHeader => Err(Fallback),
+            Kind::SimpleHeader(s) => {
+                let Some(d) = data else {
+                    return Ok((None, Value::Null));
+                };
+                let text = std::str::from_utf8(d).map_err(|_| Fallback)?;
+                if text.is_empty() {
+                    return Ok((Some(s.clone()), Value::Str(Str::new(""))));
+                }
+                if !text.as_bytes()[0].is_ascii_alphabetic() || matches!(text, "null" | "true" | "false") {
+                    return Err(Fallback);
+                }
+                Ok((Some(s.clone()), Value::Str(Str::new(text))))
+            }
             Kind::Json(j) => match data {
                 None => Ok((None, Value::Null)),
                 Some(d) => j.decode(py, d),
@@ -201,7 +216,7 @@ impl Converter {
                 }
                 Ok(true)
             }
-            Kind::SimpleHeader => {
+            Kind::SimpleHeader(_) => {
                 match v {
                     Value::Null => return Ok(false),
                     Value::Str(s) => out.extend_from_slice(s.as_bytes()),

@@ -44,10 +44,12 @@ class SimpleHeaderConverter(HeaderConverter):
         """Nothing to configure."""
 
     def native_converter(self) -> Any:
-        """The native form (writes strings, integers and booleans; None on the pure-Python
-        path). One per instance: the worker makes one header converter per task."""
+        """The native form (None on the pure-Python path): writes strings, integers and
+        booleans, and reads text that is plainly a STRING (starting with a letter, not a
+        literal); everything else comes back to this converter. One per instance: the worker
+        makes one header converter per task."""
         if native is not None and self._native is None:
-            self._native = native.Converter.simple_header()
+            self._native = native.Converter.simple_header(Schema.STRING_SCHEMA)
         return self._native
 
     def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:

@@ -72,7 +72,7 @@ def sink_batch(
 
     Raises what the operator raises for a failure the tolerance does not allow.
     """
-    got = native.RecordBatch.from_messages(msgs, forms[0], forms[1])
+    got = native.RecordBatch.from_messages(msgs, *forms)
     if got is None:
         return None
     batch, redo_keys, redo_values, with_headers = got

@@ -17,14 +17,22 @@
 
 pub mod cast;
 pub mod common;
+pub mod drop_headers;
+pub mod extract_field;
 pub mod filter;
 pub mod flatten;
+pub mod header_from;
 pub mod hoist_field;
 pub mod insert_field;
+pub mod insert_header;
 pub mod mask_field;
 pub mod predicates;
+pub mod regex_router;
 pub mod replace_field;
+pub mod set_schema_metadata;
 pub mod timestamp_converter;
+pub mod timestamp_router;
+pub mod value_to_key;
 
 use crate::json::read::R;
 use crate::model::record::NRecord;
@@ -60,13 +68,21 @@ pub struct Step {
 fn transform_of(kind: &str, spec: &Bound<'_, PyDict>) -> PyResult<Box<dyn Transform>> {
     Ok(match kind {
         "cast" => Box::new(cast::Cast::new(spec)?),
+        "drop_headers" => Box::new(drop_headers::DropHeaders::new(spec)?),
+        "extract_field" => Box::new(extract_field::ExtractField::new(spec)?),
         "filter" => Box::new(filter::Filter),
         "flatten" => Box::new(flatten::Flatten::new(spec)?),
+        "header_from" => Box::new(header_from::HeaderFrom::new(spec)?),
         "hoist_field" => Box::new(hoist_field::HoistField::new(spec)?),
         "insert_field" => Box::new(insert_field::InsertField::new(spec)?),
+        "insert_header" => Box::new(insert_header::InsertHeader::new(spec)?),
         "mask_field" => Box::new(mask_field::MaskField::new(spec)?),
+        "regex_router" => Box::new(regex_router::RegexRouter::new(spec)?),
         "replace_field" => Box::new(replace_field::ReplaceField::new(spec)?),
+        "set_schema_metadata" => Box::new(set_schema_metadata::SetSchemaMetadata::new(spec)?),
         "timestamp_converter" => Box::new(timestamp_converter::TimestampConverter::new(spec)?),
+        "timestamp_router" => Box::new(timestamp_router::TimestampRouter::new(spec)?),
+        "value_to_key" => Box::new(value_to_key::ValueToKey::new(spec)?),
         _ => return Err(PyValueError::new_err(format!("no native transformation {kind}"))),
     })
 }

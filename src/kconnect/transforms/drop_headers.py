@@ -29,6 +29,10 @@ class DropHeaders(SmtBase):
     def configure(self, configs: Mapping[str, Any]) -> None:
         self._headers = frozenset(self._parse(configs)["headers"])
 
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the header names it removes."""
+        return "drop_headers", {"headers": sorted(self._headers)}
+
     def apply(self, record: ConnectRecord) -> ConnectRecord:
         drop = self._headers
         kept = Headers(h for h in record.headers if h.key not in drop)

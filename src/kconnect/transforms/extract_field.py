@@ -77,6 +77,30 @@ class _ExtractField(SidedSmt):
             extracted = self._path.value_from_struct(value, self._rnwd, self._who)
         return self.new_record(record, field.schema, extracted)
 
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the path's steps and, per input
+        schema, the extracted field's schema and its index at each step."""
+        return "extract_field", {
+            "is_key": self.IS_KEY,
+            "steps": list(self._path.steps),
+            "replace_null_with_default": self._rnwd,
+            "field": self._native_field,
+        }
+
+    def _native_field(self, schema: Schema) -> tuple[Schema, list[int]]:
+        """The schema of the field at the path in ``schema`` and the field index of each step
+        (raises as :meth:`apply` does for a path that is not in the schema)."""
+        field = self._field_in(schema)
+        indexes = []
+        current = schema
+        for step in self._path.steps[:-1]:
+            f = current.field(step)
+            assert f is not None  # (_field_in found the whole path)
+            indexes.append(f.index)
+            current = f.schema
+        indexes.append(field.index)
+        return field.schema, indexes
+
 
 class ExtractFieldKey(KeySide, _ExtractField):
     __kconnect_class_name__ = "org.apache.kafka.connect.transforms.ExtractField$Key"

@@ -13,6 +13,7 @@ from kconnect.api import (
     ConfigDef,
     ConfigException,
     DataException,
+    Field,
     Importance,
     Schema,
     SchemaBuilder,
@@ -99,15 +100,46 @@ class _HeaderFrom(SidedSmt):
         else:
             updated_schema, updated = schema, struct
         for field, header in self._pairs:
-            f = schema.field(field)
-            if f is None:
-                side = "key" if self.IS_KEY else "value"
-                raise DataException(
-                    f"{self._who}: field '{field}' (for header '{header}') is not in the "
-                    f"{side} schema {schema!r}"
-                )
+            f = self._header_field(schema, field, header)
             headers.add(header, get(f), f.schema)
         return self.new_record(record, updated_schema, updated, headers)
+
+    def _header_field(self, schema: Schema, field: str, header: str) -> Field:
+        """The field of ``schema`` copied to ``header``; raises DataException when missing."""
+        f = schema.field(field)
+        if f is None:
+            side = "key" if self.IS_KEY else "value"
+            raise DataException(
+                f"{self._who}: field '{field}' (for header '{header}') is not in the "
+                f"{side} schema {schema!r}"
+            )
+        return f
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: its settings and, per input
+        schema, the updated schema, the input field of each of its fields (move) and the
+        input field of each header."""
+
+        def plan(schema: Schema) -> tuple[Schema, list[int], list[int]]:
+            header_fields = [self._header_field(schema, f, h).index for f, h in self._pairs]
+            if not self._move:
+                return schema, [], header_fields
+            updated = self._moved_schema(schema)
+            sources = []
+            for f in updated.fields:
+                source = schema.field(f.name)
+                assert source is not None  # (the moved schema's fields are the input's)
+                sources.append(source.index)
+            return updated, sources, header_fields
+
+        return "header_from", {
+            "is_key": self.IS_KEY,
+            "fields": [f for f, _h in self._pairs],
+            "headers": [h for _f, h in self._pairs],
+            "move": self._move,
+            "replace_null_with_default": self._rnwd,
+            "plan": plan,
+        }
 
     def _moved_schema(self, schema: Schema) -> Schema:
         hit = self._cache.get(schema)

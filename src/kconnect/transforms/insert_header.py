@@ -50,6 +50,15 @@ class InsertHeader(SmtBase):
         self._schema = literal.schema
         self._value = literal.value
 
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the header's name, schema and
+        value (typed once, at configure time)."""
+        return "insert_header", {
+            "header": self._header,
+            "schema": self._schema,
+            "value": self._value,
+        }
+
     def apply(self, record: ConnectRecord) -> ConnectRecord:
         headers = record.headers.duplicate().add(self._header, self._value, self._schema)
         return record.new_record(

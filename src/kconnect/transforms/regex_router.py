@@ -51,11 +51,21 @@ class RegexRouter(SmtBase):
         except (ValueError, IndexError) as e:
             raise ConfigException("replacement", parsed["replacement"], str(e)) from e
 
-    def apply(self, record: ConnectRecord) -> ConnectRecord:
-        topic = record.topic
+    def _route(self, topic: str) -> str | None:
+        """The topic ``topic`` becomes, or None when the regex does not match it whole."""
         if self._regex.fullmatch(topic) is None:
+            return None
+        return self._regex.sub(self._expand, topic, count=1)
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the new topic of a topic (asked
+        once per distinct topic)."""
+        return "regex_router", {"route": self._route}
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord:
+        new_topic = self._route(record.topic)
+        if new_topic is None:
             return record
-        new_topic = self._regex.sub(self._expand, topic, count=1)
         return record.new_record(
             new_topic,
             record.kafka_partition,

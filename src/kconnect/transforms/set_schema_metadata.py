@@ -41,6 +41,14 @@ class _SetSchemaMetadata(SidedSmt):
         if value is None and schema is None:
             return record
         schema = require_schema(schema, "updating schema metadata", self._who)
+        updated = self._schema_for(schema)
+        if isinstance(value, Struct):
+            get = value.get if self._rnwd else value.get_without_default
+            value = Struct.trusted(updated, [get(f) for f in updated.fields])
+        return self.new_record(record, updated, value)
+
+    def _schema_for(self, schema: Schema) -> Schema:
+        """``schema`` with the configured name and/or version (made once per schema)."""
         updated = self._cache.get(schema)
         if updated is None:
             t = schema.type
@@ -57,10 +65,16 @@ class _SetSchemaMetadata(SidedSmt):
                 schema.value_schema if t in (Type.MAP, Type.ARRAY) else None,
             )
             self._cache[schema] = updated
-        if isinstance(value, Struct):
-            get = value.get if self._rnwd else value.get_without_default
-            value = Struct.trusted(updated, [get(f) for f in updated.fields])
-        return self.new_record(record, updated, value)
+        return updated
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the updated schema of an input
+        schema."""
+        return "set_schema_metadata", {
+            "is_key": self.IS_KEY,
+            "replace_null_with_default": self._rnwd,
+            "updated_schema": self._schema_for,
+        }
 
 
 class SetSchemaMetadataKey(KeySide, _SetSchemaMetadata):

@@ -13,9 +13,38 @@ from kconnect.api import ConfigDef, ConfigException, DataException, Importance
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import SmtBase
-from kconnect.transforms._util.java_date_format import JavaDateFormat
+from kconnect.transforms._util.java_date_format import JavaDateFormat, _tokenize
 
 __all__ = ["TimestampRouter"]
+
+_DAY_MS = 86_400_000
+# How long the text of each pattern letter stays the same, in UTC (letters not listed -- date,
+# era and zone letters -- change at most once a day, at midnight UTC).
+_LETTER_PERIOD_MS = {
+    "S": 1,
+    "s": 1000,
+    "m": 60_000,
+    "H": 3_600_000,
+    "k": 3_600_000,
+    "K": 3_600_000,
+    "h": 3_600_000,
+    "a": 3_600_000,
+}
+_DAILY = set("GyYMLdDEuFzZX")
+
+
+def _period_ms(pattern: str) -> int:
+    """The period (from the epoch) over which ``pattern`` formats every timestamp alike: the
+    native router asks for the text once per period."""
+    period = _DAY_MS
+    for tok in _tokenize(pattern):
+        if isinstance(tok, tuple):
+            letter = tok[0]
+            if letter in _LETTER_PERIOD_MS:
+                period = min(period, _LETTER_PERIOD_MS[letter])
+            elif letter not in _DAILY:
+                period = 1  # (a letter this table does not know: ask for every timestamp)
+    return period
 
 
 class TimestampRouter(SmtBase):
@@ -51,6 +80,15 @@ class TimestampRouter(SmtBase):
             self._format = JavaDateFormat(parsed["timestamp.format"])
         except ValueError as e:
             raise ConfigException("timestamp.format", parsed["timestamp.format"], str(e)) from e
+
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the topic format, the text of a
+        timestamp and the period over which that text stays the same."""
+        return "timestamp_router", {
+            "topic_format": self._topic_format,
+            "format": self._format.format,
+            "period_ms": _period_ms(self._format.pattern),
+        }
 
     def apply(self, record: ConnectRecord) -> ConnectRecord:
         ts = record.timestamp

@@ -102,6 +102,20 @@ class ValueToKey(SmtBase):
             record.timestamp,
         )
 
+    def native_step(self) -> tuple[str, dict[str, Any]]:
+        """This transformation as a ``kconnect_native.Step``: the fields and, per value schema,
+        the key schema and the value field each key field takes."""
+
+        def plan(value_schema: Schema) -> tuple[Schema, list[int]]:
+            p = self._plan(value_schema)  # raises as apply does for a missing field
+            return p.key_schema, list(p.indexes)
+
+        return "value_to_key", {
+            "fields": list(self._fields),
+            "replace_null_with_default": self._rnwd,
+            "plan": plan,
+        }
+
 
 class _KeyPlan:
     """How to build the key Struct from a value Struct of one schema (made once per schema).
@@ -133,6 +147,11 @@ class _KeyPlan:
         # Struct.get substitutes the field default for null; get_without_default does not.
         defaults = tuple(f.schema.default_value if rnwd else None for f in fields)
         self._defaults = defaults if any(d is not None for d in defaults) else None
+
+    @property
+    def indexes(self) -> tuple[int, ...]:
+        """Per key field, the index of the value field it takes."""
+        return self._indexes
 
     def key_of(self, struct: Struct, who: str) -> Struct:
         raw = struct.raw_values()

@@ -33,6 +33,10 @@ class HasHeaderKey(Predicate[ConnectRecord]):
         name = self._name
         return any(h.key == name for h in record.headers)
 
+    def native_predicate(self) -> tuple[str, dict[str, Any]]:
+        """This predicate for a ``kconnect_native.Step``."""
+        return "has_header_key", {"name": self._name}
+
     def config(self) -> ConfigDef:
         return self.CONFIG_DEF
 

@@ -43,6 +43,14 @@ class TopicNameMatches(Predicate[ConnectRecord]):
         topic = record.topic
         return topic is not None and self._pattern.fullmatch(topic) is not None
 
+    def _matches(self, topic: str) -> bool:
+        return self._pattern.fullmatch(topic) is not None
+
+    def native_predicate(self) -> tuple[str, dict[str, Any]]:
+        """This predicate for a ``kconnect_native.Step``: whether a topic matches (asked once
+        per distinct topic)."""
+        return "topic_name_matches", {"matches": self._matches}
+
     def config(self) -> ConfigDef:
         return self.CONFIG_DEF
 

@@ -133,8 +133,11 @@ pub fn put_ok(s: &NSchema, v: &Value) -> R<()> {
                 if !std::ptr::eq(&*sv.schema, s) {
                     return Err(Fallback); // the Python check compares the schemas
                 }
+                // Struct.validate: a null is fine where the field is optional or has a default
                 for (f, x) in s.fields.iter().zip(sv.values.iter()) {
-                    put_ok(&f.schema, x)?;
+                    if !(x.is_null() && f.schema.default_value().is_some()) {
+                        put_ok(&f.schema, x)?;
+                    }
                 }
                 true
             }

@@ -62,3 +62,21 @@ def test_trusted_constructor_skips_checks_but_behaves_the_same() -> None:
     t = Struct.trusted(SCHEMA, {"id": 3, "item": None, "qty": None})
     assert t == Struct(SCHEMA).put("id", 3)
     assert t.get("qty") == 7
+
+
+def test_validate_accepts_a_null_where_the_field_has_a_default() -> None:
+    # Kafka's Struct.validate skips a null in a field that is optional or has a default (get
+    # returns the default); put still refuses a null in a required field.
+    schema = (
+        SchemaBuilder.struct()
+        .field("d", SchemaBuilder.int32().default_value(7).build())
+        .field("r", Schema.INT32_SCHEMA)
+        .build()
+    )
+    s = Struct(schema).put("r", 1)
+    s.validate()
+    assert s.get("d") == 7
+    with pytest.raises(DataException, match='null used for required field: "d"'):
+        s.put("d", None)
+    with pytest.raises(DataException, match='null used for required field: "r"'):
+        Struct(schema).validate()

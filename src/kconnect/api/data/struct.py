@@ -84,8 +84,14 @@ class Struct(_StructValue):
         return self
 
     def validate(self) -> None:
-        """Raise DataException unless every field's value is valid (required fields are set)."""
+        """Raise DataException unless every field's value is valid (required fields are set).
+
+        As Kafka's ``Struct.validate``, a null is valid for a field that is optional or has a
+        default (``get`` returns the default); ``put`` itself refuses a null in a required
+        field, default or not."""
         for f, v in zip(self._schema.fields, self._values, strict=True):
+            if v is None and (f.schema.optional or f.schema.default_value is not None):
+                continue
             validate_value(f.schema, v, f.name)
 
     def items(self) -> Iterator[tuple[str, Any]]:

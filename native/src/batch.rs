@@ -350,7 +350,7 @@ impl RecordBatch {
                 Slot::Dropped => continue,
                 Slot::Native(r) => {
                     let start = buf.len();
-                    if crate::render::push_value(py, &mut buf, &r.value).is_ok() {
+                    if crate::render::push_value(&mut buf, &r.value).is_ok() {
                         true
                     } else {
                         buf.truncate(start);

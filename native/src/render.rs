@@ -11,10 +11,9 @@
 use crate::java;
 use crate::json::read::{Fallback, R};
 use crate::model::value::Value;
-use pyo3::prelude::*;
 
 /// Append `String.valueOf(v)`.
-pub fn push_value(py: Python<'_>, buf: &mut Vec<u8>, v: &Value) -> R<()> {
+pub fn push_value(buf: &mut Vec<u8>, v: &Value) -> R<()> {
     match v {
         Value::Null => buf.extend_from_slice(b"null"),
         Value::Bool(b) => buf.extend_from_slice(if *b { b"true" } else { b"false" }),
@@ -22,14 +21,10 @@ pub fn push_value(py: Python<'_>, buf: &mut Vec<u8>, v: &Value) -> R<()> {
             crate::json::write::push_i64(buf, v.as_integer().unwrap())
         }
         Value::F32(f) => {
-            if !java::push_float(py, buf, *f) {
-                return Err(Fallback);
-            }
+            java::push_float(buf, *f);
         }
         Value::F64(f) => {
-            if !java::push_double(py, buf, *f) {
-                return Err(Fallback);
-            }
+            java::push_double(buf, *f);
         }
         Value::Str(s) => buf.extend_from_slice(s.as_bytes()),
         Value::Bytes(b) => {
@@ -39,17 +34,17 @@ pub fn push_value(py: Python<'_>, buf: &mut Vec<u8>, v: &Value) -> R<()> {
         }
         Value::Decimal(d) => java::push_big_decimal(buf, d),
         Value::Date(days) => {
-            if !java::push_date(py, buf, *days as i64 * 86_400_000) {
+            if !java::push_date(buf, *days as i64 * 86_400_000) {
                 return Err(Fallback);
             }
         }
         Value::Time(ms) => {
-            if !java::push_date(py, buf, *ms as i64) {
+            if !java::push_date(buf, *ms as i64) {
                 return Err(Fallback);
             }
         }
         Value::Timestamp(ms) => {
-            if !java::push_date(py, buf, *ms) {
+            if !java::push_date(buf, *ms) {
                 return Err(Fallback);
             }
         }
@@ -59,7 +54,7 @@ pub fn push_value(py: Python<'_>, buf: &mut Vec<u8>, v: &Value) -> R<()> {
                 if i > 0 {
                     buf.extend_from_slice(b", ");
                 }
-                push_value(py, buf, x)?;
+                push_value(buf, x)?;
             }
             buf.push(b']');
         }
@@ -69,9 +64,9 @@ pub fn push_value(py: Python<'_>, buf: &mut Vec<u8>, v: &Value) -> R<()> {
                 if i > 0 {
                     buf.extend_from_slice(b", ");
                 }
-                push_value(py, buf, k)?;
+                push_value(buf, k)?;
                 buf.push(b'=');
-                push_value(py, buf, x)?;
+                push_value(buf, x)?;
             }
             buf.push(b'}');
         }
@@ -88,7 +83,7 @@ pub fn push_value(py: Python<'_>, buf: &mut Vec<u8>, v: &Value) -> R<()> {
                 first = false;
                 buf.extend_from_slice(f.name.as_bytes());
                 buf.push(b'=');
-                push_value(py, buf, x)?;
+                push_value(buf, x)?;
             }
             buf.push(b'}');
         }

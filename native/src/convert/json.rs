@@ -184,7 +184,6 @@ impl JsonState {
             }
         }
         let mut w = Writer {
-            py,
             out: std::mem::take(out),
             decimal_numeric: self.decimal_numeric,
             rnwd: self.rnwd,

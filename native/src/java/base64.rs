@@ -43,7 +43,7 @@ fn sextet(c: u8) -> Option<u32> {
 /// The bytes of strict base64 `text` (a multiple of 4 characters, padding only at the end);
 /// None for anything else (the Python path then reads it and says why).
 pub fn decode(text: &[u8]) -> Option<Vec<u8>> {
-    if text.len() % 4 != 0 {
+    if !text.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::with_capacity(text.len() / 4 * 3);

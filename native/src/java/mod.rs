@@ -4,53 +4,46 @@
 //! against a JVM; these functions give the same results.
 
 pub mod base64;
+pub mod date_format;
+pub mod floating;
 pub mod hash;
 
 use crate::model::value::Dec;
-use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 
-/// `Double.toString(v)` as JDK 17 prints it.
-pub fn push_double(py: Python<'_>, buf: &mut Vec<u8>, v: f64) -> bool {
-    static F: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    push_py_text(py, &F, "kconnect.api.data.java_numbers", "java_double_to_string", buf, v)
-}
+pub use floating::{push_double, push_float};
 
-/// `Float.toString(v)` as JDK 17 prints it.
-pub fn push_float(py: Python<'_>, buf: &mut Vec<u8>, v: f32) -> bool {
-    static F: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    push_py_text(py, &F, "kconnect.api.data.java_numbers", "java_float_to_string", buf, v as f64)
-}
+const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
 
-/// `new java.util.Date(ms).toString()` in the process's time zone.
-pub fn push_date(py: Python<'_>, buf: &mut Vec<u8>, ms: i64) -> bool {
-    static F: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    push_py_text(py, &F, "kconnect.api.data.java_strings", "java_date_string", buf, ms)
-}
-
-fn push_py_text<'py, A>(
-    py: Python<'py>,
-    cell: &PyOnceLock<Py<PyAny>>,
-    module: &str,
-    name: &str,
-    buf: &mut Vec<u8>,
-    arg: A,
-) -> bool
-where
-    A: IntoPyObject<'py>,
-{
-    let Ok(f) = cell.get_or_try_init(py, || -> PyResult<Py<PyAny>> {
-        Ok(py.import(module)?.getattr(name)?.unbind())
-    }) else {
+/// Append `new java.util.Date(ms).toString()` in the process's time zone
+/// (`EEE MMM dd HH:mm:ss zzz yyyy`), from the C library's local time as the Python reference
+/// (`java_strings.java_date_string`) takes it; false when the C library cannot say.
+pub fn push_date(buf: &mut Vec<u8>, ms: i64) -> bool {
+    let secs = ms.div_euclid(1000) as libc::time_t;
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    if unsafe { libc::localtime_r(&secs, &mut tm) }.is_null() || tm.tm_zone.is_null() {
+        return false;
+    }
+    let zone = unsafe { std::ffi::CStr::from_ptr(tm.tm_zone) };
+    let Ok(zone) = zone.to_str() else { return false };
+    let (Some(day), Some(month)) = (DAYS.get(tm.tm_wday as usize), MONTHS.get(tm.tm_mon as usize))
+    else {
         return false;
     };
-    match f.bind(py).call1((arg,)).and_then(|r| r.extract::<String>()) {
-        Ok(s) => {
-            buf.extend_from_slice(s.as_bytes());
-            true
-        }
-        Err(_) => false,
-    }
+    buf.extend_from_slice(
+        format!(
+            "{day} {month} {:02} {:02}:{:02}:{:02} {zone} {}",
+            tm.tm_mday,
+            tm.tm_hour,
+            tm.tm_min,
+            tm.tm_sec,
+            tm.tm_year as i64 + 1900
+        )
+        .as_bytes(),
+    );
+    true
 }
 
 /// `BigDecimal.toString()` of `d`: plain when the exponent is small, else E-notation.

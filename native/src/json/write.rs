@@ -13,12 +13,10 @@ use crate::java;
 use crate::json::read::{Fallback, R};
 use crate::model::schema::{Logical, NSchema, SchemaRef, Ty};
 use crate::model::value::{Dec, Value};
-use pyo3::Python;
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
-pub struct Writer<'py> {
-    pub py: Python<'py>,
+pub struct Writer {
     pub out: Vec<u8>,
     pub decimal_numeric: bool,
     pub rnwd: bool,
@@ -124,26 +122,25 @@ pub fn twos_complement(v: i128) -> Vec<u8> {
     all[i..].to_vec()
 }
 
-impl<'py> Writer<'py> {
-    fn double(&mut self, v: f64) -> R<()> {
+impl Writer {
+    /// Jackson's double: Java's text, non-finite values as quoted names.
+    fn double(&mut self, v: f64) {
         if v.is_finite() {
-            java::push_double(self.py, &mut self.out, v).then_some(()).ok_or(Fallback)
+            java::push_double(&mut self.out, v);
         } else {
             self.out.push(b'"');
-            java::push_double(self.py, &mut self.out, v).then_some(()).ok_or(Fallback)?;
+            java::push_double(&mut self.out, v);
             self.out.push(b'"');
-            Ok(())
         }
     }
 
-    fn float(&mut self, v: f32) -> R<()> {
+    fn float(&mut self, v: f32) {
         if v.is_finite() {
-            java::push_float(self.py, &mut self.out, v).then_some(()).ok_or(Fallback)
+            java::push_float(&mut self.out, v);
         } else {
             self.out.push(b'"');
-            java::push_float(self.py, &mut self.out, v).then_some(()).ok_or(Fallback)?;
+            java::push_float(&mut self.out, v);
             self.out.push(b'"');
-            Ok(())
         }
     }
 
@@ -218,10 +215,11 @@ impl<'py> Writer<'py> {
                     _ => v.as_integer().ok_or(Fallback)? as f64,
                 };
                 if s.ty == Ty::Float32 {
-                    self.float(f as f32)
+                    self.float(f as f32);
                 } else {
-                    self.double(f)
+                    self.double(f);
                 }
+                Ok(())
             }
             Ty::Boolean => {
                 let Value::Bool(b) = v else {
@@ -330,9 +328,9 @@ impl<'py> Writer<'py> {
             Value::I8(_) | Value::I16(_) | Value::I32(_) | Value::I64(_) => {
                 push_i64(&mut self.out, v.as_integer().unwrap())
             }
-            Value::F64(f) => self.double(*f)?,
+            Value::F64(f) => self.double(*f),
             // a Float without a schema is written as the Python reference holds it: a double
-            Value::F32(f) => self.double(*f as f64)?,
+            Value::F32(f) => self.double(*f as f64),
             Value::Str(s) => push_json_str(&mut self.out, s),
             Value::Bytes(b) => {
                 self.out.push(b'"');

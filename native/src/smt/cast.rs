@@ -194,28 +194,22 @@ pub fn iso_date_string(ms: i64) -> String {
 }
 
 /// Cast a non-null value from `source` to `target`, as the Python `_cast` does.
-fn cast_value(py: Python<'_>, v: &Value, source: Source, schemaless: bool, target: Target) -> R<Value> {
+fn cast_value(v: &Value, source: Source, schemaless: bool, target: Target) -> R<Value> {
     if target == Target::Str {
         let mut buf = Vec::new();
         let text: Str = match (v, source) {
             (Value::Str(s), _) => s.clone(),
             (Value::Bool(b), _) => Str::new(if *b { "true" } else { "false" }),
             (Value::F32(f), Source::F32) => {
-                if !java::push_float(py, &mut buf, *f) {
-                    return Err(Fallback);
-                }
+                java::push_float(&mut buf, *f);
                 Str::new(std::str::from_utf8(&buf).unwrap())
             }
             (Value::F32(f), _) => {
-                if !java::push_double(py, &mut buf, *f as f64) {
-                    return Err(Fallback);
-                }
+                java::push_double(&mut buf, *f as f64);
                 Str::new(std::str::from_utf8(&buf).unwrap())
             }
             (Value::F64(f), _) => {
-                if !java::push_double(py, &mut buf, *f) {
-                    return Err(Fallback);
-                }
+                java::push_double(&mut buf, *f);
                 Str::new(std::str::from_utf8(&buf).unwrap())
             }
             (Value::Bytes(b), _) => {
@@ -341,9 +335,9 @@ impl Cast {
         })
     }
 
-    fn schemaless(&self, py: Python<'_>, v: &Value) -> R<Value> {
+    fn schemaless(&self, v: &Value) -> R<Value> {
         if let Some(t) = self.whole {
-            return cast_value(py, v, source_of_value(v)?, true, t);
+            return cast_value(v, source_of_value(v)?, true, t);
         }
         let Value::Map(entries) = v else {
             return Err(Fallback);
@@ -355,7 +349,7 @@ impl Cast {
         for (name, t) in &self.casts {
             let cast = match map_get(entries, name) {
                 None | Some(Value::Null) => Value::Null,
-                Some(x) => cast_value(py, x, source_of_value(x)?, true, *t)?,
+                Some(x) => cast_value(x, source_of_value(x)?, true, *t)?,
             };
             map_put(&mut out, name, cast);
         }
@@ -371,7 +365,7 @@ impl Transform for Cast {
             return Ok(Outcome::Keep);
         }
         let Some(schema) = schema.clone() else {
-            let out = self.schemaless(py, value)?;
+            let out = self.schemaless(value)?;
             *rec.side_mut(key).1 = out;
             return Ok(Outcome::Keep);
         };
@@ -383,7 +377,7 @@ impl Transform for Cast {
                     source: source_of_schema(&schema)?,
                 })
             })?;
-            let out = cast_value(py, value, plan.source, false, t)?;
+            let out = cast_value(value, plan.source, false, t)?;
             let (s, v) = rec.side_mut(key);
             *s = Some(plan.updated.clone());
             *v = out;
@@ -420,7 +414,7 @@ impl Transform for Cast {
                     let x = if v.is_null() {
                         Value::Null
                     } else {
-                        cast_value(py, v, source.ok_or(Fallback)?, false, *t)?
+                        cast_value(v, source.ok_or(Fallback)?, false, *t)?
                     };
                     put_ok(out_schema, &x)?;
                     cast.push((i, x));

@@ -1,8 +1,10 @@
 //! TimestampConverter$Key / TimestampConverter$Value (`kconnect.transforms.
 //! timestamp_converter`): between `string` (a SimpleDateFormat pattern, UTC), `unix` (a count
 //! of `unix.precision` units) and the Date, Time and Timestamp logical types, through epoch
-//! milliseconds. Text is formatted and parsed by the Python code's own `JavaDateFormat`.
+//! milliseconds. Text is formatted natively from the pattern as the Python code's
+//! `JavaDateFormat` reads it, and parsed by that Python code.
 
+use crate::java::date_format::DateFormat;
 use crate::java::hash::MapKind;
 use crate::json::read::{Fallback, R};
 use crate::model::pyobj::PyObj;
@@ -85,6 +87,8 @@ pub struct TimestampConverter {
     precision: Precision,
     rnwd: bool,
     format: PyObj,
+    /// the pattern, formatted natively (None: no pattern)
+    native_format: Option<DateFormat>,
     parse: PyObj,
     updated_schema: PyObj,
     target_required: SchemaRef,
@@ -108,6 +112,14 @@ impl TimestampConverter {
             },
             rnwd: get(spec, "replace_null_with_default")?,
             format: func(spec, "format")?,
+            native_format: {
+                let toks = item(spec, "format_tokens")?;
+                if toks.is_none() {
+                    None
+                } else {
+                    Some(DateFormat::from_tokens(&toks)?)
+                }
+            },
             parse: func(spec, "parse")?,
             updated_schema: func(spec, "updated_schema")?,
             target_required: NSchema::of(&req)?,
@@ -116,7 +128,7 @@ impl TimestampConverter {
         })
     }
 
-    fn to_ms(&self, py: Python<'_>, v: &Value, form: Form) -> R<i64> {
+    fn ms_of(&self, py: Python<'_>, v: &Value, form: Form) -> R<i64> {
         Ok(match (form, v) {
             (Form::Str, Value::Str(s)) => {
                 let got = self.parse.bind(py).call1((s.as_str(),)).map_err(|_| Fallback)?;
@@ -143,12 +155,15 @@ impl TimestampConverter {
         })
     }
 
-    fn from_ms(&self, py: Python<'_>, ms: i64) -> R<Value> {
+    fn ms_to_target(&self, py: Python<'_>, ms: i64) -> R<Value> {
         Ok(match self.target {
-            Form::Str => {
-                let got = self.format.bind(py).call1((ms,)).map_err(|_| Fallback)?;
-                Value::Str(Str::new(got.extract::<&str>().map_err(|_| Fallback)?))
-            }
+            Form::Str => match &self.native_format {
+                Some(f) => Value::Str(Str::new(f.format(ms).ok_or(Fallback)?)),
+                None => {
+                    let got = self.format.bind(py).call1((ms,)).map_err(|_| Fallback)?;
+                    Value::Str(Str::new(got.extract::<&str>().map_err(|_| Fallback)?))
+                }
+            },
             Form::Unix => Value::I64(match self.precision {
                 Precision::Seconds if ms >= 0 || ms > -(1 << 53) => ms / 1000,
                 Precision::Seconds => return Err(Fallback),
@@ -181,7 +196,7 @@ impl TimestampConverter {
             Some(f) => f,
             None => Form::of_value(v)?,
         };
-        self.from_ms(py, self.to_ms(py, v, form)?)
+        self.ms_to_target(py, self.ms_of(py, v, form)?)
     }
 }
 

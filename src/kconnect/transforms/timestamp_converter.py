@@ -29,6 +29,7 @@ from kconnect.api import (
     ValidString,
 )
 from kconnect.api import ConfigType as CT
+from kconnect.api.data.java_strings import copy_table, in_hash_map_order
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.java_date_format import JavaDateFormat
@@ -64,6 +65,11 @@ def _form_from_schema(schema: Schema) -> str:
     if schema.type is Type.INT64:
         return "unix"
     raise DataException(f"Schema {schema!r} does not correspond to a known timestamp type format")
+
+
+def _saturated(v: int) -> int:
+    """``v`` clamped to a Java long, as ``TimeUnit``'s conversions do."""
+    return max(-(1 << 63), min(v, (1 << 63) - 1))
 
 
 def _datetime_ms(v: _dt.datetime) -> int:
@@ -179,11 +185,11 @@ class _TimestampConverter(SidedSmt):
             )
         p = self._precision
         if p == "seconds":
-            return v * 1000
+            return _saturated(v * 1000)  # TimeUnit.SECONDS.toMillis saturates
         if p == "microseconds":
-            return int(v / 1000) if v < 0 else v // 1000  # TimeUnit truncates toward zero
+            return -(-v // 1000) if v < 0 else v // 1000  # TimeUnit truncates toward zero
         if p == "nanoseconds":
-            return int(v / 1_000_000) if v < 0 else v // 1_000_000
+            return -(-v // 1_000_000) if v < 0 else v // 1_000_000
         return v
 
     def _logical_to_ms(self, v: Any) -> int:
@@ -202,11 +208,11 @@ class _TimestampConverter(SidedSmt):
     def _ms_to_unix(self, ms: int) -> int:
         p = self._precision
         if p == "seconds":
-            return int(ms / 1000) if ms < 0 else ms // 1000
+            return -(-ms // 1000) if ms < 0 else ms // 1000
         if p == "microseconds":
-            return ms * 1000
+            return _saturated(ms * 1000)  # TimeUnit's toMicros/toNanos saturate
         if p == "nanoseconds":
-            return ms * 1_000_000
+            return _saturated(ms * 1_000_000)
         return ms
 
     @staticmethod
@@ -242,7 +248,15 @@ class _TimestampConverter(SidedSmt):
     def _convert(self, v: Any, form: str | None) -> Any:
         if v is None:
             return None
-        return self._from_raw(self._to_raw[form or self._infer(v)](v))
+        ms = self._to_raw[form or self._infer(v)](v)
+        try:
+            return self._from_raw(ms)
+        except (OverflowError, ValueError) as e:
+            # java.util.Date holds any long; Python's date types end at the years 1 and 9999
+            raise DataException(
+                f"{self._who}: timestamp {ms} ms is outside the range of Python's datetime "
+                "(years 1 to 9999)"
+            ) from e
 
     # -- records -----------------------------------------------------------------------------
     def apply(self, record: ConnectRecord) -> ConnectRecord:
@@ -251,8 +265,11 @@ class _TimestampConverter(SidedSmt):
         if schema is None:
             if value is None or not self._field:
                 return self.new_record(record, None, self._convert(value, None))
-            updated = dict(require_map(value, _PURPOSE, self._who))
+            m = require_map(value, _PURPOSE, self._who)
+            updated = dict(m)
             updated[self._field] = self._convert(updated.get(self._field), None)
+            # new HashMap<>(value), then the put
+            updated = in_hash_map_order(updated, copy_table(len(m), len(updated)))
             return self.new_record(record, None, updated)
         if not self._field:
             target_schema = _SCHEMAS[self._target][1 if schema.optional else 0]
@@ -280,6 +297,7 @@ class _TimestampConverter(SidedSmt):
             "precision": self._precision,
             "replace_null_with_default": self._rnwd,
             "format": self._ms_to_string,
+            "format_tokens": None if self._format is None else self._format.tokens,
             "parse": self._string_to_ms,
             "updated_schema": self._schema_for,
             "target_schemas": _SCHEMAS[self._target],

@@ -96,11 +96,13 @@ def _literal(text: str) -> Callable[[_dt.datetime], str]:
 class JavaDateFormat:
     """A compiled SimpleDateFormat pattern in the UTC time zone. Thread-safe (immutable)."""
 
-    __slots__ = ("_formatters", "_regex", "_setters", "pattern")
+    __slots__ = ("_formatters", "_regex", "_setters", "pattern", "tokens")
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
-        tokens = _tokenize(pattern)
+        #: the pattern read into (letter, count) fields and literal strings (the native
+        #: formatter is given these, so both read a pattern the same way)
+        self.tokens = tokens = _tokenize(pattern)
         self._formatters: list[Callable[[_dt.datetime], str]] = []
         self._setters: list[Callable[[dict[str, int], str], None]] = []
         regex: list[str] = []

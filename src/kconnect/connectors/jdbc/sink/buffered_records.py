@@ -4,21 +4,23 @@
 ``put`` (task thread). ``add`` buffers a record, flushing first when the record's schemas
 differ from the buffered ones (the columns change), when a non-tombstone follows a tombstone
 (order), or when ``batch.size`` records are already buffered (so the last statement of a
-``put`` is issued by the final ``flush``, which may defer its result). ``flush`` turns the buffered records into tuples in
-one pass (no per-record schema checks) and writes them: PostgreSQL through COPY
-(:mod:`postgres_copy`), SQLite (and the one-record retry path) through ``executemany``.
+``put`` is issued by the final ``flush``, which may defer its result). ``add_all`` takes a
+range of the put's sequence by position: a run of records with the very schema objects of the
+current plan is buffered as one piece, with only identity checks per record
+(:mod:`record_pieces`), so on the native path (a ``kconnect_native.RecordBatch``) no Python
+record is made for it. ``flush`` turns the buffered records into tuples in one pass (no
+per-record schema checks: the plan of their schemas, :mod:`row_plan`, is made once) and writes
+them: PostgreSQL through COPY (:mod:`postgres_copy`), SQLite (and the one-record retry path)
+through ``executemany``. From a native batch the tuples, or a binary COPY insert's whole
+stream, are made from the native values.
 Exceptions from the database propagate unchanged; the writer wraps them.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import decimal
 from collections.abc import Callable, Sequence
-from operator import itemgetter
 from typing import Any, Protocol
-
-import orjson
 
 from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord, Struct, Type
@@ -31,13 +33,27 @@ from kconnect.api.data.schema import (
 from kconnect.connectors.jdbc.common.identifiers import TableId
 from kconnect.connectors.jdbc.sink.fields_metadata import Column, FieldsMetadata, fields_metadata
 from kconnect.connectors.jdbc.sink.postgres_copy import PendingCopy
+from kconnect.connectors.jdbc.sink.record_pieces import Pieces, is_batch
+from kconnect.connectors.jdbc.sink.row_plan import (
+    Conv,
+    Row,
+    RowPlan,
+    chain,
+    defaults_of,
+    finish,
+    getter,
+    json_text,
+    post_of,
+    scalar_or_json,
+    sqlite_value,
+    struct_getter,
+    timestamp_to_db,
+)
 from kconnect.connectors.jdbc.sink.sink_config import JdbcSinkConfig, PrimaryKeyMode
 from kconnect.connectors.jdbc.sink.sink_dialect import ColumnInfo, SinkDialect, TableInfo
 
 __all__ = ["BufferedRecords", "RowPlan", "RowWriter"]
 
-_Row = Sequence[Any]
-_Conv = Callable[[Any], Any]
 
 # (Connect type or logical name) -> PostgreSQL base types whose binary COPY format takes the
 # Python value as it is. Any other pairing uses text COPY, where the server parses the value.
@@ -57,46 +73,11 @@ _BINARY_OK: dict[object, frozenset[str]] = {
     TIME_LOGICAL_NAME: frozenset({"time"}),
     TIMESTAMP_LOGICAL_NAME: frozenset({"timestamp", "timestamptz"}),
 }
+# Binary COPY tuples carry no types: a column's OID only chooses how a value is written.
+# psycopg has no binary writer for bpchar (char(n)), whose binary input is text's (the server
+# then pads it to the column's length), so its values are written as text.
+_COPY_OIDS = {1042: 25}
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
-
-
-class RowPlan:
-    """How to turn a record into a row for one (schemas, table) combination.
-
-    ``sql_cols`` are the table's column names, keys first (``n_keys`` of them); ``oids`` /
-    ``key_oids`` the column type OIDs when the rows may go by binary COPY, else None.
-    """
-
-    def __init__(
-        self,
-        meta: FieldsMetadata,
-        sql_cols: list[str],
-        row_of: Callable[[SinkRecord], _Row],
-        key_of: Callable[[SinkRecord], _Row],
-        oids: list[int] | None,
-        key_oids: list[int] | None,
-        native_rows: list[tuple[int, str | None]] | None = None,
-    ) -> None:
-        self.meta = meta
-        self.sql_cols = sql_cols
-        self.n_keys = len(meta.key_columns)
-        self.row_of = row_of
-        self.key_of = key_of
-        self.oids = oids
-        self.key_oids = key_oids
-        #: where each column of ``row_of`` comes from, for ``kconnect_native.sink_rows`` (None
-        #: when a column is converted or defaulted: then only ``row_of`` makes the rows)
-        self.native_rows = native_rows
-
-    def rows(self, records: list[SinkRecord]) -> list[_Row]:
-        """``row_of`` of each record (made by the native code when it can, the same tuples)."""
-        if self.native_rows is not None and native is not None:
-            rows: list[_Row] | None = native.sink_rows(
-                records, self.native_rows, self.meta.schemaless
-            )
-            if rows is not None:
-                return rows
-        return list(map(self.row_of, records))
 
 
 class RowWriter(Protocol):
@@ -120,14 +101,15 @@ class RowWriter(Protocol):
         self, table: TableId, key_schema: object, shape: object, plan: RowPlan
     ) -> None: ...
 
+    def last_plan(self, table: TableId) -> tuple[object, object, RowPlan] | None: ...
+
     def write_rows(
         self,
         conn: Any,
         table: TableId,
         plan: RowPlan,
-        rows: list[Any],
-        use_copy: bool,
         records: Sequence[SinkRecord],
+        use_copy: bool,
         defer: bool = False,
     ) -> PendingCopy | None: ...
 
@@ -145,7 +127,7 @@ class BufferedRecords:
         self._table = table
         self._conn = conn
         self._use_copy = use_copy
-        self._records: list[SinkRecord] = []
+        self._records = Pieces()
         self._deletes: list[SinkRecord] = []
         self._key_schema: object = None
         self._value_shape: object = None
@@ -211,28 +193,55 @@ class BufferedRecords:
         else:
             if self._deletes:
                 self.flush()  # keep order: a write after a delete must not run before it
-            self._records.append(record)
+            self._records.add_one(record)
 
-    def add_all(self, records: Sequence[SinkRecord]) -> None:
-        """Buffer ``records`` (all for this table), in order; may flush on the way.
+    def add_all(
+        self, records: Sequence[SinkRecord], start: int = 0, end: int | None = None
+    ) -> None:
+        """Buffer ``records[start:end]`` (all for this table), in order; may flush on the way.
 
         Same outcome as :meth:`add` for each record, but a run of records whose schemas are the
-        very objects of the previous record (the converter reuses them) is appended in one
-        slice, with only identity checks per record.
+        very objects of the current plan (the converter reuses them) -- or of the plan the
+        writer last made for the table -- is taken by position, with only identity checks per
+        record: from a native batch, no Python record is made for it. Any other record is read
+        and added on its own, then the run of records with its very schema objects.
         """
-        batch = max(1, self._config.batch_size)
-        i, n = 0, len(records)
+        limit = max(1, self._config.batch_size)
+        i, n = start, len(records) if end is None else end
+        from_batch = is_batch(records)
         while i < n:
-            first = records[i]
+            plan, ks, vs = self._plan, self._key_schema, self._value_shape
+            if plan is None:
+                last = self._writer.last_plan(self._table)
+                if last is not None:
+                    ks, vs, plan = last
+            # a plan of a value schema (not of a tombstone's key, nor of a schemaless shape)
+            if plan is not None and vs is not None and vs.__class__ is not tuple:
+                j = schema_run_end(records, i, min(n, i + limit), ks, vs)
+                if j > i:
+                    if self._plan is None:  # as add() takes the writer's plan of these schemas
+                        self._plan, self._key_schema, self._value_shape = plan, ks, vs
+                    if self._deletes:
+                        self.flush()  # keep order: a write after a delete must not run before it
+                    room = limit - len(self._records)
+                    if room <= 0:
+                        self.flush()  # full: batch.size records per statement
+                        room = limit
+                    j = min(j, i + room)
+                    self._records.add_range(records, i, j)
+                    i = j
+                    continue
+            first = records[i]  # from a batch, this record's SinkRecord is made
             self.add(first)
+            if from_batch:
+                self._records.batched = True  # a record of it: native COPY is worth trying
             i += 1
             if first.value is None or first.value_schema is None:
                 continue
-            ks, vs = first.key_schema, first.value_schema
-            end = min(n, i + batch - len(self._records) - len(self._deletes))
-            j = schema_run_end(records, i, end, ks, vs)
+            room = limit - len(self._records) - len(self._deletes)
+            j = schema_run_end(records, i, min(n, i + room), first.key_schema, first.value_schema)
             if j > i:
-                self._records.extend(records[i:j])
+                self._records.add_range(records, i, j)
                 i = j
 
     def flush(self, defer: bool = False) -> PendingCopy | None:
@@ -245,12 +254,11 @@ class BufferedRecords:
         if plan is None or (not self._records and not self._deletes):
             return None
         records, deletes = self._records, self._deletes
-        self._records, self._deletes = [], []
+        self._records, self._deletes = Pieces(), []
         pending = None
         if records:
-            rows = plan.rows(records)
             pending = self._writer.write_rows(
-                self._conn, self._table, plan, rows, self._use_copy, records, defer and not deletes
+                self._conn, self._table, plan, records, self._use_copy, defer and not deletes
             )
         if deletes:
             rows = list(map(plan.key_of, deletes))
@@ -280,10 +288,40 @@ class BufferedRecords:
         key_of = self._key_function(meta, convs[:n_keys])
         oids = self._binary_oids(meta.columns, infos)
         key_oids = self._binary_oids(meta.key_columns, infos[:n_keys])
-        native_rows = None
-        if all(c is None for c in convs) and not _defaults(meta, config.replace_null_with_default):
-            native_rows = self._native_row_sources(meta)
-        return RowPlan(meta, sql_cols, row_of, key_of, oids, key_oids, native_rows)
+        if native is None:
+            return RowPlan(meta, sql_cols, row_of, key_of, oids, key_oids)
+        defaults = defaults_of(meta, config.replace_null_with_default)
+        sources = self._native_row_sources(meta)
+        # The native COPY stream writes each value as it is, timestamps as UTC wall time: the
+        # stream of row_of's rows when no column converts anything else (defaults are looked
+        # for per batch: RowPlan._defaults_apply).
+        copy_native = oids is not None and all(
+            conv is None or self._utc_timestamp(c)
+            for c, conv in zip(meta.columns, convs, strict=True)
+        )
+        return RowPlan(
+            meta,
+            sql_cols,
+            row_of,
+            key_of,
+            oids,
+            key_oids,
+            sources,
+            post_of(convs, defaults),
+            copy_native,
+            [sources[i] for i in defaults] if defaults else None,
+        )
+
+    def _utc_timestamp(self, col: Column) -> bool:
+        """Whether ``col``'s conversion only makes a Timestamp UTC wall time (``db.timezone``
+        UTC, not a ``timestamp.fields`` column)."""
+        config = self._config
+        return (
+            config.db_timezone is _dt.UTC
+            and col.schema is not None
+            and col.schema.name == TIMESTAMP_LOGICAL_NAME
+            and col.name not in config.timestamp_fields
+        )
 
     def _native_row_sources(self, meta: FieldsMetadata) -> list[tuple[int, str | None]]:
         """``_row_function``'s columns without conversions, as ``kconnect_native.sink_rows``
@@ -312,17 +350,17 @@ class BufferedRecords:
             ok = _BINARY_OK.get(kind)
             if ok is None or ci.base_type not in ok or ci.type_oid <= 0:
                 return None
-            oids.append(ci.type_oid)
+            oids.append(_COPY_OIDS.get(ci.type_oid, ci.type_oid))
         return oids
 
-    def _converter(self, col: Column, info: ColumnInfo) -> _Conv | None:
+    def _converter(self, col: Column, info: ColumnInfo) -> Conv | None:
         """A per-value conversion for this column, or None when the value goes as it is."""
         config = self._config
         tz = config.db_timezone
         sqlite = self._writer.dialect.name == "sqlite"
         schema = col.schema
         name = schema.name if schema is not None else None
-        conv: _Conv | None = None
+        conv: Conv | None = None
         if col.name in config.timestamp_fields and not col.is_key:
             nanos = config.timestamp_nanos
 
@@ -331,9 +369,9 @@ class BufferedRecords:
                 micros = n // 1000 if nanos else n
                 return _EPOCH + _dt.timedelta(microseconds=micros)
 
-            conv = _chain(conv, _timestamp_to_db(tz, info.base_type == "timestamptz"))
+            conv = chain(conv, timestamp_to_db(tz, info.base_type == "timestamptz"))
         elif name == TIMESTAMP_LOGICAL_NAME:
-            conv = _timestamp_to_db(tz, info.base_type == "timestamptz")
+            conv = timestamp_to_db(tz, info.base_type == "timestamptz")
         elif name == TIME_LOGICAL_NAME and tz is not _dt.UTC:
 
             def conv(v: Any) -> Any:
@@ -342,31 +380,31 @@ class BufferedRecords:
 
         elif schema is None:
             if info.base_type in ("json", "jsonb"):
-                conv = _json_text
+                conv = json_text
             elif info.base_type.startswith("_"):
                 conv = None  # PostgreSQL arrays take Python lists
             else:
-                conv = _scalar_or_json
+                conv = scalar_or_json
         elif schema.type is Type.ARRAY and sqlite:
-            conv = _json_text
+            conv = json_text
         if sqlite:
-            conv = _chain(conv, _sqlite_value) if conv else _sqlite_value
+            conv = chain(conv, sqlite_value) if conv else sqlite_value
         return conv
 
     def _row_function(
-        self, meta: FieldsMetadata, convs: list[_Conv | None]
-    ) -> Callable[[SinkRecord], _Row]:
+        self, meta: FieldsMetadata, convs: list[Conv | None]
+    ) -> Callable[[SinkRecord], Row]:
         config = self._config
         mode = config.pk_mode
         value_names = [c.name for c in meta.value_columns]
         if mode is PrimaryKeyMode.RECORD_VALUE:
             value_names = [c.name for c in meta.key_columns] + value_names
-        value_part = _getter(value_names)
-        struct_part = _struct_getter(value_names)
+        value_part = getter(value_names)
+        struct_part = struct_getter(value_names)
         schemaless = meta.schemaless
-        defaults = _defaults(meta, config.replace_null_with_default)
+        defaults = defaults_of(meta, config.replace_null_with_default)
 
-        def values(r: SinkRecord) -> _Row:
+        def values(r: SinkRecord) -> Row:
             v = r.value
             if isinstance(v, Struct):
                 return struct_part(v)
@@ -376,28 +414,28 @@ class BufferedRecords:
 
         if mode is PrimaryKeyMode.KAFKA:
 
-            def base(r: SinkRecord) -> _Row:
+            def base(r: SinkRecord) -> Row:
                 return (r.topic, r.kafka_partition, r.kafka_offset, *values(r))
 
         elif mode is PrimaryKeyMode.RECORD_KEY:
             key_of = self._key_function(meta, [None] * len(meta.key_columns))
 
-            def base(r: SinkRecord) -> _Row:
+            def base(r: SinkRecord) -> Row:
                 return (*key_of(r), *values(r))
 
         else:
             base = values
-        return _finish(base, convs, defaults)
+        return finish(base, convs, defaults)
 
     def _key_function(
-        self, meta: FieldsMetadata, convs: list[_Conv | None]
-    ) -> Callable[[SinkRecord], _Row]:
+        self, meta: FieldsMetadata, convs: list[Conv | None]
+    ) -> Callable[[SinkRecord], Row]:
         names = [c.name for c in meta.key_columns]
         if self._config.pk_mode is not PrimaryKeyMode.RECORD_KEY:
             return lambda r: ()
-        getter = _struct_getter(names)
+        getter = struct_getter(names)
 
-        def key_of(r: SinkRecord) -> _Row:
+        def key_of(r: SinkRecord) -> Row:
             k = r.key
             if isinstance(k, Struct):
                 return getter(k)
@@ -405,14 +443,20 @@ class BufferedRecords:
                 return tuple(k.get(n) for n in names)
             return (k,)
 
-        return _finish(key_of, convs, {})
+        return finish(key_of, convs, {})
 
 
 def schema_run_end(
     records: Sequence[SinkRecord], start: int, end: int, key_schema: object, value_schema: object
 ) -> int:
     """The first index in ``start..end`` whose record does not have exactly these schema
-    objects or has a null value, or ``end``; found natively when it can be."""
+    objects or has a null value, or ``end``; found natively when it can be (in a native
+    batch, without making Python records)."""
+    if is_batch(records):
+        k: int = records.schema_run_end(  # type: ignore[attr-defined]
+            start, end, key_schema, value_schema
+        )
+        return k
     if native is not None:
         j: int | None = native.schema_run_end(records, start, end, key_schema, value_schema)
         if j is not None:
@@ -443,115 +487,3 @@ def _key_only(record: SinkRecord) -> SinkRecord:
         {},
         record.kafka_offset,
     )
-
-
-def _getter(names: list[str]) -> Callable[[Any], _Row]:
-    if not names:
-        return lambda d: ()
-    if len(names) == 1:
-        n = names[0]
-        return lambda d: (d[n],)
-    return itemgetter(*names)
-
-
-def _struct_getter(names: list[str]) -> Callable[[Struct], _Row]:
-    """The values of fields ``names`` of a Struct (as put, without a copy; never put is
-    null), by index in its schema's field order, worked out once per schema; KeyError for a
-    name the schema lacks."""
-    last: list[Any] = [None, None]
-
-    def get(s: Struct) -> _Row:
-        schema = s.schema
-        if schema is not last[0]:
-            indexes = []
-            for n in names:
-                f = schema.field(n)
-                if f is None:
-                    raise KeyError(n)
-                indexes.append(f.index)
-            last[1] = (
-                (lambda v: ())
-                if not indexes
-                else (lambda v, i=indexes[0]: (v[i],))
-                if len(indexes) == 1
-                else itemgetter(*indexes)
-            )
-            last[0] = schema
-        row: _Row = last[1](s.raw_values())
-        return row
-
-    return get
-
-
-def _defaults(meta: FieldsMetadata, replace: bool) -> dict[int, Any]:
-    if not replace:
-        return {}
-    return {
-        i: c.schema.default_value
-        for i, c in enumerate(meta.columns)
-        if c.schema is not None and c.schema.default_value is not None
-    }
-
-
-def _finish(
-    base: Callable[[SinkRecord], _Row], convs: list[_Conv | None], defaults: dict[int, Any]
-) -> Callable[[SinkRecord], _Row]:
-    steps = [(i, f) for i, f in enumerate(convs) if f is not None]
-    if not steps and not defaults:
-        return base
-    fill = list(defaults.items())
-
-    def row_of(r: SinkRecord) -> _Row:
-        row = list(base(r))
-        for i, dv in fill:
-            if row[i] is None:
-                row[i] = dv
-        for i, f in steps:
-            v = row[i]
-            if v is not None:
-                row[i] = f(v)
-        return row
-
-    return row_of
-
-
-def _chain(first: _Conv | None, second: _Conv) -> _Conv:
-    if first is None:
-        return second
-    return lambda v: second(first(v))
-
-
-def _timestamp_to_db(tz: _dt.tzinfo, keep_zone: bool) -> _Conv:
-    if keep_zone:
-        return lambda v: v if v.tzinfo is not None else v.replace(tzinfo=_dt.UTC)
-
-    def conv(v: Any) -> Any:
-        if v.tzinfo is None:
-            v = v.replace(tzinfo=_dt.UTC)
-        return v.astimezone(tz).replace(tzinfo=None)
-
-    return conv
-
-
-def _json_text(v: Any) -> Any:
-    if isinstance(v, str):
-        return v
-    return orjson.dumps(v).decode()
-
-
-def _scalar_or_json(v: Any) -> Any:
-    if isinstance(v, (dict, list)):
-        return orjson.dumps(v).decode()
-    return v
-
-
-def _sqlite_value(v: Any) -> Any:
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, _dt.datetime):
-        return v.isoformat(sep=" ")
-    if isinstance(v, (_dt.date, _dt.time)):
-        return v.isoformat()
-    if isinstance(v, (dict, list)):
-        return orjson.dumps(v).decode()
-    return v

@@ -12,6 +12,9 @@ passes the column type OIDs); otherwise text COPY, where PostgreSQL parses each 
 result is the same as for a parameterised INSERT. Both are exact. On the native path
 (``kconnect._hot_path``) a binary COPY's whole stream is encoded by ``kconnect_native`` in
 one call, byte for byte what psycopg writes row by row; rows it does not handle go to psycopg.
+An insert may also be handed that stream ready-made (``data``: the sink made it from a native
+record batch's values, :func:`join_streams` joining the streams of several pieces); the
+caller checks :meth:`PostgresCopyWriter.takes_streams` first.
 
 Within one batch the last row per key wins (as Confluent's sequential ``executeBatch``): the
 rows are de-duplicated before an upsert/update, which PostgreSQL needs since one statement may
@@ -37,7 +40,12 @@ from kconnect._hot_path import native
 from kconnect.connectors.jdbc.common.identifiers import TableId
 from kconnect.connectors.jdbc.sink.sink_dialect import PostgresSinkDialect
 
-__all__ = ["PendingCopy", "PostgresCopyWriter"]
+__all__ = ["PendingCopy", "PostgresCopyWriter", "join_streams"]
+
+# A binary COPY stream: this header (signature, flags, header extension length), the tuples,
+# this trailer.
+_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+_TRAILER = b"\xff\xff"
 
 
 class PendingCopy:
@@ -131,6 +139,12 @@ class PostgresCopyWriter:
     def _q(self, name: str) -> str:
         return self._dialect.rules.quote(name)
 
+    @staticmethod
+    def takes_streams(conn: Any) -> bool:
+        """Whether a binary COPY stream made natively may be sent on ``conn`` (its text is
+        UTF-8, the client encoding must be too)."""
+        return native is not None and conn.info.encoding == "utf-8"
+
     def _copy(
         self,
         cur: Any,
@@ -139,11 +153,15 @@ class PostgresCopyWriter:
         rows: Sequence[Sequence[Any]],
         oids: Sequence[int] | None,
         pending: PendingCopy | None = None,
+        data: bytes | None = None,
     ) -> None:
         col_list = ",".join(self._q(c) for c in cols)
         fmt = " (FORMAT BINARY)" if oids is not None else ""
         writer = pending.writer if pending is not None else None
         with cur.copy(f"COPY {target} ({col_list}) FROM STDIN{fmt}", writer=writer) as copy:
+            if data is not None and oids is not None:
+                copy.write(data)  # the caller's ready-made stream of the rows
+                return
             if oids is not None:
                 data = _native_binary(cur, rows, oids)
                 if data is not None:
@@ -180,18 +198,21 @@ class PostgresCopyWriter:
         rows: Sequence[Sequence[Any]],
         oids: Sequence[int] | None,
         defer: bool = False,
+        data: bytes | None = None,
     ) -> PendingCopy | None:
         """COPY ``rows`` into ``table``; with ``defer`` the result is left to read later
-        (returned :class:`PendingCopy`), else it is read before returning."""
+        (returned :class:`PendingCopy`), else it is read before returning. ``data``: the
+        binary COPY stream of the rows for ``oids``, made by the caller (``rows`` then unused;
+        see :meth:`takes_streams`)."""
         target = self._dialect.rules.quote_table(table)
         if not defer:
             with conn.cursor() as cur:
-                self._copy(cur, target, cols, rows, oids)
+                self._copy(cur, target, cols, rows, oids, None, data)
             return None
         cur = conn.cursor()
         pending = PendingCopy(cur)
         try:
-            self._copy(cur, target, cols, rows, oids, pending)
+            self._copy(cur, target, cols, rows, oids, pending, data)
         except BaseException:
             cur.close()
             raise
@@ -265,6 +286,14 @@ def _native_binary(cur: Any, rows: Sequence[Sequence[Any]], oids: Sequence[int])
         rows if rows.__class__ is list else list(rows), list(oids)
     )
     return data
+
+
+def join_streams(streams: Sequence[bytes]) -> bytes:
+    """One binary COPY stream of the tuples of ``streams`` (each a whole stream), in order."""
+    if len(streams) == 1:
+        return streams[0]
+    h, t = len(_HEADER), len(_TRAILER)
+    return b"".join([_HEADER, *(memoryview(s)[h:-t] for s in streams), _TRAILER])
 
 
 def _last_per_key(rows: Sequence[Sequence[Any]], n_keys: int) -> Sequence[Sequence[Any]]:

@@ -6,6 +6,13 @@ yet (the connection is opened on the first write, with ``connection.attempts`` r
 what is committed in the database, and the runtime commits those (at-least-once) →
 ``stop()`` closes the connection.
 
+On the native hot path ``records`` is a ``kconnect_native.RecordBatch``: the writer reads it
+by position and writes rows (or a COPY insert's whole binary stream) made from its native
+values, without Python records (:mod:`~kconnect.connectors.jdbc.sink.record_pieces`). What
+needs the records themselves -- the retry one by one, the errant record reporter, the offsets
+``pre_commit`` holds back -- reads them through its ``Sequence`` interface, which makes only
+the records read.
+
 A large put to PostgreSQL in insert mode (:data:`DEFER_MIN_RECORDS`) returns once its COPY is
 sent, and its result is read and committed at the start of the next ``put`` (or in
 ``pre_commit``/``close``/``stop``): the database ingests a batch while the runtime converts

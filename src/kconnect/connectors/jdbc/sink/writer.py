@@ -34,6 +34,7 @@ from kconnect.connectors.jdbc.sink.ddl import (
 )
 from kconnect.connectors.jdbc.sink.fields_metadata import FieldsMetadata, record_where
 from kconnect.connectors.jdbc.sink.postgres_copy import PendingCopy, PostgresCopyWriter
+from kconnect.connectors.jdbc.sink.record_pieces import is_batch, topic_at
 from kconnect.connectors.jdbc.sink.sink_config import (
     CONFIG_DEF,
     InsertMode,
@@ -161,7 +162,11 @@ class PendingWrite:
 
 def topic_run_end(records: Sequence[SinkRecord], start: int) -> int:
     """The end of the run of records from ``start`` whose topic is ``records[start]``'s (the
-    first index with another topic, or the length); found natively when it can be."""
+    first index with another topic, or the length); found natively when it can be (in a
+    native batch, without making Python records)."""
+    if is_batch(records):
+        k: int = records.topic_run_end(start)  # type: ignore[attr-defined]
+        return k
     if native is not None:
         end: int | None = native.topic_run_end(records, start)
         if end is not None:
@@ -291,16 +296,16 @@ class JdbcDbWriter:
         pending: PendingCopy | None = None
         try:
             # Runs of records of one topic (usually the whole batch of a partition) are handed
-            # to their table's buffer as one slice.
+            # to their table's buffer as one range (by position: a native batch's records
+            # are not made).
             start, n = 0, len(records)
             while start < n:
-                topic = records[start].topic
                 end = topic_run_end(records, start)
-                table = self.destination(topic)
+                table = self.destination(topic_at(records, start))
                 current = buffers.get(table)
                 if current is None:
                     current = buffers[table] = BufferedRecords(self, table, conn, use_copy)
-                current.add_all(records[start:end] if start or end < n else records)
+                current.add_all(records, start, end)
                 start = end
             last = len(buffers) - 1
             for i, buffer in enumerate(buffers.values()):
@@ -447,12 +452,13 @@ class JdbcDbWriter:
         conn: Any,
         table: TableId,
         plan: RowPlan,
-        rows: list[Any],
-        use_copy: bool,
         records: Sequence[SinkRecord],
+        use_copy: bool,
         defer: bool = False,
     ) -> PendingCopy | None:
-        """Write ``rows`` of ``table``; ``defer``: a COPY insert may leave its result pending."""
+        """Write the rows of ``records`` to ``table``; ``defer``: a COPY insert may leave its
+        result pending. A binary COPY insert of records of a native batch sends the stream
+        made from their native values (``plan.copy_stream``) when it can be made."""
         mode = self.config.insert_mode
         cols = plan.sql_cols
         n_keys = plan.n_keys
@@ -467,9 +473,14 @@ class JdbcDbWriter:
         info = self._infos.get(table)
         if use_copy and self._copy is not None:
             if mode is InsertMode.INSERT:
-                return self._copy.insert(conn, table, cols, rows, plan.oids, defer)
-            self._copy.upsert(conn, table, cols, n_keys, rows, plan.oids, mode is InsertMode.UPDATE)
+                data = plan.copy_stream(records) if self._copy.takes_streams(conn) else None
+                rows = plan.rows(records) if data is None else []
+                return self._copy.insert(conn, table, cols, rows, plan.oids, defer, data)
+            self._copy.upsert(
+                conn, table, cols, n_keys, plan.rows(records), plan.oids, mode is InsertMode.UPDATE
+            )
             return None
+        rows = plan.rows(records)
         d = self.dialect
         if mode is InsertMode.INSERT:
             sql = d.insert(table, cols, info)
@@ -519,6 +530,10 @@ class JdbcDbWriter:
     def keep_plan(self, table: TableId, key_schema: object, shape: object, plan: RowPlan) -> None:
         """Remember ``plan`` for :meth:`known_plan`."""
         self._plans[table] = (key_schema, shape, plan)
+
+    def last_plan(self, table: TableId) -> tuple[object, object, RowPlan] | None:
+        """The key schema, value shape and plan last kept for ``table``, if any."""
+        return self._plans.get(table)
 
     def ensure_table(
         self, conn: Any, table: TableId, meta: FieldsMetadata, record: SinkRecord

@@ -581,10 +581,11 @@ impl RecordBatch {
         let Some(sources) = parse_sources(sources) else { return Ok(None) };
         let out = PyList::empty(py);
         let end = end.min(self.live().len());
+        let mut ats = vec![crate::jdbc_rows::At::default(); sources.len()];
         for j in start..end {
             let i = self.live()[j];
             let Slot::Native(r) = &self.slots[i] else { return Ok(None) };
-            match crate::jdbc_rows::row_to_py(py, r, &sources, schemaless)? {
+            match crate::jdbc_rows::row_to_py(py, r, &sources, schemaless, &mut ats)? {
                 Some(row) => out.append(row)?,
                 None => return Ok(None),
             }
@@ -613,10 +614,11 @@ impl RecordBatch {
         let end = end.min(self.live().len());
         let mut buf = Vec::with_capacity(32 + (end.saturating_sub(start)) * (2 + cols.len() * 16));
         crate::jdbc_rows::copy_start(&mut buf);
+        let mut ats = vec![crate::jdbc_rows::At::default(); sources.len()];
         for j in start..end {
             let i = self.live()[j];
             let Slot::Native(r) = &self.slots[i] else { return Ok(None) };
-            if !crate::jdbc_rows::copy_row(&mut buf, r, &sources, &cols, schemaless) {
+            if !crate::jdbc_rows::copy_row(&mut buf, r, &sources, &cols, schemaless, &mut ats) {
                 return Ok(None);
             }
         }

@@ -51,15 +51,27 @@ impl Source {
     }
 }
 
+/// Where a column found its field in the last struct schema it read (schemas of a batch
+/// repeat: the field is looked up by name once per schema, then read by index).
+#[derive(Default, Clone)]
+pub struct At {
+    schema: usize,
+    index: usize,
+}
+
 /// A column's value for `rec` (borrowed, or made for the record's metadata); None when the
 /// record does not fit (a value of the wrong kind: the Python row function says why).
-fn field<'a>(holder: &'a Value, name: &str, schemaless: bool, is_value: bool) -> Option<&'a Value> {
+fn field<'a>(holder: &'a Value, name: &str, schemaless: bool, is_value: bool, at: &mut At) -> Option<&'a Value> {
     const NULL: &Value = &Value::Null;
     match holder {
-        Value::Struct(sv) => Some(match sv.schema.field_index(name) {
-            Some(i) => &sv.values[i],
-            None => return None,
-        }),
+        Value::Struct(sv) => {
+            let key = std::sync::Arc::as_ptr(&sv.schema) as usize;
+            if at.schema != key {
+                at.index = sv.schema.field_index(name)?;
+                at.schema = key;
+            }
+            Some(&sv.values[at.index])
+        }
         Value::Map(entries) if schemaless || !is_value => Some(
             entries
                 .iter()
@@ -85,7 +97,7 @@ impl Cell<'_> {
     }
 }
 
-pub fn cell<'a>(rec: &'a NRecord, src: &Source, schemaless: bool) -> Option<Cell<'a>> {
+pub fn cell<'a>(rec: &'a NRecord, src: &Source, schemaless: bool, at: &mut At) -> Option<Cell<'a>> {
     Some(match src {
         Source::Topic => Cell::Own(Value::Str(rec.topic.name.clone())),
         Source::Partition => Cell::Own(match rec.partition {
@@ -96,21 +108,27 @@ pub fn cell<'a>(rec: &'a NRecord, src: &Source, schemaless: bool) -> Option<Cell
             Meta::Sink(m) => Cell::Own(Value::I64(m.offset)),
             Meta::Source(_) => return None,
         },
-        Source::ValueField(n) => Cell::Ref(field(&rec.value, n, schemaless, true)?),
-        Source::KeyField(n) => Cell::Ref(field(&rec.key, n, schemaless, false)?),
+        Source::ValueField(n) => Cell::Ref(field(&rec.value, n, schemaless, true, at)?),
+        Source::KeyField(n) => Cell::Ref(field(&rec.key, n, schemaless, false, at)?),
         Source::Key => Cell::Ref(&rec.key),
         Source::KeyFieldOrKey(n) => match &rec.key {
-            Value::Struct(_) | Value::Map(_) => Cell::Ref(field(&rec.key, n, schemaless, false)?),
+            Value::Struct(_) | Value::Map(_) => Cell::Ref(field(&rec.key, n, schemaless, false, at)?),
             k => Cell::Ref(k),
         },
     })
 }
 
 /// The row tuple of `rec` (Python objects), or None when it does not fit.
-pub fn row_to_py(py: Python<'_>, rec: &NRecord, sources: &[Source], schemaless: bool) -> PyResult<Option<Py<PyAny>>> {
+pub fn row_to_py(
+    py: Python<'_>,
+    rec: &NRecord,
+    sources: &[Source],
+    schemaless: bool,
+    ats: &mut [At],
+) -> PyResult<Option<Py<PyAny>>> {
     let mut items = Vec::with_capacity(sources.len());
-    for s in sources {
-        let Some(c) = cell(rec, s, schemaless) else {
+    for (s, at) in sources.iter().zip(ats.iter_mut()) {
+        let Some(c) = cell(rec, s, schemaless, at) else {
             return Ok(None);
         };
         if c.get().holds_py() {
@@ -122,8 +140,10 @@ pub fn row_to_py(py: Python<'_>, rec: &NRecord, sources: &[Source], schemaless: 
     Ok(Some(t.into_any().unbind()))
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Col {
+    /// a one-dimensional array: its element column and the element type's OID
+    Array(Box<Col>, u32),
     Int(i64, i64, usize),
     Float4,
     Float8,
@@ -136,7 +156,31 @@ pub enum Col {
     Timestamp,
 }
 
+/// The element type OID of the array types whose elements this module writes.
+fn element_of(array_oid: u32) -> Option<u32> {
+    Some(match array_oid {
+        1005 => 21,
+        1007 => 23,
+        1016 => 20,
+        1021 => 700,
+        1022 => 701,
+        1000 => 16,
+        1009 => 25,
+        1015 => 1043,
+        1001 => 17,
+        1231 => 1700,
+        1182 => 1082,
+        1183 => 1083,
+        1115 => 1114,
+        1185 => 1184,
+        _ => return None,
+    })
+}
+
 pub fn col_of(oid: u32) -> Option<Col> {
+    if let Some(elem) = element_of(oid) {
+        return Some(Col::Array(Box::new(col_of(elem)?), elem));
+    }
     Some(match oid {
         21 => Col::Int(i16::MIN as i64, i16::MAX as i64, 2),
         23 => Col::Int(i32::MIN as i64, i32::MAX as i64, 4),
@@ -180,29 +224,31 @@ fn push_numeric(buf: &mut Vec<u8>, d: &Dec) -> bool {
         }
     }
     let frac_groups = (scale + pad) / 4;
-    let mut groups: Vec<i16> = Vec::new();
+    // base-10000 groups, least significant first (an i128 has at most 39 digits + padding)
+    let mut groups = [0i16; 16];
+    let mut total = 0usize;
     while mag > 0 {
-        groups.push((mag % 10_000) as i16);
+        groups[total] = (mag % 10_000) as i16;
         mag /= 10_000;
+        total += 1;
     }
-    // groups: least significant first; the first `frac_groups` are after the point
-    let total = groups.len() as i64;
-    let mut weight = total - frac_groups - 1;
+    // the first `frac_groups` are after the point
+    let mut weight = total as i64 - frac_groups - 1;
     // strip trailing zero groups (least significant) and leading zero groups
     let mut lo = 0usize;
-    while lo < groups.len() && groups[lo] == 0 {
+    while lo < total && groups[lo] == 0 {
         lo += 1;
     }
-    let mut hi = groups.len();
+    let mut hi = total;
     while hi > lo && groups[hi - 1] == 0 {
         hi -= 1;
         weight -= 1;
     }
-    let digits: Vec<i16> = groups[lo..hi].iter().rev().copied().collect();
+    let digits = &groups[lo..hi];
     if digits.is_empty() {
         weight = 0;
     }
-    if digits.len() > i16::MAX as usize || dscale > 0x3fff {
+    if dscale > 0x3fff {
         return false;
     }
     let size = 8 + 2 * digits.len();
@@ -211,20 +257,47 @@ fn push_numeric(buf: &mut Vec<u8>, d: &Dec) -> bool {
     buf.extend_from_slice(&(weight as i16).to_be_bytes());
     buf.extend_from_slice(&(if neg && !digits.is_empty() { 0x4000u16 } else { 0 }).to_be_bytes());
     buf.extend_from_slice(&(dscale as i16).to_be_bytes());
-    for g in digits {
+    for g in digits.iter().rev() {
         buf.extend_from_slice(&g.to_be_bytes());
     }
     true
 }
 
 /// Append one field (length-prefixed); false when the value is not one this column takes.
-pub fn copy_field(buf: &mut Vec<u8>, col: Col, v: &Value) -> bool {
+pub fn copy_field(buf: &mut Vec<u8>, col: &Col, v: &Value) -> bool {
     if v.is_null() {
         buf.extend_from_slice(b"\xff\xff\xff\xff");
         return true;
     }
     match (col, v) {
-        (Col::Int(lo, hi, width), _) => {
+        (Col::Array(elem, elem_oid), Value::Array(items)) => {
+            // ndim, has-null flag, element type, then (size, lower bound 1) per dimension
+            let at = buf.len();
+            buf.extend_from_slice(&[0, 0, 0, 0]);
+            let has_null = items.iter().any(Value::is_null);
+            if items.is_empty() {
+                buf.extend_from_slice(&0i32.to_be_bytes());
+                buf.extend_from_slice(&0i32.to_be_bytes());
+                buf.extend_from_slice(&elem_oid.to_be_bytes());
+            } else {
+                buf.extend_from_slice(&1i32.to_be_bytes());
+                buf.extend_from_slice(&(has_null as i32).to_be_bytes());
+                buf.extend_from_slice(&elem_oid.to_be_bytes());
+                buf.extend_from_slice(&(items.len() as i32).to_be_bytes());
+                buf.extend_from_slice(&1i32.to_be_bytes());
+                for x in items {
+                    if matches!(x, Value::Array(_)) || !copy_field(buf, elem, x) {
+                        return false;
+                    }
+                }
+            }
+            let size = buf.len() - at - 4;
+            if size > i32::MAX as usize {
+                return false;
+            }
+            buf[at..at + 4].copy_from_slice(&(size as i32).to_be_bytes());
+        }
+        (&Col::Int(lo, hi, width), _) => {
             let Some(n) = v.as_integer() else { return false };
             if n < lo || n > hi {
                 return false;
@@ -295,10 +368,17 @@ pub fn copy_end(buf: &mut Vec<u8>) {
 }
 
 /// Append one row; false when it does not fit (the caller then gives up on native COPY).
-pub fn copy_row(buf: &mut Vec<u8>, rec: &NRecord, sources: &[Source], cols: &[Col], schemaless: bool) -> bool {
+pub fn copy_row(
+    buf: &mut Vec<u8>,
+    rec: &NRecord,
+    sources: &[Source],
+    cols: &[Col],
+    schemaless: bool,
+    ats: &mut [At],
+) -> bool {
     buf.extend_from_slice(&(cols.len() as i16).to_be_bytes());
-    for (s, &col) in sources.iter().zip(cols) {
-        let Some(c) = cell(rec, s, schemaless) else { return false };
+    for ((s, col), at) in sources.iter().zip(cols).zip(ats.iter_mut()) {
+        let Some(c) = cell(rec, s, schemaless, at) else { return false };
         if !copy_field(buf, col, c.get()) {
             return false;
         }

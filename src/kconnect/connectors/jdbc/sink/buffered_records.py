@@ -346,9 +346,16 @@ class BufferedRecords:
         for c, ci in zip(cols, infos, strict=True):
             if c.schema is None or c.name in self._config.timestamp_fields:
                 return None
-            kind: object = c.schema.name if c.schema.name in _BINARY_OK else c.schema.type
+            schema, base = c.schema, ci.base_type
+            if schema.type is Type.ARRAY:
+                # a one-dimensional array of such values: the column is an array of the type
+                schema = schema.value_schema
+                if not base.startswith("_") or base == "_bpchar":
+                    return None
+                base = base[1:]
+            kind: object = schema.name if schema.name in _BINARY_OK else schema.type
             ok = _BINARY_OK.get(kind)
-            if ok is None or ci.base_type not in ok or ci.type_oid <= 0:
+            if ok is None or base not in ok or ci.type_oid <= 0:
                 return None
             oids.append(_COPY_OIDS.get(ci.type_oid, ci.type_oid))
         return oids

@@ -177,6 +177,8 @@ def test_metrics_endpoint_connector_view_and_status_cli(worker, tmp_path) -> Non
                  transform_class="org.apache.kafka.connect.transforms.Filter") == 1  # fmt: skip
     assert value("kafka_connect_connect_worker_rebalance_metrics_rebalancing") == 0
     assert "kconnect_task_idle_seconds" in samples
+    # plain records: nothing handed back to Python code by the native record path
+    assert value("kconnect_task_python_fallback_total", connector="src", task="0") == 0
     assert "kafka_producer_producer_metrics_outgoing_byte_rate" in samples
 
     view = httpx.get(url + "/connectors/src/metrics").json()

@@ -547,3 +547,16 @@ def test_render_falls_back_to_python_for_python_values() -> None:
     batch = native.RecordBatch.from_records([rec])
     assert batch.render_values(_text) == string_value_of({"a": Odd()}, None) + "\n"
     assert partial  # (imported for the operator's signature in other tests)
+
+
+def test_fallbacks_are_counted_and_done_by_the_python_stage() -> None:
+    # " 12" is an int to Python's int() but not a plain integer to the native cast: handed back
+    chain = _chain(["cast_int"])
+    v = Struct(CUSTOMER).put("id", 1).put("name", "n").put("email", " 12")
+    w = Struct(CUSTOMER).put("id", 2).put("name", "m").put("email", "34")
+    records = [SinkRecord("t", 0, None, None, CUSTOMER, x, i) for i, x in enumerate([v, w])]
+    batch = native.RecordBatch.from_records(records)
+    counted: list[int] = []
+    transform_native(chain, batch, _Raise(), lambda i: None, counted.append)  # type: ignore[arg-type]
+    assert counted == [1]
+    assert [r.value.get("email") for r in batch[:]] == [12, 34]

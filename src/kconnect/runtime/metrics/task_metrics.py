@@ -107,6 +107,13 @@ class TaskMetrics:
             "since it started); grows while a RUNNING task moves nothing.",
             self.idle_seconds,
         )
+        self.python_fallbacks = self.idle.sensor(
+            "python-fallback",
+            ("python-fallback-total", "kconnect extension: records that a converter's or a "
+             "transformation's native form handed to its Python code (the native record "
+             "path's fallbacks; 0 on the pure-Python path, where nothing is native).",
+             CumulativeSum()),
+        )  # fmt: skip
 
     def add_info(self, info: Mapping[str, str]) -> None:
         """Register string gauges such as ``task-class`` or ``key-converter-version``."""
@@ -123,6 +130,11 @@ class TaskMetrics:
 
     def record_activity(self) -> None:
         self._last_activity = self.clock.monotonic_ms()
+
+    def record_python_fallbacks(self, records: int) -> None:
+        """Records of a batch that the native record path handed to Python code."""
+        if records:
+            self.python_fallbacks.record(records)
 
     def record_commit_success(self, duration_ms: float) -> None:
         self.commit_time.record(duration_ms)

@@ -65,10 +65,12 @@ def sink_batch(
     plugins: TaskPlugins,
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
+    fallbacks: Callable[[int], None],
 ) -> Any:
     """A ``RecordBatch`` of the consumed ``msgs`` (SinkRecords with converted keys, values and
     headers, not transformed), or None when the messages are not of a kind the native batch
-    reads (the Python path then converts them).
+    reads (the Python path then converts them). ``fallbacks(n)`` is told how many records the
+    native forms handed to the Python converters.
 
     Raises what the operator raises for a failure the tolerance does not allow.
     """
@@ -76,6 +78,7 @@ def sink_batch(
     if got is None:
         return None
     batch, redo_keys, redo_values, with_headers = got
+    fallbacks(len(set(redo_keys).union(redo_values, with_headers)))
     kc, vc, hc = plugins.key_converter, plugins.value_converter, plugins.header_converter
     for i in redo_keys:
         m = msgs[i]
@@ -123,6 +126,7 @@ def source_entries(
     plugins: TaskPlugins,
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
+    fallbacks: Callable[[int], None],
 ) -> list[Any]:
     """What the producer sends for the records a source task polled: per record ``(topic,
     partition, key, value, timestamp, headers)`` (bytes, and a list of ``(name, bytes)``), or
@@ -131,13 +135,15 @@ def source_entries(
     The records go into a native batch, through the chain natively, and are encoded by the
     converters' native forms; a record those hand back is converted by the plugins' Python
     methods through the operator (headers, then key, then value, as Kafka does). Raises what
-    the operator raises for a failure the tolerance does not allow.
+    the operator raises for a failure the tolerance does not allow. ``fallbacks(n)`` is told
+    how many records a native form handed to Python code.
     """
     batch = native.RecordBatch.from_records(records)
     chain = plugins.chain
     if chain is not None:
-        transform_native(chain, batch, operator, contexts)
+        transform_native(chain, batch, operator, contexts, fallbacks)
     entries, redo = batch.encode(*forms)
+    fallbacks(len(redo))
     kc, vc, hc = plugins.key_converter, plugins.value_converter, plugins.header_converter
     for i in redo:
         r = batch.take(i)
@@ -172,6 +178,7 @@ def transform_native(
     batch: Any,
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
+    fallbacks: Callable[[int], None] | None = None,
 ) -> None:
     """Run ``chain`` over ``batch`` in place, stage by stage.
 
@@ -180,10 +187,16 @@ def transform_native(
     one by one, as :func:`~kconnect.runtime.worker.record_conversion.transform_batch` runs
     them: a stage that raises hands the record, as the stage received it, to the operator
     (retry, tolerate -- the record is dropped -- or fail the task). ``contexts(i)`` is the
-    processing context of the record at batch index ``i``.
+    processing context of the record at batch index ``i``; ``fallbacks(n)`` is told how many
+    records each native stage handed to its Python twin.
     """
     for stage, step in zip(chain.stages, chain.native_steps(), strict=True):
-        redo = batch.apply_step(step) if step is not None else batch.live_indexes()
+        if step is not None:
+            redo = batch.apply_step(step)
+            if fallbacks is not None:
+                fallbacks(len(redo))
+        else:
+            redo = batch.live_indexes()
         for i in redo:
             record = batch.take(i)
             try:

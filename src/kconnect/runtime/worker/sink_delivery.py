@@ -212,12 +212,13 @@ class SinkDelivery:
             self._forms = native_forms(self.plugins) or False
         if self._forms is False or msgs.__class__ is not list:
             return None
-        batch = sink_batch(msgs, self._forms, self.plugins, self.operator, ctx)
+        fallbacks = self.metrics.task.record_python_fallbacks
+        batch = sink_batch(msgs, self._forms, self.plugins, self.operator, ctx, fallbacks)
         if batch is None:
             return None
         chain = self.plugins.chain
         if chain is not None:
-            transform_native(chain, batch, self.operator, ctx)
+            transform_native(chain, batch, self.operator, ctx, fallbacks)
         return batch  # type: ignore[no-any-return]
 
     def _python_records(

@@ -396,7 +396,14 @@ class WorkerSourceTask(WorkerTask):
             self._forms = native_forms(self.plugins) or False
         if self._forms is False:
             return None
-        return source_entries(records, self._forms, self.plugins, self.operator, ctx)
+        return source_entries(
+            records,
+            self._forms,
+            self.plugins,
+            self.operator,
+            ctx,
+            self.metrics.task.record_python_fallbacks,
+        )
 
     def _python_entries(
         self, records: list[SourceRecord], ctx: Callable[[int], ProcessingContext]

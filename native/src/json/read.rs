@@ -466,6 +466,9 @@ impl<'a> Reader<'a> {
             self.lit(b"null")?;
             return self.null_of(s);
         }
+        if s.misnamed {
+            return Err(Fallback);
+        }
         match s.logical {
             Logical::None => {}
             Logical::Decimal(scale) => return self.decimal(c, scale),

@@ -6,13 +6,13 @@
 //! bytes and BASE64 decimals as base64, numbers in Java's `toString` forms, non-finite floats
 //! as quoted names, maps with string keys as objects and others as `[[key, value], ...]`,
 //! Jackson's escapes. Whatever the reference would refuse or that is not plainly covered (a
-//! `Py` value, a value of another type than its schema's, a decimal whose scale does not fit)
+//! `Py` value, a value of another type than its schema's, a decimal whose scale is not its schema's)
 //! is `Fallback`: the Python path encodes the record or raises its own error.
 
 use crate::java;
 use crate::json::read::{Fallback, R};
 use crate::model::schema::{Logical, NSchema, SchemaRef, Ty};
-use crate::model::value::{Dec, Value};
+use crate::model::value::Value;
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
@@ -91,22 +91,6 @@ pub fn push_json_str(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
-/// The unscaled value of `d` at `scale` (exactly, or None), as `Decimal.from_logical` does.
-pub fn rescale(d: &Dec, scale: i32) -> Option<i128> {
-    if d.scale == scale {
-        return Some(d.unscaled);
-    }
-    if d.scale < scale {
-        let p = 10i128.checked_pow((scale - d.scale) as u32)?;
-        return d.unscaled.checked_mul(p);
-    }
-    let p = 10i128.checked_pow((d.scale - scale) as u32)?;
-    if d.unscaled % p != 0 {
-        return None;
-    }
-    Some(d.unscaled / p)
-}
-
 /// `BigInteger.toByteArray`: the fewest big-endian two's complement bytes holding `v`.
 pub fn twos_complement(v: i128) -> Vec<u8> {
     let all = v.to_be_bytes();
@@ -160,6 +144,9 @@ impl Writer {
             }
             return Err(Fallback);
         }
+        if s.misnamed {
+            return Err(Fallback);
+        }
         match s.logical {
             Logical::None => {}
             Logical::Decimal(scale) => {
@@ -169,9 +156,13 @@ impl Writer {
                 if self.decimal_numeric {
                     java::push_big_decimal(&mut self.out, d);
                 } else {
-                    let unscaled = rescale(d, scale.ok_or(Fallback)?).ok_or(Fallback)?;
+                    // Decimal.fromLogical refuses a value whose scale is not the schema's
+                    // ("mismatching scale"): Python raises the same error.
+                    if Some(d.scale) != scale {
+                        return Err(Fallback);
+                    }
                     self.out.push(b'"');
-                    java::base64::encode_into(&mut self.out, &twos_complement(unscaled));
+                    java::base64::encode_into(&mut self.out, &twos_complement(d.unscaled));
                     self.out.push(b'"');
                 }
                 return Ok(());
@@ -329,8 +320,8 @@ impl Writer {
                 push_i64(&mut self.out, v.as_integer().unwrap())
             }
             Value::F64(f) => self.double(*f),
-            // a Float without a schema is written as the Python reference holds it: a double
-            Value::F32(f) => self.double(*f as f64),
+            // a Float without a schema: Jackson writes Float.toString
+            Value::F32(f) => self.float(*f),
             Value::Str(s) => push_json_str(&mut self.out, s),
             Value::Bytes(b) => {
                 self.out.push(b'"');

@@ -111,6 +111,10 @@ pub struct NSchema {
     pub logical: Logical,
     pub optional: bool,
     pub name: Option<Str>,
+    /// A logical type's name over another type (an int8 named Date, as Cast makes): Java's
+    /// JsonConverter picks its converter by name and refuses the value, so the native
+    /// converters leave such values to Python.
+    pub misnamed: bool,
     pub fields: Vec<NField>,
     /// ARRAY items / MAP values.
     pub value: Option<SchemaRef>,
@@ -163,6 +167,8 @@ impl NSchema {
             Some(TIMESTAMP_NAME) if ty == Ty::Int64 => Logical::Timestamp,
             _ => Logical::None,
         };
+        let misnamed = logical == Logical::None
+            && matches!(name.as_deref(), Some(DECIMAL_NAME | DATE_NAME | TIME_NAME | TIMESTAMP_NAME));
         let mut fields = Vec::new();
         if ty == Ty::Struct {
             for f in obj.getattr("_fields")?.try_iter()? {
@@ -187,6 +193,7 @@ impl NSchema {
             logical,
             optional,
             name: name.map(Str::new),
+            misnamed,
             fields,
             value: sub("_value_schema")?,
             key: sub("_key_schema")?,

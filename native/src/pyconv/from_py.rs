@@ -30,6 +30,14 @@ fn decimal_type(py: Python<'_>) -> Option<*mut ffi::PyTypeObject> {
         .map(|t| t.as_type_ptr())
 }
 
+fn float32_type(py: Python<'_>) -> Option<*mut ffi::PyTypeObject> {
+    static FLOAT32: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    FLOAT32
+        .import(py, "kconnect.api.data.java_strings", "Float32")
+        .ok()
+        .map(|t| t.as_type_ptr())
+}
+
 /// The native value of the Python object `obj` (of `schema`, when known).
 pub fn value_of(obj: &Bound<'_, PyAny>, schema: Option<&SchemaRef>) -> Value {
     unsafe { value_of_ptr(obj.py(), obj.as_ptr(), schema) }
@@ -156,6 +164,11 @@ unsafe fn untyped(py_: Python<'_>, p: *mut ffi::PyObject) -> Value {
     }
     if ffi::PyFloat_CheckExact(p) != 0 {
         return Value::F64(ffi::PyFloat_AS_DOUBLE(p));
+    }
+    if let Some(tp) = float32_type(py_) {
+        if ffi::Py_TYPE(p) == tp {
+            return Value::F32(ffi::PyFloat_AS_DOUBLE(p) as f32);
+        }
     }
     if ffi::PyUnicode_CheckExact(p) != 0 {
         return str_of(p).map(Value::Str).unwrap_or_else(|| py(p));

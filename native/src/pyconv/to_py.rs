@@ -92,8 +92,14 @@ pub fn new_timestamp(py: Python<'_>, ms: i64) -> PyResult<PyObj> {
     ))
 }
 
-/// The Python object for `v`.
-pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObj> {
+fn float32_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static FLOAT32: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    FLOAT32.import(py, "kconnect.api.data.java_strings", "Float32")
+}
+
+/// The Python object for `v`; `typed`: a schema says what `v` is (else a FLOAT32 becomes the
+/// reference's `Float32`, Java's `Float` in schemaless data).
+pub fn to_py(py: Python<'_>, v: &Value, typed: bool) -> PyResult<PyObj> {
     unsafe {
         Ok(match v {
             Value::Null => PyObj::none(),
@@ -102,6 +108,7 @@ pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObj> {
             Value::I16(x) => long(py, *x as i64)?,
             Value::I32(x) => long(py, *x as i64)?,
             Value::I64(x) => long(py, *x)?,
+            Value::F32(x) if !typed => PyObj::of(&float32_class(py)?.call1((*x as f64,))?),
             Value::F32(x) => PyObj::steal(ffi::PyFloat_FromDouble(*x as f64)).ok_or_else(|| fetch(py))?,
             Value::F64(x) => PyObj::steal(ffi::PyFloat_FromDouble(*x)).ok_or_else(|| fetch(py))?,
             Value::Str(s) => new_str(py, s)?,
@@ -114,7 +121,7 @@ pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObj> {
             Value::Date(days) => new_date(py, *days)?,
             Value::Time(ms) => new_time(py, *ms)?,
             Value::Timestamp(ms) => new_timestamp(py, *ms)?,
-            Value::Array(items) => list_of(py, items)?,
+            Value::Array(items) => list_of(py, items, typed)?,
             Value::Map(entries) => {
                 let hashable = entries.iter().all(|(k, _)| {
                     !matches!(k, Value::Struct(_) | Value::Array(_) | Value::Map(_))
@@ -122,8 +129,8 @@ pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObj> {
                 if hashable {
                     let d = PyObj::steal(ffi::PyDict_New()).ok_or_else(|| fetch(py))?;
                     for (k, x) in entries {
-                        let k = to_py(py, k)?;
-                        let x = to_py(py, x)?;
+                        let k = to_py(py, k, typed)?;
+                        let x = to_py(py, x, typed)?;
                         if ffi::PyDict_SetItem(d.as_ptr(), k.as_ptr(), x.as_ptr()) != 0 {
                             return Err(fetch(py));
                         }
@@ -134,8 +141,8 @@ pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObj> {
                         .ok_or_else(|| fetch(py))?;
                     for (i, (k, x)) in entries.iter().enumerate() {
                         let t = PyObj::steal(ffi::PyTuple_New(2)).ok_or_else(|| fetch(py))?;
-                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 0, to_py(py, k)?.into_ptr());
-                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 1, to_py(py, x)?.into_ptr());
+                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 0, to_py(py, k, typed)?.into_ptr());
+                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 1, to_py(py, x, typed)?.into_ptr());
                         ffi::PyList_SET_ITEM(l.as_ptr(), i as ffi::Py_ssize_t, t.into_ptr());
                     }
                     l
@@ -144,7 +151,7 @@ pub fn to_py(py: Python<'_>, v: &Value) -> PyResult<PyObj> {
             Value::Struct(s) => {
                 let t = types::get()
                     .ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
-                let values = list_of(py, &s.values)?;
+                let values = list_of(py, &s.values, true)?;
                 let obj = alloc(t.struct_tp).ok_or_else(|| fetch(py))?;
                 init_slot(obj.0, t.struct_schema, s.schema.py.as_ptr());
                 init_slot_steal(obj.0, t.struct_values, values.into_ptr());
@@ -160,11 +167,11 @@ unsafe fn long(py: Python<'_>, x: i64) -> PyResult<PyObj> {
     PyObj::steal(ffi::PyLong_FromLongLong(x)).ok_or_else(|| fetch(py))
 }
 
-unsafe fn list_of(py: Python<'_>, items: &[Value]) -> PyResult<PyObj> {
+unsafe fn list_of(py: Python<'_>, items: &[Value], typed: bool) -> PyResult<PyObj> {
     let l = PyObj::steal(ffi::PyList_New(items.len() as ffi::Py_ssize_t)).ok_or_else(|| fetch(py))?;
     for (i, x) in items.iter().enumerate() {
         // a list left part-filled by an error is freed safely (its empty items are null)
-        ffi::PyList_SET_ITEM(l.as_ptr(), i as ffi::Py_ssize_t, to_py(py, x)?.into_ptr());
+        ffi::PyList_SET_ITEM(l.as_ptr(), i as ffi::Py_ssize_t, to_py(py, x, typed)?.into_ptr());
     }
     Ok(l)
 }

@@ -85,10 +85,8 @@ fn source_of_value(v: &Value) -> R<Source> {
         Value::Bool(_) => Source::Bool,
         Value::Str(_) => Source::Str,
         Value::Bytes(_) => Source::Bytes,
-        Value::Decimal(_) => Source::Decimal,
-        Value::Date(_) => Source::Date,
-        Value::Time(_) => Source::Time,
-        Value::Timestamp(_) => Source::Timestamp,
+        // a schemaless BigDecimal or java.util.Date has no schema type: the Python stage
+        // raises Java's error
         _ => return Err(Fallback),
     })
 }
@@ -254,6 +252,9 @@ fn cast_value(v: &Value, source: Source, schemaless: bool, target: Target) -> R<
                 }
                 narrow(n, target)
             }
+            // Double.byteValue/shortValue/intValue: (byte) (int) d, the cast to int saturating
+            Value::F32(f) if target != Target::I64 => narrow(*f as i32 as i64, target),
+            Value::F64(f) if target != Target::I64 => narrow(*f as i32 as i64, target),
             _ => narrow(java_long(&v)?, target),
         },
         Target::F32 | Target::F64 => {

@@ -99,6 +99,16 @@ pub fn field_value(sv: &StructVal, i: usize, rnwd: bool) -> &Value {
     v
 }
 
+/// `Struct.put`'s refusal of a null for a required field, the one check a stage needs for a
+/// value it copies from a struct whose field has the same schema (a struct some SMT built
+/// without setting every field, as InsertField's is without a record timestamp, holds one).
+pub fn null_ok(s: &NSchema, v: &Value) -> R<()> {
+    if v.is_null() && !s.optional {
+        return Err(Fallback); // the Python stage raises put's DataException
+    }
+    Ok(())
+}
+
 /// `Struct.put`'s check of a value for a field (`validate_value`, deep): a null needs an
 /// optional schema (defaults do not count), a value must be of the schema's type, a struct of
 /// the very schema with every field valid, list items and map entries likewise.

@@ -61,6 +61,31 @@ fn consistent(s: &NSchema, values: &[Value]) -> bool {
     })
 }
 
+/// Whether Kafka's `put` takes each leaf present under `values` (of `s`): a null leaf (after
+/// its default) needs an optional output field; the leaves of a null struct are not put.
+/// `at` walks the fields of `out`, the flattened schema.
+fn leaves_ok(s: &NSchema, values: &[Value], out: &NSchema, at: &mut usize) -> bool {
+    for (f, v) in s.fields.iter().zip(values) {
+        let v = if v.is_null() { f.schema.default_value().unwrap_or(v) } else { v };
+        if f.schema.ty == Ty::Struct {
+            match v {
+                Value::Struct(sv) => {
+                    if !leaves_ok(&f.schema, &sv.values, out, at) {
+                        return false;
+                    }
+                }
+                _ => *at += leaves(&f.schema).unwrap_or(0),
+            }
+        } else {
+            if v.is_null() && !out.fields[*at].schema.optional {
+                return false;
+            }
+            *at += 1;
+        }
+    }
+    true
+}
+
 /// Push the leaves of `values` (of `s`) in walk order, taking them over.
 fn flatten_struct(s: &NSchema, values: Vec<Value>, out: &mut Vec<Value>) {
     for (f, v) in s.fields.iter().zip(values) {
@@ -178,6 +203,9 @@ impl Transform for Flatten {
             }
             Ok(Plan { updated })
         })?;
+        if !leaves_ok(&schema, &sv.values, &plan.updated, &mut 0) {
+            return Err(Fallback); // the Python stage raises put's DataException
+        }
         let (s, v) = rec.side_mut(key);
         let Value::Struct(sv) = v else { unreachable!() };
         let values = std::mem::take(&mut sv.values);

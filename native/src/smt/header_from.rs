@@ -11,7 +11,7 @@ use crate::model::pyobj::PyObj;
 use crate::model::record::{NHeader, NRecord};
 use crate::model::schema::SchemaRef;
 use crate::model::value::{Str, Value};
-use crate::smt::common::{call, field_value, func, get, java_order, map_get, schema_of, string_keys, PlanCache, Side};
+use crate::smt::common::{call, field_value, func, get, java_order, map_get, null_ok, schema_of, string_keys, PlanCache, Side};
 use crate::smt::{Outcome, Transform};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -128,6 +128,9 @@ impl Transform for HeaderFrom {
             })
             .collect();
         if moving {
+            for (j, &i) in plan.sources.iter().enumerate() {
+                null_ok(&plan.updated.fields[j].schema, field_value(sv, i, rnwd))?;
+            }
             let (s, v) = rec.side_mut(key);
             let Value::Struct(sv) = v else { unreachable!() };
             let mut values = Vec::with_capacity(plan.sources.len());

@@ -7,7 +7,7 @@ use crate::model::pyobj::PyObj;
 use crate::model::record::{Meta, NRecord};
 use crate::model::schema::SchemaRef;
 use crate::model::value::{Str, Value};
-use crate::smt::common::{call, field_value, func, get, java_order, map_put, schema_of, string_keys, PlanCache, Side};
+use crate::smt::common::{call, field_value, func, get, java_order, map_put, null_ok, schema_of, string_keys, PlanCache, Side};
 use crate::smt::{Outcome, Transform};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -173,6 +173,13 @@ impl Transform for InsertField {
             });
         }
         let rnwd = this.rnwd;
+        if let Value::Struct(sv) = rec.side(key).1 {
+            for (j, src) in plan.sources.iter().enumerate() {
+                if let Source::Input(i) = src {
+                    null_ok(&plan.updated.fields[j].schema, field_value(sv, *i, rnwd))?;
+                }
+            }
+        }
         let (s, v) = rec.side_mut(key);
         let Value::Struct(sv) = v else { unreachable!() };
         let mut values = Vec::with_capacity(plan.sources.len());

@@ -8,7 +8,7 @@ use crate::model::pyobj::PyObj;
 use crate::model::record::NRecord;
 use crate::model::value::{Str, Value};
 use crate::pyconv::from_py::value_of;
-use crate::smt::common::{call, field_value, func, get, java_order, map_get, map_put, string_keys, PlanCache, Side};
+use crate::smt::common::{call, field_value, func, get, java_order, map_get, null_ok, map_put, string_keys, PlanCache, Side};
 use crate::smt::{Outcome, Transform};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -172,9 +172,11 @@ impl Transform for MaskField {
         })?;
         let rnwd = self.rnwd;
         for (i, m) in plan.fields.iter().enumerate() {
-            if matches!(m, Mask::Refused) && !field_value(sv, i, rnwd).is_null() {
+            let x = field_value(sv, i, rnwd);
+            if matches!(m, Mask::Refused) && !x.is_null() {
                 return Err(Fallback);
             }
+            null_ok(&schema.fields[i].schema, x)?;
         }
         let Value::Struct(sv) = rec.side_mut(key).1 else { unreachable!() };
         for (i, m) in plan.fields.iter().enumerate() {

@@ -8,7 +8,7 @@ use crate::model::pyobj::PyObj;
 use crate::model::record::NRecord;
 use crate::model::schema::SchemaRef;
 use crate::model::value::Value;
-use crate::smt::common::{call, func, get, schema_of, PlanCache, Side};
+use crate::smt::common::{call, field_value, func, get, null_ok, schema_of, PlanCache, Side};
 use crate::smt::{Outcome, Transform};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -61,6 +61,11 @@ impl Transform for SetSchemaMetadata {
             Ok(Plan { updated })
         })?;
         let rnwd = self.rnwd;
+        if let Value::Struct(sv) = rec.side(key).1 {
+            for (i, f) in plan.updated.fields.iter().enumerate() {
+                null_ok(&f.schema, field_value(sv, i, rnwd))?;
+            }
+        }
         let (s, v) = rec.side_mut(key);
         if let Value::Struct(sv) = v {
             if rnwd {

@@ -23,6 +23,13 @@ Known, deliberate differences from Kafka (documented in tests):
   negative zero, and gives 0.0: a FileStreamSink behind it prints ``0.0`` in Kafka);
 * a map whose key type is STRUCT, ARRAY or MAP decodes to a list of ``(key, value)`` pairs
   (such keys are not hashable in Python); the encoder accepts the same pair list.
+
+Maps decode as Kafka's do: a JSON object (schemaless) or MAP value becomes a ``HashMap`` filled
+in document order, so the dict is put in that map's iteration order
+(:mod:`kconnect.api.data.java_strings`), and encoding writes a dict in its own order -- as
+Kafka writes a map's entries in its iteration order. Schemaless integers beyond a long wrap as
+Jackson's ``BigInteger.longValue()`` does; a BASE64 Decimal of another scale than its schema's
+is refused, as ``Decimal.fromLogical`` refuses it.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from kconnect.api import (
     ValidString,
     Width,
 )
+from kconnect.api.data.java_strings import json_hash_maps
 from kconnect.converters import json_native
 from kconnect.converters.data_header_converter import DataHeaderConverter
 from kconnect.converters.json_schema import from_json_schema, to_json_schema
@@ -58,8 +66,9 @@ from kconnect.converters.json_values import (
     compile_decoder,
     compile_encoder,
     decode_schemaless,
+    encode_schemaless,
 )
-from kconnect.jackson import fix_escapes, jackson_dumps, needs_escape_fix, plain_json_value
+from kconnect.jackson import fix_escapes, jackson_dumps, needs_escape_fix
 
 __all__ = ["ENVELOPE_ERROR", "JsonConverter", "json_converter_config_def"]
 
@@ -82,6 +91,18 @@ _dumps = orjson.dumps
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 _JSONEncodeError = orjson.JSONEncodeError
+# 19 digits in a row: where an integer literal beyond a long may be (every digit made a "0",
+# then one substring search: several times faster than a regular expression)
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_ZEROS = b"0" * 19
+
+
+def _long_digits(data: bytes) -> bool:
+    if data.__class__ is not bytes:
+        data = bytes(data)  # (a memoryview has no translate)
+    return _NINETEEN_ZEROS in data.translate(_DIGITS_TO_ZERO)
+
+
 _LEADING_ZEROS = re.compile(rb'("(?:[^"\\]|\\.)*")|(?<![\w.])(-?)0+(?=\d)')
 # SchemaAndValue is a NamedTuple: tuple.__new__ builds one without its Python-level __new__.
 _tuple_new = tuple.__new__
@@ -256,7 +277,7 @@ class JsonConverter(DataHeaderConverter):
         self._by_json: _LRU[bytes | str, _Codec] = _LRU(self._cache_size)
         # raw schema text seen on the wire -> _Codec
         self._by_text: _LRU[bytes, _Codec] = _LRU(self._cache_size)
-        self._null_codec = _Codec(None, _NULL_SCHEMA_HEAD, plain_json_value, decode_schemaless)
+        self._null_codec = _Codec(None, _NULL_SCHEMA_HEAD, encode_schemaless, decode_schemaless)
         self._last_schema: Schema | None = None
         self._last_codec: _Codec | None = None
         # The envelope head (b'{"schema":<text>,"payload":') of the last batch, with its codec.
@@ -456,6 +477,12 @@ class JsonConverter(DataHeaderConverter):
             batch = values if values.__class__ is list else list(values)
             if not self._schemas_enabled:
                 out, misses = native.decode_schemaless_batch(batch, FALLBACK, SchemaAndValue.NULL)
+                # the native reader keeps objects in document order: put them in Java's
+                for i, r in enumerate(out):
+                    if r is not FALLBACK:
+                        c = r.value.__class__
+                        if c is dict or c is list:
+                            out[i] = _tuple_new(SchemaAndValue, (None, json_hash_maps(r.value)))
             else:
                 first = next((v for v in batch if v is not None), None)
                 if first is None:
@@ -579,12 +606,15 @@ class JsonConverter(DataHeaderConverter):
 
     def _to_connect_batch_schemaless(self, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
         """``schemas.enable=false``: each value is parsed once by orjson, whose objects already
-        are Connect's schemaless values (no Decimal can occur, so decode_schemaless would
-        return them unchanged). Empty input and anything orjson refuses take the full path
-        (Jackson's leniencies and the error message)."""
+        are Connect's schemaless values (no Decimal can occur) once their maps are in Java's
+        order (``json_hash_maps``, as decode_schemaless does). Empty input, anything orjson
+        refuses and a document with 19 digits in a row (an integer beyond a long, maybe,
+        which Kafka wraps and orjson reads as a float) take the full path (Jackson's
+        leniencies, exact numbers and the error message)."""
         out: list[SchemaAndValue] = []
         append = out.append
         loads = _loads
+        long_digits = _long_digits
         new_sv = _tuple_new
         sv_class = SchemaAndValue
         null = SchemaAndValue.NULL
@@ -592,11 +622,19 @@ class JsonConverter(DataHeaderConverter):
             if data is None:
                 append(null)
                 continue
+            if long_digits(data):
+                # an integer literal beyond a long, perhaps (orjson reads those as floats,
+                # Kafka wraps them): the full path reads the numbers exactly
+                append(self._decode_slow(data))
+                continue
             try:
                 doc = loads(data)
             except _JSONDecodeError:
                 append(self._decode_slow(data))
                 continue
+            cls = doc.__class__
+            if cls is dict or cls is list:
+                doc = json_hash_maps(doc)
             append(new_sv(sv_class, (None, doc)))
         return out
 

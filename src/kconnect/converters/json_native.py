@@ -9,9 +9,10 @@ paths cannot disagree on a schema's rules:
   itself by converting None once: ``null_mode`` 0 means "refused" (the record goes back to
   the Python path, which raises), 1 ``null``/None, 2 the default (its JSON bytes for the
   encoder, the very default object for the decoder);
-* INT8..INT64, STRING, BOOLEAN, BYTES (encode), FLOAT32/FLOAT64 (decode), ARRAY, MAP with
-  STRING keys (decode) and STRUCT have native rules; every other node (logical types, other
-  maps, floats on encode...) is a ``py`` node that calls the reference codec for the value;
+* INT8..INT64, STRING, BOOLEAN, BYTES (encode), FLOAT32/FLOAT64 (decode), ARRAY and STRUCT
+  have native rules; every other node (logical types, maps -- whose decoded entries must be in
+  the order of Java's ``HashMap``, which only the reference decoder gives --, floats on
+  encode...) is a ``py`` node that calls the reference codec for the value;
 * struct field names are written by :func:`kconnect.jackson.jackson_dumps`.
 
 Native codecs only convert what they are sure of and hand every other record back (see
@@ -119,9 +120,8 @@ def decoder_plan(schema: Schema, opts: EncodeOptions, path: str = "") -> tuple[A
             return ("str", *null)
         if t is Type.ARRAY:
             return ("array", *null, decoder_plan(schema.value_schema, opts, path + "[]"))
-        if t is Type.MAP and schema.key_schema.type is Type.STRING:
-            vplan = decoder_plan(schema.value_schema, opts, path + "{value}")
-            return ("map_str", *null, vplan)
+        # (MAP values are py nodes: the reference decoder puts their entries in the order
+        # of Java's HashMap, which the native reader does not)
         if t is Type.STRUCT:
             fields = tuple(
                 (f.name, decoder_plan(f.schema, opts, _field_path(path, f.name)))

@@ -8,7 +8,9 @@ Struct codecs are generated as straight-line Python source, one statement per fi
 
 Encoding follows ``JsonConverter.convertToJson``: nulls take the schema default when
 ``replace.null.with.default`` is set, struct fields come in schema order, bytes are base64, maps
-with STRING keys are JSON objects and other maps are ``[[key, value], ...]``. Decoding checks
+with STRING keys are JSON objects and other maps are ``[[key, value], ...]`` (in the dict's
+order), a BASE64 Decimal must have its schema's scale. Decoded maps are in the iteration order
+of the ``HashMap`` Kafka fills (see :mod:`kconnect.api.data.java_strings`). Decoding checks
 every value's JSON type and raises DataException naming the field path and the expected type
 (Kafka silently coerces some mismatches to 0/false; kconnect refuses them).
 
@@ -30,13 +32,15 @@ import orjson
 
 from kconnect.api import DataException, Date, Decimal, Schema, Struct, Time, Timestamp, Type
 from kconnect.api.data.java_numbers import to_float32
-from kconnect.jackson import jackson_double, jackson_float
+from kconnect.api.data.java_strings import Float32, in_hash_map_order, json_hash_maps
+from kconnect.jackson import jackson_double, jackson_float, plain_json_value
 
 __all__ = [
     "NeedExactNumbers",
     "compile_decoder",
     "compile_encoder",
     "decode_schemaless",
+    "encode_schemaless",
 ]
 
 Encoder = Callable[[Any], Any]
@@ -95,6 +99,7 @@ def _bigdecimal_text(v: _decimal.Decimal) -> str:
 def _logical_encoder(schema: Schema, decimal_numeric: bool, path: str) -> Encoder | None:
     name = schema.name
     if name == _DECIMAL:
+        scale = Decimal.scale(schema)
 
         def enc_decimal(v: Any) -> Any:
             if not isinstance(v, _decimal.Decimal):
@@ -103,6 +108,15 @@ def _logical_encoder(schema: Schema, decimal_numeric: bool, path: str) -> Encode
                 raise DataException(f"Decimal value {v}{_where(path)} is not finite")
             if decimal_numeric:
                 return _Fragment(_bigdecimal_text(v))
+            exponent = v.as_tuple().exponent
+            assert isinstance(exponent, int)  # (a finite Decimal's)
+            if exponent != -scale:
+                # Kafka's Decimal.fromLogical takes only the schema's scale (a BigDecimal's
+                # scale is the negated exponent: 0.0 has scale 1, 0 scale 0, 1E+2 scale -2)
+                raise DataException(
+                    "Decimal value has mismatching scale for given Decimal schema. Schema has "
+                    f"scale {scale}, value has scale {-exponent}.{_where(path)}"
+                )
             return _b64encode(Decimal.from_logical(schema, v)).decode("ascii")
 
         return enc_decimal
@@ -382,6 +396,24 @@ def _struct_encoder(
     return _generated("\n".join(lines), ns, "enc_struct")
 
 
+def encode_schemaless(v: Any) -> Any:
+    """A value without schema made ready for ``orjson.dumps`` as Kafka writes it
+    (:func:`kconnect.jackson.plain_json_value`), with a
+    :class:`~kconnect.api.data.java_strings.Float32` written as Jackson writes a Float."""
+    c = v.__class__
+    if c is str or v is None or c is bool:
+        return v
+    if c is Float32:
+        return jackson_float(v)
+    if c is list or c is tuple:
+        return [encode_schemaless(e) for e in v]
+    if c is dict:
+        if all(isinstance(k, str) for k in v):
+            return {k: encode_schemaless(x) for k, x in v.items()}
+        return [[encode_schemaless(k), encode_schemaless(x)] for k, x in v.items()]
+    return plain_json_value(v)
+
+
 # --------------------------------------------------------------------------- decoding
 
 
@@ -524,10 +556,12 @@ def _base_decoder(schema: Schema, cfg: EncodeOptions, path: str) -> Decoder:
                         f"Maps with string fields should be encoded as JSON objects{_where(path)}, "
                         f"but found {_json_type(v)}"
                     )
-                return {kdec(k): vdec(x) for k, x in v.items()}
+                # a HashMap filled in document order
+                return in_hash_map_order({kdec(k): vdec(x) for k, x in v.items()})
 
             return dec_str_map
-        hashable = schema.key_schema.type not in (Type.STRUCT, Type.ARRAY, Type.MAP)
+        key_schema = schema.key_schema
+        hashable = key_schema.type not in (Type.STRUCT, Type.ARRAY, Type.MAP)
 
         def dec_pair_map(v: Any) -> Any:
             if v.__class__ is not list:
@@ -548,7 +582,10 @@ def _base_decoder(schema: Schema, cfg: EncodeOptions, path: str) -> Decoder:
                         f"{len(entry)}"
                     )
                 pairs.append((kdec(entry[0]), vdec(entry[1])))
-            return dict(pairs) if hashable else pairs
+            if not hashable:
+                return pairs
+            # a HashMap filled in document order (a repeated key keeps its first place)
+            return in_hash_map_order(dict(pairs), key_schema=key_schema)
 
         return dec_pair_map
     if t is Type.STRUCT:
@@ -655,25 +692,46 @@ def _struct_decoder(
 
 
 def decode_schemaless(v: Any) -> Any:
-    """Schemaless payload: orjson's objects already are Connect's schemaless values.
+    """Schemaless payload: a parsed JSON value as Kafka's JsonConverter reads it.
 
-    Integers are INT64, other numbers FLOAT64, objects maps, arrays lists. Exact-number parses
-    give decimal.Decimal for non-integers, which become floats here.
+    Integers are INT64 -- one beyond a long wraps to its low 64 bits, as Jackson's
+    ``BigInteger.longValue()`` does --, other numbers FLOAT64, objects maps (in the order of
+    the ``HashMap`` Kafka fills, see :func:`~kconnect.api.data.java_strings.json_hash_maps`),
+    arrays lists. Exact-number parses give decimal.Decimal for non-integers, which become
+    floats here. A float of 2**63 or more from a plain parse may have been an integer
+    literal: NeedExactNumbers asks for the exact parse.
     """
+    return json_hash_maps(_java_numbers(v))
+
+
+def _java_numbers(v: Any) -> Any:
+    """``v`` with Kafka's numbers (see :func:`decode_schemaless`); lists and dicts in place."""
+    cls = v.__class__
+    if cls is int:
+        return v if _LONG_MIN <= v <= _LONG_MAX else ((v - _LONG_MIN) & _LONG_MASK) + _LONG_MIN
+    if cls is float:
+        if -_TWO_63 < v < _TWO_63:
+            return v
+        raise NeedExactNumbers
+    if cls is list:
+        for i, x in enumerate(v):
+            if x.__class__ not in _PLAIN:
+                y = _java_numbers(x)
+                if y is not x:
+                    v[i] = y
+        return v
+    if cls is dict:
+        for k, x in v.items():
+            if x.__class__ not in _PLAIN:
+                y = _java_numbers(x)
+                if y is not x:
+                    v[k] = y  # (replacing a value keeps the dict's size and order)
+        return v
     if isinstance(v, _decimal.Decimal):
         return float(v)
-    if v.__class__ is list:
-        return [decode_schemaless(e) for e in v] if _has_decimal(v) else v
-    if v.__class__ is dict:
-        return {k: decode_schemaless(x) for k, x in v.items()} if _has_decimal(v) else v
     return v
 
 
-def _has_decimal(v: Any) -> bool:
-    if isinstance(v, _decimal.Decimal):
-        return True
-    if v.__class__ is list:
-        return any(_has_decimal(e) for e in v)
-    if v.__class__ is dict:
-        return any(_has_decimal(e) for e in v.values())
-    return False
+_LONG_MIN, _LONG_MAX, _LONG_MASK = -(1 << 63), (1 << 63) - 1, (1 << 64) - 1
+_TWO_63 = float(1 << 63)
+_PLAIN = frozenset((str, bool, type(None)))

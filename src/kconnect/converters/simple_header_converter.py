@@ -14,6 +14,7 @@ from typing import Any
 
 from kconnect._hot_path import native
 from kconnect.api import ConfigDef, HeaderConverter, Schema, SchemaAndValue
+from kconnect.api.data.java_strings import Float32
 from kconnect.api.data.values import convert_to_string, parse_string
 from kconnect.converters.string_converter import kconnect_version
 
@@ -72,6 +73,8 @@ class SimpleHeaderConverter(HeaderConverter):
     ) -> bytes | None:
         if value is None:
             return None
+        if schema is None and value.__class__ is Float32:
+            schema = Schema.FLOAT32_SCHEMA  # a Java Float: Float.toString
         text = convert_to_string(schema, value)
         assert text is not None
         return text.encode("utf-8", "replace")

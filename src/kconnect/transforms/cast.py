@@ -4,7 +4,10 @@
 the whole key/value; types are int8..int64, float32, float64, boolean, string. Inputs may be
 any primitive, BYTES (to string only, base64), Decimal (as a number) and Date/Time/Timestamp
 (as their INT32/INT64 encoding, or ISO-8601 text for string). As in Kafka, ARRAY, MAP and
-STRUCT values cannot be cast. Numbers narrow like Java casts (300 to int8 is 44).
+STRUCT values cannot be cast, nor schemaless values of a logical type's class (a Decimal, a
+date or time: Kafka infers no type for them). Numbers narrow like Java casts (300 to int8 is
+44). Schemaless, a value cast to float32 is a :class:`~kconnect.api.data.java_strings.Float32`
+(Java's Float, which prints and serializes as one).
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ from kconnect.api import (
 from kconnect.api import ConfigType as CT
 from kconnect.api.config_def import LambdaValidator
 from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string, to_float32
+from kconnect.api.data.java_strings import (
+    Float32,
+    copy_table,
+    hash_map_order,
+    in_hash_map_order,
+)
 from kconnect.api.data.values import date_string, java_long, narrow
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
@@ -108,11 +117,26 @@ def _to_int(bits: int) -> Callable[[Any], int]:
             if not -(1 << (bits - 1)) <= n < (1 << (bits - 1)):
                 raise ValueError(f'Value out of range. Value:"{v}"')
             return n
+        if isinstance(v, float) and bits < 64:
+            # Double.byteValue/shortValue/intValue: (byte) (int) d -- the cast to int
+            # saturates (NaN is 0), then the narrowing wraps
+            return narrow(_double_to_int(v), bits)
         if isinstance(v, float | _decimal.Decimal | int):
             return narrow(java_long(v), bits)
         raise TypeError(type_name(v))
 
     return cast
+
+
+def _double_to_int(x: float) -> int:
+    """Java's ``(int) x``: truncated toward zero, saturated to the int range, NaN is 0."""
+    if x != x:
+        return 0
+    if x >= 2147483647.0:
+        return 2147483647
+    if x <= -2147483648.0:
+        return -2147483648
+    return int(x)
 
 
 def _to_float(single: bool) -> Callable[[Any], float]:
@@ -163,15 +187,17 @@ _BUILDERS: dict[Type, Callable[[], SchemaBuilder]] = {t: partial(SchemaBuilder, 
 
 
 def _infer_type(value: Any) -> Type | None:
+    """``ConnectSchema.schemaType`` of the Java class of a schemaless value: None for the
+    classes of logical types (a Decimal, a date or time), which need their schema."""
     if isinstance(value, bool):
         return Type.BOOLEAN
     if isinstance(value, int):
         return Type.INT64
     if isinstance(value, float):
-        return Type.FLOAT64
+        return Type.FLOAT32 if value.__class__ is Float32 else Type.FLOAT64
     if isinstance(value, str):
         return Type.STRING
-    if isinstance(value, bytes | bytearray | memoryview | _decimal.Decimal):
+    if isinstance(value, bytes | bytearray | memoryview):
         return Type.BYTES
     if isinstance(value, list):
         return Type.ARRAY
@@ -179,8 +205,6 @@ def _infer_type(value: Any) -> Type | None:
         return Type.MAP
     if isinstance(value, Struct):
         return Type.STRUCT
-    if isinstance(value, _dt.date | _dt.time):
-        return Type.INT64
     return None
 
 
@@ -218,6 +242,11 @@ class _Cast(SidedSmt):
         parsed = self._parse(configs)
         self._casts = _parse_spec(parsed["spec"])
         self._whole = self._casts.get(_WHOLE)
+        # the field casts in the order Kafka's schemaless path puts them: its spec map is a
+        # new HashMap<>() filled in the spec's order
+        self._field_casts: list[tuple[str, Type]] = hash_map_order(
+            (f, t) for f, t in self._casts.items() if f is not None
+        )
         self._rnwd: bool = parsed[RNWD_CONFIG]
         self._cache: dict[Schema, Schema] = {}
 
@@ -231,9 +260,10 @@ class _Cast(SidedSmt):
                 return self.new_record(record, None, self._cast(None, value, self._whole, None))
             m = require_map(value, _PURPOSE, self._who)
             updated = dict(m)
-            for field, target in self._casts.items():
-                assert field is not None
+            for field, target in self._field_casts:
                 updated[field] = self._cast(None, m.get(field), target, field)
+            # new HashMap<>(value), then the puts
+            updated = in_hash_map_order(updated, copy_table(len(m), len(updated)))
             return self.new_record(record, None, updated)
         updated_schema = self._updated_schema(schema)
         if self._whole is not None:
@@ -259,7 +289,7 @@ class _Cast(SidedSmt):
         return "cast", {
             "is_key": self.IS_KEY,
             "whole": None if self._whole is None else self._whole.value,
-            "casts": [(f, t.value) for f, t in self._casts.items() if f is not None],
+            "casts": [(f, t.value) for f, t in self._field_casts],
             "replace_null_with_default": self._rnwd,
             "updated_schema": self._updated_schema,
         }
@@ -311,8 +341,6 @@ class _Cast(SidedSmt):
         if target is not Type.STRING:
             if schema is not None and schema.name is not None:
                 value = _encode_logical(schema, value)
-            elif schema is None and isinstance(value, _dt.datetime):
-                value = Timestamp.from_logical(Timestamp.SCHEMA, value)
             if isinstance(value, bytes | bytearray | memoryview):
                 raise DataException(
                     f"{self._who}: Unexpected type in Cast transformation: bytes{where}"
@@ -321,7 +349,7 @@ class _Cast(SidedSmt):
             # Java holds a FLOAT32 value as a Float, whose toString has float precision.
             return java_float_to_string(value)
         try:
-            return _CASTERS[target](value)
+            out = _CASTERS[target](value)
         except TypeError as e:
             raise DataException(
                 f"{self._who}: Unexpected type in Cast transformation: {e}{where}"
@@ -331,6 +359,8 @@ class _Cast(SidedSmt):
                 f"{self._who}: Value ({value}) was out of range for requested "
                 f"data type {target.value}{where}"
             ) from e
+        # without a schema to say so, a float32 is kept a Java Float
+        return Float32(out) if schema is None and target is Type.FLOAT32 else out
 
 
 class CastKey(KeySide, _Cast):

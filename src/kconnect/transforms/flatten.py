@@ -16,7 +16,7 @@ from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct_or_null, type_name
-from kconnect.transforms._util.schema_util import copy_schema_basics
+from kconnect.transforms._util.schema_util import copy_schema_basics, put_all
 
 __all__ = ["FlattenKey", "FlattenValue"]
 
@@ -56,7 +56,7 @@ class _Flatten(SidedSmt):
         updated = self._updated_schema(schema)
         values: dict[str, Any] = {}
         self._flatten_struct(struct, "", values)
-        return self.new_record(record, updated, Struct.trusted(updated, values))
+        return self.new_record(record, updated, put_all(updated, values))
 
     def _updated_schema(self, schema: Schema) -> Schema:
         updated = self._cache.get(schema)
@@ -83,6 +83,12 @@ class _Flatten(SidedSmt):
                 out[name] = v
             elif isinstance(v, Mapping):
                 self._flatten_map(v, name, out)
+            elif not isinstance(v, Struct):
+                # no Connect type for the value's class (a Decimal, a date...)
+                raise DataException(
+                    f"{self._who}: Flatten transformation was passed a value of type "
+                    f"{type_name(v)} which is not supported by Connect's data API"
+                )
             else:
                 raise DataException(
                     f"{self._who}: Flatten transformation does not support {type_name(v)} for "

@@ -21,10 +21,14 @@ from kconnect.api import (
     ValidString,
 )
 from kconnect.api import ConfigType as CT
+from kconnect.api.data.java_strings import copy_table, in_hash_map_order
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct
-from kconnect.transforms._util.schema_util import copy_schema_basics
+from kconnect.transforms._util.schema_util import (
+    copy_schema_basics,
+    put_all,
+)
 from kconnect.transforms._util.validators import NonEmptyListValidator
 
 __all__ = ["HeaderFromKey", "HeaderFromValue"]
@@ -84,7 +88,8 @@ class _HeaderFrom(SidedSmt):
         headers = record.headers.duplicate()
         if schema is None:
             m = require_map(value, self._purpose, self._who)
-            updated_map = dict(m)
+            # new HashMap<>(value) (for copy too), then the removals, which keep the table
+            updated_map = in_hash_map_order(dict(m), copy_table(len(m), len(m)))
             for field, header in self._pairs:
                 if self._move:
                     updated_map.pop(field, None)
@@ -94,9 +99,7 @@ class _HeaderFrom(SidedSmt):
         get = struct.get if self._rnwd else struct.get_without_default
         if self._move:
             updated_schema = self._moved_schema(schema)
-            updated: Struct = Struct.trusted(
-                updated_schema, [get(f.name) for f in updated_schema.fields]
-            )
+            updated: Struct = put_all(updated_schema, [get(f.name) for f in updated_schema.fields])
         else:
             updated_schema, updated = schema, struct
         for field, header in self._pairs:

@@ -12,6 +12,7 @@ from kconnect.transforms._util.base import KeySide, SidedSmt, ValueSide
 
 __all__ = ["HoistFieldKey", "HoistFieldValue"]
 
+
 class _HoistField(SidedSmt):
     CONFIG_DEF = ConfigDef().define(
         "field",

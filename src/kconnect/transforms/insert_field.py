@@ -17,10 +17,10 @@ from kconnect.api import (
     Importance,
     Schema,
     SchemaBuilder,
-    Struct,
     Timestamp,
 )
 from kconnect.api import ConfigType as CT
+from kconnect.api.data.java_strings import copy_table, in_hash_map_order
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import (
@@ -28,7 +28,10 @@ from kconnect.transforms._util.requirements import (
     require_sink_record,
     require_struct,
 )
-from kconnect.transforms._util.schema_util import copy_schema_basics
+from kconnect.transforms._util.schema_util import (
+    copy_schema_basics,
+    put_all,
+)
 
 __all__ = ["InsertFieldKey", "InsertFieldValue"]
 
@@ -134,15 +137,18 @@ class _InsertField(SidedSmt):
             return record
         schema = self.operating_schema(record)
         if schema is None:
-            updated = dict(require_map(value, _PURPOSE, self._who))
+            m = require_map(value, _PURPOSE, self._who)
+            updated = dict(m)
             self._insert(record, updated, schemaless=True)
+            # new HashMap<>(value), then the puts
+            updated = in_hash_map_order(updated, copy_table(len(m), len(updated)))
             return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
         updated_schema = self._schema_for(struct.schema)
         get = struct.get if self._rnwd else struct.get_without_default
         values = {f.name: get(f) for f in struct.schema.fields}
         self._insert(record, values, schemaless=False)
-        out = Struct.trusted(updated_schema, values)
+        out = put_all(updated_schema, values)
         return self.new_record(record, updated_schema, out)
 
     def _schema_for(self, schema: Schema) -> Schema:

@@ -23,11 +23,17 @@ from kconnect.api import (
     Importance,
     NonEmptyString,
     Schema,
-    Struct,
     Type,
 )
 from kconnect.api import ConfigType as CT
 from kconnect.api.data.java_numbers import to_float32
+from kconnect.api.data.java_strings import (
+    Float32,
+    copy_table,
+    hash_map_order,
+    hash_set_copy_table,
+    in_hash_map_order,
+)
 from kconnect.api.data.schema import (
     DATE_LOGICAL_NAME,
     DECIMAL_LOGICAL_NAME,
@@ -38,6 +44,9 @@ from kconnect.api.data.values import java_long, narrow
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct, type_name
+from kconnect.transforms._util.schema_util import (
+    put_all,
+)
 from kconnect.transforms._util.validators import NonEmptyListValidator
 
 __all__ = ["MaskFieldKey", "MaskFieldValue"]
@@ -64,12 +73,14 @@ _NULL_BY_LOGICAL: dict[str, Any] = {
 }
 
 
-def _number(convert: Callable[[str], Any]) -> Callable[[str], Any]:
+def _number(convert: Callable[[str], Any], what: str = "a number") -> Callable[[str], Any]:
+    # Kafka's texts: Values.convertTo... says "to a number"; MaskField's own, for a Decimal
+    # (BigDecimal::new), "to number"
     def parse(text: str) -> Any:
         try:
             return convert(text)
         except (ValueError, ArithmeticError) as e:
-            raise DataException(f"Unable to convert {text} (str) to number") from e
+            raise DataException(f"Unable to convert {text} (str) to {what}") from e
 
     return parse
 
@@ -87,7 +98,7 @@ _REPLACE_BY_TYPE: dict[Type, Callable[[str], Any]] = {
     Type.FLOAT64: _number(_java_double),
     Type.STRING: lambda t: t,
 }
-_REPLACE_DECIMAL = _number(_decimal.Decimal)
+_REPLACE_DECIMAL = _number(_decimal.Decimal, "number")
 
 
 class _MaskField(SidedSmt):
@@ -115,7 +126,15 @@ class _MaskField(SidedSmt):
 
     def configure(self, configs: Mapping[str, Any]) -> None:
         parsed = self._parse(configs)
-        self._fields: frozenset[str] = frozenset(parsed["fields"])
+        fields: list[str] = parsed["fields"]
+        self._fields: frozenset[str] = frozenset(fields)
+        # the fields in the order Kafka's schemaless path puts them: a new HashSet<>(list)
+        self._field_order = [
+            f
+            for f, _ in hash_map_order(
+                ((f, None) for f in dict.fromkeys(fields)), table=hash_set_copy_table(len(fields))
+            )
+        ]
         self._replacement: str | None = parsed["replacement"]
         self._rnwd: bool = parsed[RNWD_CONFIG]
         # Per field: the masked value, computed once (the replacement text is fixed).
@@ -127,8 +146,10 @@ class _MaskField(SidedSmt):
         if schema is None:
             m = require_map(value, _PURPOSE, self._who)
             updated = dict(m)
-            for name in self._fields:
+            for name in self._field_order:
                 updated[name] = self._mask_schemaless(name, m.get(name))
+            # new HashMap<>(value), then the puts
+            updated = in_hash_map_order(updated, copy_table(len(m), len(updated)))
             return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
         get = struct.get if self._rnwd else struct.get_without_default
@@ -136,7 +157,7 @@ class _MaskField(SidedSmt):
         for f in struct.schema.fields:
             v = get(f)
             values.append(self._mask_field(f, v) if f.name in self._fields and v is not None else v)
-        return self.new_record(record, schema, Struct.trusted(struct.schema, values))
+        return self.new_record(record, schema, put_all(struct.schema, values))
 
     def native_step(self) -> tuple[str, dict[str, Any]]:
         """This transformation as a ``kconnect_native.Step``: the fields (in the order the
@@ -157,7 +178,7 @@ class _MaskField(SidedSmt):
 
         return "mask_field", {
             "is_key": self.IS_KEY,
-            "fields": list(self._fields),
+            "fields": list(self._field_order),
             "replace_null_with_default": self._rnwd,
             "plan": plan,
             "mask_plain": self._mask_schemaless,
@@ -176,11 +197,13 @@ class _MaskField(SidedSmt):
         }
 
     def _fail(self, field: str, what: str) -> DataException:
-        return DataException(
-            f"{self._who}: Cannot mask value of type {what}"
-            + (" with custom replacement" if self._replacement else "")
-            + f" (field '{field}')"
-        )
+        # Kafka's two texts: "...of type: <class>" and "...of type <class> with custom
+        # replacement."
+        if self._replacement:
+            text = f"Cannot mask value of type {what} with custom replacement."
+        else:
+            text = f"Cannot mask value of type: {what}"
+        return DataException(f"{self._who}: {text} (field '{field}')")
 
     def _mask_field(self, f: Field, value: Any) -> Any:
         cached = self._cache.get(f, self)
@@ -230,6 +253,8 @@ class _MaskField(SidedSmt):
             return False
         if isinstance(value, int):
             return 0 if r is None else _REPLACE_BY_TYPE[Type.INT64](r)
+        if value.__class__ is Float32:  # a Java Float stays one
+            return Float32(0.0 if r is None else _REPLACE_BY_TYPE[Type.FLOAT32](r))
         if isinstance(value, float):
             return 0.0 if r is None else _REPLACE_BY_TYPE[Type.FLOAT64](r)
         if isinstance(value, _decimal.Decimal):

@@ -11,13 +11,25 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.api import ConfigDef, ConfigException, Importance, Schema, SchemaBuilder, Struct
+from kconnect.api import (
+    ConfigDef,
+    ConfigException,
+    DataException,
+    Importance,
+    Schema,
+    SchemaBuilder,
+    Struct,
+)
 from kconnect.api import ConfigType as CT
 from kconnect.api.config_def import LambdaValidator
+from kconnect.api.data.java_strings import hash_map_order, in_hash_map_order, presized_table
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_map, require_struct
-from kconnect.transforms._util.schema_util import copy_schema_basics
+from kconnect.transforms._util.schema_util import (
+    copy_schema_basics,
+    put_all,
+)
 
 __all__ = ["ReplaceFieldKey", "ReplaceFieldValue"]
 
@@ -99,8 +111,13 @@ class _ReplaceField(SidedSmt):
         self._exclude = frozenset(exclude)
         self._include = frozenset(include)
         self._renames = _parse_renames(parsed["renames"])
+        # Kafka finds each output field's input field by this inverse of the renames (a
+        # HashMap filled in the renames HashMap's order: of two renames onto one name, the
+        # later there wins), not by renaming forwards: an output field can take another
+        # input field's value, or one the value does not have
+        self._reverse = {new: old for old, new in hash_map_order(list(self._renames.items()))}
         self._rnwd: bool = parsed[RNWD_CONFIG]
-        self._cache: dict[Schema, tuple[Schema, tuple[tuple[str, str], ...]]] = {}
+        self._cache: dict[Schema, tuple[Schema, tuple[tuple[str, str], ...], bool]] = {}
 
     def _keep(self, name: str) -> bool:
         return name not in self._exclude and (not self._include or name in self._include)
@@ -113,28 +130,41 @@ class _ReplaceField(SidedSmt):
         renames = self._renames
         if schema is None:
             m = require_map(value, _PURPOSE, self._who)
+            # new HashMap<>(value.size()), put in the value's order (a name renamed onto
+            # another keeps the first one's place and takes the last value, as put does)
             updated = {renames.get(k, k): v for k, v in m.items() if self._keep(k)}
+            updated = in_hash_map_order(updated, presized_table(len(m), len(updated)))
             return self.new_record(record, None, updated)
         struct = require_struct(value, _PURPOSE, self._who)
-        updated_schema, pairs_t = self._plan(struct.schema)
+        updated_schema, pairs_t, forwards = self._plan(struct.schema)
         get = struct.get if self._rnwd else struct.get_without_default
-        # pairs_t follows the updated schema's field order: its values list, as a Struct holds it
-        out = Struct.trusted(updated_schema, [get(old) for _new, old in pairs_t])
+        if forwards:
+            # pairs_t follows the updated schema's field order: its values list, as a Struct
+            # holds it; each value is its own field's, so valid as it is
+            out = put_all(updated_schema, [get(old) for _new, old in pairs_t])
+        else:
+            out = Struct(updated_schema)
+            for new, old in pairs_t:
+                out.put(new, get(old))  # raises as Kafka's Struct.get / put do
         return self.new_record(record, updated_schema, out)
 
-
-    def _plan(self, schema: Schema) -> tuple[Schema, tuple[tuple[str, str], ...]]:
-        """The updated schema of ``schema`` and its fields' (new, old) names, in order."""
+    def _plan(self, schema: Schema) -> tuple[Schema, tuple[tuple[str, str], ...], bool]:
+        """The updated schema of ``schema``, its fields' (new, input) names in order, and
+        whether each input field is the one renamed to it (Kafka's inverse lookup can name
+        another)."""
         hit = self._cache.get(schema)
         if hit is None:
             builder = copy_schema_basics(schema, SchemaBuilder.struct())
             pairs = []
+            forwards = True
             for f in schema.fields:
                 if self._keep(f.name):
                     new_name = self._renames.get(f.name, f.name)
                     builder.field(new_name, f.schema)
-                    pairs.append((new_name, f.name))
-            hit = (builder.build(), tuple(pairs))
+                    source = self._reverse.get(new_name, new_name)
+                    forwards = forwards and source == f.name
+                    pairs.append((new_name, source))
+            hit = (builder.build(), tuple(pairs), forwards)
             self._cache[schema] = hit
         return hit
 
@@ -143,7 +173,11 @@ class _ReplaceField(SidedSmt):
         schema, the updated schema and the input field of each output field."""
 
         def plan(schema: Schema) -> tuple[Schema, list[str]]:
-            updated, pairs = self._plan(schema)
+            updated, pairs, forwards = self._plan(schema)
+            if not forwards:
+                # an input field other than the renamed one: Kafka checks its value against
+                # the output field's schema, which the native stage does not
+                raise DataException("left to the Python stage")
             return updated, [old for _new, old in pairs]
 
         return "replace_field", {

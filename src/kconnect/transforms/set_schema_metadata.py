@@ -2,6 +2,8 @@
 
 A Struct is rebuilt against the renamed schema (its values copied; nulls replaced by defaults
 unless ``replace.null.with.default=false``). A null key/value without schema passes through.
+As in Kafka, only STRUCT schemas can be renamed: Kafka copies the schema with
+``schema.fields()``, which any other type refuses ("Cannot list fields on non-struct type").
 """
 
 from __future__ import annotations
@@ -9,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kconnect.api import ConfigDef, ConfigException, Importance, Schema, Struct, Type
+from kconnect.api import ConfigDef, ConfigException, DataException, Importance, Schema, Struct, Type
 from kconnect.api import ConfigType as CT
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, KeySide, SidedSmt, ValueSide
 from kconnect.transforms._util.requirements import require_schema
+from kconnect.transforms._util.schema_util import (
+    put_all,
+)
 
 __all__ = ["SetSchemaMetadataKey", "SetSchemaMetadataValue"]
 
@@ -44,7 +49,7 @@ class _SetSchemaMetadata(SidedSmt):
         updated = self._schema_for(schema)
         if isinstance(value, Struct):
             get = value.get if self._rnwd else value.get_without_default
-            value = Struct.trusted(updated, [get(f) for f in updated.fields])
+            value = put_all(updated, [get(f) for f in updated.fields])
         return self.new_record(record, updated, value)
 
     def _schema_for(self, schema: Schema) -> Schema:
@@ -52,6 +57,10 @@ class _SetSchemaMetadata(SidedSmt):
         updated = self._cache.get(schema)
         if updated is None:
             t = schema.type
+            if t is not Type.STRUCT:
+                # Kafka builds the new schema with schema.fields(), which every other type
+                # refuses: SetSchemaMetadata only works on structs (and null values)
+                raise DataException(f"{self._who}: Cannot list fields on non-struct type")
             updated = Schema(
                 t,
                 schema.optional,
@@ -60,9 +69,7 @@ class _SetSchemaMetadata(SidedSmt):
                 self._version if self._version is not None else schema.version,
                 schema.doc,
                 schema.parameters,
-                schema.fields if t is Type.STRUCT else None,
-                schema.key_schema if t is Type.MAP else None,
-                schema.value_schema if t in (Type.MAP, Type.ARRAY) else None,
+                schema.fields,
             )
             self._cache[schema] = updated
         return updated

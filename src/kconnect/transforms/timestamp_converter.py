@@ -304,9 +304,8 @@ class _TimestampConverter(SidedSmt):
         }
 
     def _updated_schema(self, schema: Schema) -> Schema:
+        # (a struct without the field passes with its fields as they are, as in Kafka)
         builder = copy_schema_basics(schema, SchemaBuilder.struct())
-        if schema.field(self._field) is None:
-            raise DataException(f"{self._who}: field '{self._field}' is not in schema {schema!r}")
         for f in schema.fields:
             if f.name == self._field:
                 builder.field(f.name, _SCHEMAS[self._target][1 if f.schema.optional else 0])

@@ -19,6 +19,7 @@ from kconnect.api import (
     Struct,
 )
 from kconnect.api import ConfigType as CT
+from kconnect.api.data.java_strings import in_hash_map_order, presized_table
 from kconnect.api.records import ConnectRecord
 from kconnect.transforms._util.base import RNWD_CONFIG, RNWD_DOC, SmtBase
 from kconnect.transforms._util.requirements import require_map, require_struct
@@ -74,7 +75,10 @@ class ValueToKey(SmtBase):
         value_schema = record.value_schema
         if value_schema is None:
             value = require_map(record.value, _PURPOSE, self._who)
+            # new HashMap<>(fields.size()), put in the fields' order (a field named twice is
+            # put twice: the size counts it once)
             key = {name: value.get(name) for name in self._fields}
+            key = in_hash_map_order(key, presized_table(len(self._fields), len(key)))
             return record.new_record(
                 record.topic,
                 record.kafka_partition,

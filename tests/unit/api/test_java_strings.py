@@ -19,9 +19,16 @@ from kconnect.api import Schema, SchemaBuilder, Struct
 from kconnect.api.data import logical
 from kconnect.api.data.java_numbers import to_float32
 from kconnect.api.data.java_strings import (
+    Float32,
+    copy_table,
+    default_table,
     hash_code,
     hash_map_order,
+    hash_set_copy_table,
+    in_hash_map_order,
     java_date_string,
+    json_hash_maps,
+    presized_table,
     string_value_of,
 )
 
@@ -163,7 +170,10 @@ def test_lists_maps_and_structs() -> None:
 def test_maps_list_entries_in_java_hash_map_order(
     keys: list, schema: Schema | None, java: str
 ) -> None:
-    assert string_value_of(dict.fromkeys(keys, 1), schema) == java
+    # in_hash_map_order puts the entries in the map's order; string_value_of prints that
+    key_schema = schema.key_schema if schema is not None else None
+    ordered = in_hash_map_order(dict.fromkeys(keys, 1), key_schema=key_schema)
+    assert string_value_of(ordered, schema) == java
 
 
 def test_hash_codes_of_java_types() -> None:
@@ -182,3 +192,101 @@ def test_hash_codes_of_java_types() -> None:
 def test_identity_keys_keep_insertion_order() -> None:
     entries = [("b", 1), (b"k", 2), ("a", 3)]
     assert hash_map_order(entries) == entries
+
+
+# -- a dict's order is its Java map's iteration order ----------------------------------------
+# (the expected orders below are what JDK 17 printed for the same maps)
+
+KEYS13 = [
+    "id",
+    "name",
+    "email",
+    "score",
+    "created",
+    "zz",
+    "a",
+    "b",
+    "c",
+    "x1",
+    "f0",
+    "f1",
+    "user_id",
+]
+
+
+def test_table_sizes_follow_how_java_made_the_map() -> None:
+    assert (default_table(12), default_table(13)) == (16, 32)  # grown past 3/4
+    assert (presized_table(3, 3), presized_table(7, 6), presized_table(7, 7)) == (4, 8, 16)
+    # JDK 17's copy constructor sizes the table for size / 0.75 + 1: 3 -> 8, 12 -> 32
+    assert (copy_table(3, 3), copy_table(12, 12), copy_table(0, 1)) == (8, 32, 16)
+    assert (hash_set_copy_table(4), hash_set_copy_table(13)) == (16, 32)
+
+
+def test_orders_of_java_maps() -> None:
+    new_map = in_hash_map_order(dict.fromkeys(KEYS13, 1))
+    assert list(new_map) == [
+        "zz", "a", "b", "c", "created", "f0", "f1", "score", "user_id", "name", "x1", "id",
+        "email",
+    ]  # fmt: skip
+    copied = dict(new_map)  # new HashMap<>(map), then a put
+    copied["topic"] = 2
+    assert list(in_hash_map_order(copied, copy_table(13, 14))) == [
+        "zz", "a", "b", "c", "created", "f0", "f1", "score", "user_id", "name", "x1", "topic",
+        "id", "email",
+    ]  # fmt: skip
+    three = in_hash_map_order(dict.fromkeys(["id", "name", "created"], 1))
+    assert list(three) == ["created", "name", "id"]
+    three = {**three, "t": 1}
+    assert list(in_hash_map_order(three, copy_table(3, 4))) == ["name", "id", "t", "created"]
+    # new HashMap<>(7) given 6 distinct keys
+    fields = dict.fromkeys(["ts", "created", "x1", "id", "score", "zz", "created"], 1)
+    assert list(in_hash_map_order(fields, presized_table(7, len(fields)))) == [
+        "zz", "x1", "score", "id", "created", "ts",
+    ]  # fmt: skip
+    entries = [(k, None) for k in ["zz", "a", "name", "email"]]  # new HashSet<>(list)
+    assert hash_map_order(entries, table=hash_set_copy_table(4)) == entries
+
+
+def test_in_hash_map_order_keeps_a_map_already_in_order_and_caches_by_keys() -> None:
+    ordered = in_hash_map_order(dict.fromkeys(KEYS13, 1))
+    assert in_hash_map_order(ordered) is ordered
+    again = in_hash_map_order(dict.fromkeys(KEYS13, 2))  # the same keys: the cached order
+    assert list(again) == list(ordered) and set(again.values()) == {2}
+    # keys equal in Python but not in Java's hash never share a cached order
+    ints = in_hash_map_order({17: "a", 1: "b", 16: "c"}, key_schema=Schema.INT32_SCHEMA)
+    floats = in_hash_map_order({17.0: "a", 1.0: "b", 16.0: "c"})
+    assert list(ints) == [16, 17, 1] and list(floats) == [1.0, 16.0, 17.0]
+    identity = {"b": 1, b"k": 2, "a": 3}  # byte[]: an identity hash, insertion order kept
+    assert in_hash_map_order(identity) is identity
+
+
+def test_dicts_print_in_their_own_order() -> None:
+    # the renderer no longer sorts: whoever built the dict put it in its Java map's order
+    assert string_value_of({"id": 1, "name": "x", "created": 2}) == "{id=1, name=x, created=2}"
+    assert string_value_of({"b": {"z": 1, "a": [2, {"y": 3, "x": 4}]}}) == (
+        "{b={z=1, a=[2, {y=3, x=4}]}}"
+    )
+
+
+def test_json_hash_maps_orders_every_object_of_a_document() -> None:
+    # three times: first and second sightings of the key sets, then their built functions
+    for n in range(3):
+        doc = {
+            "id": n,
+            "name": {"id": 2, "name": [{"z": 1, "a": 2}], "created": 4},
+            "created": [{"name": 5, "id": 6}, 7],
+        }
+        out = json_hash_maps(doc)
+        assert out == doc and out["id"] == n
+        assert list(out) == ["created", "name", "id"]
+        assert list(out["name"]) == ["created", "name", "id"]
+        assert list(out["name"]["name"][0]) == ["a", "z"]
+        assert list(out["created"][0]) == ["name", "id"] and out["created"][1] == 7
+
+
+def test_float32_prints_and_hashes_as_a_java_float() -> None:
+    x = Float32(to_float32(0.1))
+    assert string_value_of(x) == "0.1"  # Float.toString; the same float as a Double below
+    assert string_value_of(to_float32(0.1)) == "0.10000000149011612"
+    assert string_value_of({"f": Float32(to_float32(9.223372036854776e18))}) == "{f=9.223372E18}"
+    assert hash_code(x) == hash_code(x, Schema.FLOAT32_SCHEMA) != hash_code(to_float32(0.1))

@@ -279,3 +279,67 @@ def test_batches_after_the_first_reuse_its_envelope_head() -> None:
     broken = same[0][:-3] + b"}"  # truncated payload
     with pytest.raises(DataException):
         c.to_connect_batch("t", [same[1], broken])
+
+
+# -- Java's maps and numbers when reading (expected bytes: Kafka 4.1.2's JsonConverter) --------
+
+
+def test_objects_decode_in_the_order_of_java_hash_maps_and_encode_in_it() -> None:
+    c = conv(schemas_enable="false")
+    doc = b'{"id":1,"name":{"id":2,"name":3,"created":4},"created":[{"name":5,"id":6}]}'
+    for decoded in (c.to_connect_data("t", doc), c.to_connect_batch("t", [doc, doc])[1]):
+        assert list(decoded.value) == ["created", "name", "id"]
+        assert c.from_connect_data("t", None, decoded.value) == (
+            b'{"created":[{"name":5,"id":6}],"name":{"created":4,"name":3,"id":2},"id":1}'
+        )
+
+
+def test_map_values_decode_in_the_order_of_java_hash_maps() -> None:
+    c = conv()
+    strings = (
+        b'{"schema":{"type":"map","keys":{"type":"string","optional":false},"values":'
+        b'{"type":"int32","optional":false},"optional":false},"payload":{"id":1,"name":2,'
+        b'"created":3}}'
+    )
+    ints = (
+        b'{"schema":{"type":"map","keys":{"type":"int32","optional":false},"values":'
+        b'{"type":"string","optional":false},"optional":false},"payload":[[17,"a"],[1,"b"],'
+        b'[16,"c"]]}'
+    )
+    for data, order, payload in (
+        (strings, ["created", "name", "id"], b'{"created":3,"name":2,"id":1}'),
+        (ints, [16, 17, 1], b'[[16,"c"],[17,"a"],[1,"b"]]'),
+    ):
+        sv = c.to_connect_data("t", data)
+        assert list(sv.value) == order
+        again = c.from_connect_data("t", sv.schema, sv.value)
+        assert again is not None and again.endswith(b'"payload":' + payload + b"}")
+
+
+def test_schemaless_integers_beyond_a_long_wrap_as_jackson_reads_them() -> None:
+    c = conv(schemas_enable="false")
+    data = b"[18446744073709551615, 1111111111111111111111111, -9223372036854775809, 1e21]"
+    want = [-1, 8375319363688624583, 9223372036854775807, 1e21]
+    assert c.to_connect_data("t", data).value == want
+    assert c.to_connect_batch("t", [data])[0].value == want
+    assert conv().to_connect_data("t", b'{"schema":null,"payload":' + data + b"}").value == want
+
+
+def test_a_base64_decimal_must_have_the_schemas_scale() -> None:
+    # Decimal.fromLogical refuses any other scale (MaskField masks a decimal to 0, of scale 0)
+    schema = Decimal.schema(2)
+    with pytest.raises(DataException, match="Schema has scale 2, value has scale 0"):
+        conv().from_connect_data("t", schema, decimal.Decimal(0))
+    assert conv().from_connect_data("t", schema, decimal.Decimal("0.00")) is not None
+    numeric = conv(decimal_format="NUMERIC").from_connect_data("t", schema, decimal.Decimal(0))
+    assert numeric is not None and numeric.endswith(b'"payload":0}')
+
+
+def test_schemaless_float32_is_written_as_a_java_float() -> None:
+    from kconnect.api.data.java_numbers import to_float32
+    from kconnect.api.data.java_strings import Float32
+
+    value = {"f": Float32(to_float32(0.1)), "d": to_float32(0.1)}
+    assert conv(schemas_enable="false").from_connect_data("t", None, value) == (
+        b'{"f":0.1,"d":0.10000000149011612}'
+    )

@@ -89,7 +89,11 @@ def _non_null(schema: Schema) -> st.SearchStrategy[Any]:
     name = schema.name
     if name == Decimal.LOGICAL_NAME:
         scale = Decimal.scale(schema)
-        return st.integers(-(10**30), 10**30).map(lambda u: decimal.Decimal(u).scaleb(-scale))
+        # exactly the schema's scale (scaleb would round big values to 28 digits), as Kafka's
+        # Decimal.fromLogical takes no other
+        return st.integers(-(10**30), 10**30).map(
+            lambda u: decimal.Decimal((*decimal.Decimal(u).as_tuple()[:2], -scale))
+        )
     if name == Date.LOGICAL_NAME:
         return st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31))
     if name == Time.LOGICAL_NAME:
@@ -166,5 +170,21 @@ def test_round_trip(sv: tuple[Schema, Any], batch: bool, fmt: str) -> None:
         assert back.value is None
     else:
         assert _same(back.value, value), (back.value, value)
-    # and re-encoding what was decoded gives the same bytes
-    assert c.from_connect_data("t", back.schema, back.value) == data
+    # re-encoding what was decoded writes the maps in the order of Java's HashMap, as Kafka
+    # does; from then on the bytes stay the same
+    again = c.from_connect_data("t", back.schema, back.value)
+    assert again is not None
+    if not _has_map_of_several(value):
+        assert again == data
+    back2 = c.to_connect_data("t", again)
+    assert c.from_connect_data("t", back2.schema, back2.value) == again
+
+
+def _has_map_of_several(v: Any) -> bool:
+    if isinstance(v, dict):
+        return len(v) > 1 or any(_has_map_of_several(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return any(_has_map_of_several(x) for x in v)
+    if isinstance(v, Struct):
+        return any(_has_map_of_several(x) for x in v.raw_values())
+    return False

@@ -92,3 +92,14 @@ def test_round_trip(value: object) -> None:
     assert decoded.value == value
     # and writing the decoded value again gives the same bytes
     assert c.from_connect_header("t", "h", decoded.schema, decoded.value) == encoded
+
+
+def test_a_schemaless_java_float_is_written_as_float_to_string() -> None:
+    from kconnect.api.data.java_numbers import to_float32
+    from kconnect.api.data.java_strings import Float32
+
+    c = SimpleHeaderConverter()
+    assert c.from_connect_header("t", "h", None, Float32(to_float32(3.0075527044498719e18))) == (
+        b"3.0075527E18"
+    )
+    assert c.from_connect_header("t", "h", None, to_float32(0.1)) == b"0.10000000149011612"

@@ -176,7 +176,7 @@ def _python_records(kc: Any, vc: Any, msgs: list[Any]) -> list[Any]:
         except Exception:
             out.append(None)
             continue
-        ts_type, ts = m.timestamp()
+        _ts_type, ts = m.timestamp()
         out.append(
             SinkRecord(
                 m.topic(),
@@ -265,9 +265,7 @@ def _check_batch(kc: Any, vc: Any, keys: list[Any], values: list[Any]) -> None:
 def test_json_with_schemas_decodes_renders_and_materializes_as_python(data: Any) -> None:
     schema, values = data.draw(struct_schema())
     cfg = data.draw(
-        st.sampled_from(
-            [{}, {"decimal.format": "NUMERIC"}, {"replace.null.with.default": "false"}]
-        )
+        st.sampled_from([{}, {"decimal.format": "NUMERIC"}, {"replace.null.with.default": "false"}])
     )
     writer = _json(True, **cfg)
     raw: list[bytes | None] = []
@@ -425,7 +423,11 @@ def customer_records(draw: Any) -> Any:
             st.none() | st.floats(allow_nan=False, allow_infinity=False)
         )
         if draw(st.booleans()):
-            a = Struct(ADDRESS).put("city", draw(text)).put("zip", draw(st.none() | st.integers(0, 99999)))
+            a = (
+                Struct(ADDRESS)
+                .put("city", draw(text))
+                .put("zip", draw(st.none() | st.integers(0, 99999)))
+            )
             v.put("address", a)
         vs = CUSTOMER
     if draw(st.integers(0, 9)) == 0:
@@ -513,7 +515,9 @@ def _same_value_loose(a: Any, b: Any) -> bool:
 
 @SETTINGS
 @given(names_of, st.lists(customer_records(), min_size=2, max_size=8))
-def test_batches_without_errors_match_the_python_stages(names: list[str], records: list[Any]) -> None:
+def test_batches_without_errors_match_the_python_stages(
+    names: list[str], records: list[Any]
+) -> None:
     chain = _chain(names)
     want = _python_outcome(chain, records)
     if want[0] == "error":
@@ -527,7 +531,12 @@ def test_batches_without_errors_match_the_python_stages(names: list[str], record
 def test_a_native_chain_runs_every_stage_natively() -> None:
     chain = _chain(["replace", "cast", "ts", "mask", "flatten", "insert"])
     assert all(s is not None for s in chain.native_steps())
-    v = Struct(CUSTOMER).put("id", 5).put("name", "n").put("created", dt.datetime(2020, 1, 1, tzinfo=UTC))
+    v = (
+        Struct(CUSTOMER)
+        .put("id", 5)
+        .put("name", "n")
+        .put("created", dt.datetime(2020, 1, 1, tzinfo=UTC))
+    )
     records = [SinkRecord("t", 0, None, None, CUSTOMER, v, i) for i in range(3)]
     batch = native.RecordBatch.from_records(records)
     for step in chain.native_steps():

@@ -515,6 +515,7 @@ def test_header_from_copies_the_map_as_a_java_hash_map(keys: list[str], table: i
 def test_a_chain_of_these_stages_runs_every_stage_natively() -> None:
     chain = _chain(
         _stage("v2k"),
+        _stage("ssm_key"),  # (on the key struct: SetSchemaMetadata renames structs only)
         _stage("extract_key_id"),
         _stage("ssm_name"),
         _stage("hf_copy"),
@@ -523,7 +524,6 @@ def test_a_chain_of_these_stages_runs_every_stage_natively() -> None:
         _stage("drop", "has_keep", True),
         _stage("regex"),
         _stage("ts_router_hour", "has_h"),
-        _stage("ssm_key"),
         _stage("extract_city_v2"),
     )
     assert all(s is not None for s in chain.native_steps())

@@ -13,6 +13,7 @@ from kconnect.api import (
     Struct,
     Timestamp,
 )
+from kconnect.api.data.java_strings import Float32
 from kconnect.transforms.cast import CastKey, CastValue
 from tests.unit.transforms.records import sink
 
@@ -53,6 +54,8 @@ def test_bad_type_names_the_key_or_type():
 )
 def test_whole_value_schemaless(target, value, expected):
     out = cast(CastValue, target).apply(sink(None, value))
+    if target == "float32":  # a Java Float, without a schema to say so
+        expected = Float32(expected)
     assert out.value == expected and type(out.value) is type(expected)
 
 
@@ -155,3 +158,25 @@ def test_unsupported_inputs_and_bad_values():
 def test_schemaless_fields():
     out = cast(CastValue, "a:int8,b:string").apply(sink(None, {"a": 257, "b": 1.5, "c": "k"}))
     assert out.value == {"a": 1, "b": "1.5", "c": "k"}
+
+
+def test_doubles_narrow_through_a_saturating_int():
+    # Double.intValue/shortValue/byteValue: (byte) (int) d, where (int) saturates; NaN is 0
+    out = cast(CastValue, "a:int32,b:int16,c:int8,d:int32,e:int64").apply(
+        sink(None, {"a": 1e21, "b": -1e10, "c": 1e21, "d": float("nan"), "e": 1e21})
+    )
+    assert out.value == {"a": 2147483647, "b": 0, "c": -1, "d": 0, "e": 9223372036854775807}
+
+
+def test_schemaless_values_of_logical_classes_are_refused():
+    # Kafka infers no schema type for a java.util.Date or BigDecimal without a schema
+    for v in (dt.datetime(2020, 1, 1, tzinfo=dt.UTC), dt.date(2020, 1, 1), decimal.Decimal(1)):
+        with pytest.raises(DataException, match=r"Cast\$Value: Cast transformation was passed"):
+            cast(CastValue, "a:int64").apply(sink(None, {"a": v}))
+
+
+def test_schemaless_float32_stays_a_java_float():
+    out = cast(CastValue, "a:float32").apply(sink(None, {"a": 0.1}))
+    assert type(out.value["a"]) is Float32
+    # and cast again, it is read as a Float (FLOAT32) as Kafka infers it
+    assert cast(CastValue, "a:string").apply(out).value == {"a": "0.1"}

@@ -53,3 +53,12 @@ def test_map_inside_struct_is_refused():
         flat().apply(sink(schema, Struct(schema).put("m", {})))
     with pytest.raises(DataException, match="Only Map objects"):
         flat().apply(sink(None, "text"))
+
+
+def test_schemaless_values_without_a_connect_type_are_refused_as_kafka_says():
+    import decimal
+
+    with pytest.raises(DataException, match=r"Flatten\$Value: .*was passed a value of type"):
+        flat().apply(sink(None, {"a": {"b": decimal.Decimal(1)}}))
+    with pytest.raises(DataException, match=r"does not support Struct for record without"):
+        flat().apply(sink(None, {"a": Struct(SchemaBuilder.struct().build())}))

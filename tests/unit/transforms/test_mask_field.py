@@ -101,7 +101,7 @@ def test_schemaless():
     }
     out = mask(fields="i,s", replacement="7").apply(sink(None, value)).value
     assert (out["i"], out["s"]) == (7, "7")
-    with pytest.raises(DataException, match="Cannot mask value of type bytes"):
+    with pytest.raises(DataException, match="Cannot mask value of type: bytes"):
         mask(fields="x").apply(sink(None, {"x": b"raw"}))
 
 
@@ -116,3 +116,19 @@ def test_rnwd(rnwd, expected):
         sink(schema, Struct(schema))
     )
     assert out.value.get_without_default("s") == expected
+
+
+def test_messages_and_java_floats():
+    from kconnect.api.data.java_numbers import to_float32
+    from kconnect.api.data.java_strings import Float32
+
+    # Values.convertTo... says "to a number", MaskField's own (for a BigDecimal) "to number"
+    with pytest.raises(DataException, match=r"Unable to convert abc \(str\) to a number"):
+        mask(fields="i", replacement="abc").apply(sink(None, {"i": 1}))
+    with pytest.raises(DataException, match=r"Unable to convert abc \(str\) to number"):
+        mask(fields="d", replacement="abc").apply(sink(None, {"d": decimal.Decimal(1)}))
+    out = mask(fields="f,g", replacement="0.1").apply(
+        sink(None, {"f": Float32(2.0), "g": to_float32(2.0)})
+    )
+    assert type(out.value["f"]) is Float32 and out.value["f"] == to_float32(0.1)
+    assert type(out.value["g"]) is float and out.value["g"] == 0.1

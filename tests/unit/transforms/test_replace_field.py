@@ -60,3 +60,28 @@ def test_legacy_blacklist_whitelist_aliases(caplog):
 def test_bad_value():
     with pytest.raises(DataException, match=r"ReplaceField\$Value: Only Struct"):
         replace(exclude="a").apply(sink(Schema.STRING_SCHEMA, "x"))
+
+
+def test_output_fields_take_their_input_by_kafkas_inverse_renames():
+    # Kafka finds each output field's input through the inverted renames (a HashMap filled in
+    # the renames' HashMap order), not forwards (expected: what Kafka 4.1.2 gives)
+    schema = (
+        SchemaBuilder.struct()
+        .field("a", Schema.INT32_SCHEMA)
+        .field("b", Schema.INT32_SCHEMA)
+        .field("s", Schema.OPTIONAL_STRING_SCHEMA)
+        .build()
+    )
+    value = Struct(schema).put("a", 1).put("b", 2).put("s", "x")
+
+    def apply(**cfg):
+        xf = ReplaceFieldValue()
+        xf.configure(cfg)
+        return xf.apply(sink(schema, value)).value
+
+    # a and b both renamed to z, b excluded: z is b's value (the later of a, b in the HashMap)
+    assert str(apply(renames="a:z,b:z", exclude="b")) == "Struct{z=2,s=x}"
+    assert str(apply(renames="b:z,s:z", exclude="b")) == "Struct{a=1,z=x}"
+    # a rename onto a field that stays: that field looks for the renamed one, which is absent
+    with pytest.raises(DataException, match=r"^x is not a valid field name$"):
+        apply(renames="x:a")

@@ -29,11 +29,18 @@ def test_set_name_and_version_and_struct_rebuilt():
 
 
 def test_key_map_schema_and_errors():
+    # Kafka copies the schema with schema.fields(), which refuses every type but STRUCT
     m = SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT32_SCHEMA).build()
-    out = ssm(SetSchemaMetadataKey, **{"schema.version": "2"}).apply(
-        sink(key_schema=m, key={"a": 1})
-    )
-    assert out.key_schema.version == 2 and out.key_schema.value_schema == Schema.INT32_SCHEMA
+    for schema, key in ((m, {"a": 1}), (Schema.STRING_SCHEMA, "k"), (m, None)):
+        with pytest.raises(
+            DataException, match=r"^SetSchemaMetadata\$Key: Cannot list fields on non-struct type$"
+        ):
+            ssm(SetSchemaMetadataKey, **{"schema.version": "2"}).apply(
+                sink(key_schema=schema, key=key)
+            )
+    s = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).build()
+    out = ssm(SetSchemaMetadataKey, **{"schema.version": "2"}).apply(sink(key_schema=s, key=None))
+    assert out.key_schema.version == 2 and out.key is None
     rec = sink(None, None)
     assert ssm(**{"schema.name": "x"}).apply(rec) is rec
     with pytest.raises(DataException, match=r"SetSchemaMetadata\$Value: Schema required"):
@@ -52,3 +59,20 @@ def test_hoist_field():
     assert xf.apply(sink(key_schema=Schema.INT32_SCHEMA, key=1)).key_schema is out.key_schema
     with pytest.raises(ConfigException):
         HoistFieldValue().configure({})
+
+
+def test_a_null_in_a_required_field_is_refused_when_the_struct_is_rebuilt():
+    # InsertField leaves a required timestamp field unset on a record without timestamp (as
+    # Kafka does); the next SMT that puts every field into a new Struct refuses the null
+    from kconnect.transforms.insert_field import InsertFieldValue
+
+    schema = SchemaBuilder.struct().field("a", Schema.INT32_SCHEMA).build()
+    insert = InsertFieldValue()
+    insert.configure({"timestamp.field": "t!"})
+    rec = insert.apply(sink(schema, Struct(schema).put("a", 1)))
+    assert rec.value.get_without_default("t") is None
+    with pytest.raises(
+        DataException,
+        match=r'^Invalid value: null used for required field: "t", schema type: INT64$',
+    ):
+        ssm(**{"schema.name": "x"}).apply(rec)

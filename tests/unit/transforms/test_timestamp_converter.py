@@ -124,3 +124,31 @@ def test_bad_values():
         "not support float",
     ):
         conv(target_type="unix").apply(sink(None, 1.5))
+
+
+def test_unix_conversions_saturate_as_time_unit_does():
+    # TimeUnit.MILLISECONDS.toNanos and SECONDS.toMillis saturate at the long range
+    big = 9_300_000_000_000_000  # ms: beyond a long in ns
+    out = conv(field="t", target_type="unix", unix_precision="nanoseconds").apply(
+        sink(None, {"t": DATETIME.replace(year=2017)})
+    )
+    assert out.value["t"] == 1483425001001 * 1_000_000
+    xf = conv(field="t", target_type="unix", unix_precision="nanoseconds")
+    assert xf._ms_to_unix(big) == (1 << 63) - 1 and xf._ms_to_unix(-big) == -(1 << 63)
+    seconds = conv(field="t", target_type="unix", unix_precision="seconds")
+    assert seconds._unix_to_ms(-(1 << 62)) == -(1 << 63)
+    assert seconds._ms_to_unix(-1500) == -1  # toSeconds truncates toward zero
+
+
+def test_a_struct_without_the_field_passes_unchanged():
+    schema = SchemaBuilder.struct().field("other", Schema.INT64_SCHEMA).build()
+    out = conv(field="t", target_type="string", format="yyyy").apply(
+        sink(schema, Struct(schema).put("other", 5))
+    )
+    assert out.value_schema.field("other").schema == Schema.INT64_SCHEMA
+    assert out.value.get("other") == 5
+
+
+def test_a_timestamp_beyond_python_datetimes_is_a_data_exception():
+    with pytest.raises(DataException, match="outside the range of Python's datetime"):
+        conv(target_type="Timestamp").apply(sink(None, 1 << 62))

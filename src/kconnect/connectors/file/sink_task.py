@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
 from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord, SinkTask, TopicPartition
@@ -54,7 +54,8 @@ class FileStreamSinkTask(SinkTask):
             return
         if native is not None and records.__class__ is native.RecordBatch:
             # the native record batch renders its values itself, without Python records
-            self._out.write(records.render_values(_text))
+            batch: Any = records
+            self._out.write(batch.render_values(_text))
         else:
             self._out.write("".join(_text(r) + "\n" for r in records))
         self._out.flush()

@@ -14,59 +14,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kconnect.api.data.java_strings import (
+    copy_table,
+    default_table,
+    hash_map_order,
+    presized_table,
+    string_hash,
+)
+
 __all__ = ["describe_topics_order", "hash_set_order", "java_string_hash"]
 
 
 def java_string_hash(text: str) -> int:
     """``String.hashCode()`` (over UTF-16 code units), as an unsigned 32-bit value."""
-    h = 0
-    data = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h
-
-
-def _bucket(text: str, capacity: int) -> int:
-    h = java_string_hash(text)
-    return (h ^ (h >> 16)) & (capacity - 1)
-
-
-def _table_size_for(n: int) -> int:
-    cap = 1
-    while cap < n:
-        cap <<= 1
-    return cap
-
-
-def _grown(capacity: int, size: int) -> int:
-    while size > capacity * 0.75:
-        capacity <<= 1
-    return capacity
-
-
-def _default_capacity(size: int) -> int:
-    """``new HashMap<>()`` / ``new HashSet<>()`` after ``size`` insertions."""
-    return _grown(16, size)
-
-
-def _sized_capacity(expected: int, size: int) -> int:
-    """``new HashMap<>(expected)`` after ``size`` insertions."""
-    return _grown(_table_size_for(expected), size)
-
-
-def _copy_capacity(size: int) -> int:
-    """``new HashMap<>(otherMap)`` with ``size`` entries."""
-    return _grown(_table_size_for(int(size / 0.75 + 1.0)), size)
+    return string_hash(text) & 0xFFFFFFFF
 
 
 def _sorted_by_buckets(names: list[str], capacity: int) -> list[str]:
-    return sorted(names, key=lambda n: _bucket(n, capacity))
+    return [n for n, _ in hash_map_order([(n, None) for n in names], table=capacity)]
 
 
 def hash_set_order(names: Iterable[str]) -> list[str]:
     """The iteration order of a default ``HashSet`` filled with ``names`` in this order."""
     items = list(dict.fromkeys(names))
-    return _sorted_by_buckets(items, _default_capacity(len(items)))
+    return _sorted_by_buckets(items, default_table(len(items)))
 
 
 def describe_topics_order(names: Iterable[str]) -> list[str]:
@@ -75,7 +46,7 @@ def describe_topics_order(names: Iterable[str]) -> list[str]:
     its copy, the result."""
     items = list(dict.fromkeys(names))
     n = len(items)
-    for capacity in (_default_capacity(n), _sized_capacity(n, n), _copy_capacity(n),
-                     _sized_capacity(n, n)):  # fmt: skip
+    for capacity in (default_table(n), presized_table(n, n), copy_table(n, n),
+                     presized_table(n, n)):  # fmt: skip
         items = _sorted_by_buckets(items, capacity)
     return items

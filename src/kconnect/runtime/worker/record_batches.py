@@ -86,7 +86,7 @@ def sink_batch(
         res = operator.execute(
             ctx, partial(kc.to_connect_data, m.topic(), m.key()), Stage.KEY_CONVERTER, kc
         )
-        if ctx.failed:
+        if ctx.failed or res is None:
             batch.drop(i)
         else:
             batch.set_key(i, res.schema, res.value)
@@ -98,7 +98,7 @@ def sink_batch(
         res = operator.execute(
             ctx, partial(vc.to_connect_data, m.topic(), m.value()), Stage.VALUE_CONVERTER, vc
         )
-        if ctx.failed:
+        if ctx.failed or res is None:
             batch.drop(i)
         else:
             batch.set_value(i, res.schema, res.value)

@@ -1,10 +1,14 @@
-"""Schema copying helpers (``transforms.util.SchemaUtil``)."""
+"""Schema copying helpers (``transforms.util.SchemaUtil``), and building a Struct as Kafka's
+SMTs do."""
 
 from __future__ import annotations
 
-from kconnect.api import Schema, SchemaBuilder, Type
+from typing import Any
 
-__all__ = ["copy_schema_basics"]
+from kconnect.api import Schema, SchemaBuilder, Struct, Type
+from kconnect.api.data.schema import validate_value
+
+__all__ = ["copy_schema_basics", "put_all"]
 
 
 def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> SchemaBuilder:
@@ -27,3 +31,23 @@ def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> 
     if source.parameters is not None:
         builder.parameters(source.parameters)
     return builder
+
+
+def put_all(schema: Schema, values: list[Any] | dict[str, Any]) -> Struct:
+    """A Struct of ``schema`` holding ``values`` (every field's, in field order; or by name,
+    for the fields put), as Kafka builds one with a ``put`` per value -- without re-validating
+    each value: the callers take them from a struct whose fields have the same schemas. What
+    ``put`` would still refuse is a null for a required field (from a struct some SMT built
+    without setting every field, as InsertField's is without a record timestamp): that raises
+    put's DataException."""
+    if isinstance(values, dict):
+        if None in values.values():
+            for name, v in values.items():
+                f = schema.field(name)
+                if v is None and f is not None:
+                    validate_value(f.schema, None, name)
+    elif None in values:
+        for f, v in zip(schema.fields, values, strict=True):
+            if v is None:
+                validate_value(f.schema, None, f.name)
+    return Struct.trusted(schema, values)

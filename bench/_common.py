@@ -24,14 +24,23 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 
 import httpx
+
+#: The Apache Kafka Connect release compared against: the 4.1 line that
+#: shared/reference/kafka-connect.md describes (connect-file 4.4.0 is not on Maven Central).
+REFERENCE_CONNECT_VERSION = "4.1.2"
+
+#: Seconds between progress lines while a run waits for its records.
+PROGRESS_S = 5.0
 
 
 def free_port() -> int:
@@ -314,3 +323,302 @@ def _fmt(v: object) -> str:
     if isinstance(v, int):
         return f"{v:,}"
     return str(v)
+
+
+def java_command(
+    props: Path, mode: str = "standalone", connectors: Sequence[Path] = ()
+) -> list[str]:
+    """Kafka Connect 4.1.2's ConnectStandalone (``mode`` "distributed": ConnectDistributed)
+    with the worker properties ``props`` and, standalone, the ``connectors`` config files."""
+    from kconnect.local.maven import require_java, resolve_classpath
+
+    cp = resolve_classpath(
+        [
+            f"org.apache.kafka:connect-runtime:{REFERENCE_CONNECT_VERSION}",
+            f"org.apache.kafka:connect-file:{REFERENCE_CONNECT_VERSION}",
+            f"org.apache.kafka:connect-json:{REFERENCE_CONNECT_VERSION}",
+            "org.apache.logging.log4j:log4j-core:2.25.5",
+            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
+        ],
+        progress=lambda m: print(f"  {m}", flush=True),
+    )
+    return [
+        require_java(),
+        "-Xmx1g",
+        "-cp",
+        os.pathsep.join(map(str, cp)),
+        "-Dlog4j2.level=WARN",
+        "org.apache.kafka.connect.cli.Connect" + mode.capitalize(),
+        str(props),
+        *map(str, connectors),
+    ]
+
+
+def kconnect_command(
+    props: Path, mode: str = "standalone", connectors: Sequence[Path] = ()
+) -> list[str]:
+    """``kconnect <mode> props [connectors...]``, as a user runs it.
+
+    The ``kconnect`` script of the interpreter running the bench, not the first one on PATH:
+    that may be a shim into another environment with another checkout's kconnect (the script
+    is a Python process itself, so the worker's pid is the Python process whose tree the CPU
+    and RSS figures cover). Without that script, ``python -m kconnect.cli.main``: the same
+    program."""
+    script = Path(sys.executable).parent / "kconnect"
+    head = (
+        [str(script)]
+        if script.is_file() and os.access(script, os.X_OK)
+        else [sys.executable, "-m", "kconnect.cli.main"]
+    )
+    return [*head, mode, str(props), *map(str, connectors)]
+
+
+def count_lines(path: Path) -> int:
+    try:
+        with path.open("rb") as f:
+            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    except FileNotFoundError:
+        return 0
+
+
+class LineCounter:
+    """Lines in a file that only grows (a FileStreamSink's output), counted incrementally:
+    each call reads only what was appended since the last, so polling a file of hundreds of
+    MB every 50 ms costs the bench (and the machine the worker shares) next to nothing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._pos = 0
+        self._lines = 0
+
+    def __call__(self) -> int:
+        try:
+            with self.path.open("rb") as f:
+                f.seek(self._pos)
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    self._lines += chunk.count(b"\n")
+                    self._pos += len(chunk)
+        except FileNotFoundError:
+            pass
+        return self._lines
+
+
+def write_properties(path: Path, props: Mapping[str, str]) -> Path:
+    """A ``.properties`` file both runtimes read alike: Java reads it as ISO-8859-1, so every
+    non-ASCII character is written as a ``\\uXXXX`` escape (and ``=``, ``:``, ``\\`` escaped)."""
+    import javaproperties
+
+    path.write_text(javaproperties.dumps(dict(props), timestamp=False), encoding="ascii")
+    return path
+
+
+@dataclass(frozen=True)
+class WorkerRun:
+    """One standalone worker's run of a pipeline: ``cpu`` spans connector creation until the
+    last record arrived; ``first_s`` is connector creation until the first one did (tasks
+    starting, the consumer group forming: a fixed cost that weighs most in short runs)."""
+
+    runtime: str
+    records: int
+    cpu: Interval
+    first_s: float
+    startup_s: float
+    peak_rss: float
+    processes: int
+    log: Path
+
+    @property
+    def seconds(self) -> float:
+        return self.cpu.wall_s
+
+    @property
+    def rate(self) -> float:
+        return self.records / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_us(self) -> float:
+        return self.cpu.cpu_us_per(self.records)
+
+
+def run_standalone(
+    runtime: str,
+    worker_props: Mapping[str, str],
+    connectors: Sequence[Mapping[str, str]],
+    work: Path,
+    run_id: str,
+    progress: Callable[[], int],
+    records: int,
+    timeout_s: float,
+) -> WorkerRun:
+    """Run ``kconnect standalone`` or Java's ConnectStandalone (``runtime`` "kconnect" or "java")
+    as a user does: ``worker.properties connector.properties...`` on the command line (the
+    REST listener is added to ``worker_props``), until ``progress()`` (called every 50 ms)
+    reaches ``records``; then stop the worker.
+
+    Start-up is process start until ``GET /`` answers; the measured span starts when the first
+    connector shows in ``GET /connectors`` (the worker creates them right after its REST server
+    is up) and ends when ``progress()`` reaches ``records``. CPU time and peak RSS cover the
+    worker's whole process tree. Raises when the worker exits early or time runs out (naming
+    its log)."""
+    port = free_port()
+    props = write_properties(
+        work / f"{run_id}.properties",
+        {**worker_props, "listeners": f"http://127.0.0.1:{port}"},
+    )
+    files = [
+        write_properties(work / f"{run_id}-{i}.connector.properties", c)
+        for i, c in enumerate(connectors)
+    ]
+    names = {c["name"] for c in connectors}
+    cmd = (
+        java_command(props, connectors=files)
+        if runtime == "java"
+        else kconnect_command(props, connectors=files)
+    )
+    log_path = work / f"{run_id}.log"
+    base = f"http://127.0.0.1:{port}"
+    with log_path.open("wb") as log:
+        launched = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            with TreeMeter(proc.pid) as meter, httpx.Client(base_url=base, timeout=5.0) as client:
+                wait_rest_ready(base + "/", proc, timeout_s=min(timeout_s, 120.0))
+                startup = time.monotonic() - launched
+                deadline = time.monotonic() + 60.0
+                while True:
+                    if proc.poll() is not None:
+                        raise RuntimeError(
+                            f"{runtime} worker exited with code {proc.returncode} before its "
+                            f"connectors were created (log {log_path})"
+                        )
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(
+                            f"{runtime}: connectors not created after 60 s (log {log_path})"
+                        )
+                    try:
+                        r = client.get("/connectors")
+                        if r.status_code == 200 and names & set(r.json()):
+                            break
+                    except httpx.HTTPError:
+                        pass
+                    time.sleep(0.01)
+                created = meter.checkpoint()
+                done = 0
+                first_s = 0.0
+                next_report = created[0] + PROGRESS_S
+                end = created[0] + timeout_s
+                while time.monotonic() < end:
+                    done = progress()
+                    if done and not first_s:
+                        first_s = time.monotonic() - created[0]
+                    if done >= records:
+                        break
+                    if proc.poll() is not None:
+                        raise RuntimeError(
+                            f"{runtime} worker exited with code {proc.returncode} after "
+                            f"{done:,} of {records:,} records (log {log_path})"
+                        )
+                    if time.monotonic() >= next_report:
+                        next_report += PROGRESS_S
+                        print(
+                            f"  {time.monotonic() - created[0]:5.1f} s: {done:,} of "
+                            f"{records:,} records",
+                            flush=True,
+                        )
+                    time.sleep(0.05)
+                cpu = TreeMeter.between(created, meter.checkpoint())
+                meter.stop()
+            if done < records:
+                raise RuntimeError(
+                    f"{runtime}: only {done:,} of {records:,} records after {timeout_s:.0f} s "
+                    f"(log {log_path})"
+                )
+        finally:
+            stop_process(proc)
+    result = WorkerRun(
+        runtime, records, cpu, first_s, startup, meter.peak_rss, meter.processes, log_path
+    )
+    print(
+        f"  {records:,} records in {cpu.wall_s:.1f} s: {result.rate:,.0f} records/s, "
+        f"{cpu.cores:.2f} cores, first after {first_s:.1f} s, peak RSS "
+        f"{meter.peak_rss:,.0f} MiB, start-up {startup:.1f} s",
+        flush=True,
+    )
+    return result
+
+
+def _range(values: Sequence[float]) -> str:
+    return f"{min(values):.2f}-{max(values):.2f}"
+
+
+def print_runs(
+    rounds: Sequence[Mapping[str, WorkerRun]], runtimes: Sequence[str], label: str
+) -> None:
+    """The table of each runtime's medians over ``rounds`` (each maps runtime -> its run),
+    then, with both runtimes, the kconnect/Java ratios in a row named ``label`` (medians of
+    the per-round ratios, and their range when there are several rounds)."""
+    runs = {rt: [r[rt] for r in rounds] for rt in runtimes}
+    print(
+        table(
+            [
+                "runtime",
+                "records/s",
+                "seconds",
+                "CPU-µs/rec",
+                "cores",
+                "first s",
+                "startup s",
+                "peak RSS MiB",
+            ],
+            [
+                [
+                    rt,
+                    median([r.rate for r in runs[rt]]),
+                    median([r.seconds for r in runs[rt]]),
+                    median([r.cpu_us for r in runs[rt]]),
+                    median([r.cpu.cores for r in runs[rt]]),
+                    median([r.first_s for r in runs[rt]]),
+                    median([r.startup_s for r in runs[rt]]),
+                    median([r.peak_rss for r in runs[rt]]),
+                ]
+                for rt in runtimes
+            ],
+        )
+    )
+    if set(runtimes) != {"kconnect", "java"}:
+        return
+    pairs = list(zip(runs["kconnect"], runs["java"], strict=True))
+    ratios = {
+        "throughput": [k.rate / j.rate for k, j in pairs],
+        "CPU-µs/rec": [k.cpu_us / j.cpu_us for k, j in pairs],
+        "peak RSS": [k.peak_rss / j.peak_rss for k, j in pairs],
+        "startup": [k.startup_s / j.startup_s for k, j in pairs],
+    }
+    head = ["pipeline", *(f"{name} kconnect/java" for name in ratios)]
+    row: list[object] = [label, *(median(v) for v in ratios.values())]
+    if len(rounds) > 1:
+        head += ["throughput per round", "CPU-µs/rec per round", "peak RSS per round"]
+        row += [_range(ratios[k]) for k in ("throughput", "CPU-µs/rec", "peak RSS")]
+    print()
+    print(table(head, [row]))
+
+
+def around_difference(a: bytes, b: bytes, width: int = 200) -> tuple[str, str, int]:
+    """Both byte strings cut to ``width`` bytes around their first difference (decoded for
+    printing), and the byte offset of that difference."""
+    at = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    lo = max(0, at - width // 3)
+
+    def cut(s: bytes) -> str:
+        text = s[lo : lo + width].decode("utf-8", "replace")
+        return ("..." if lo else "") + text + ("..." if lo + width < len(s) else "")
+
+    return cut(a), cut(b), at
+
+
+def chain_types(chain: Mapping[str, str]) -> str:
+    """``ReplaceField$Value, Cast$Value, ...``: a connector config's transformations in order."""
+    aliases = [a.strip() for a in chain.get("transforms", "").split(",") if a.strip()]
+    return ", ".join(chain[f"transforms.{a}.type"].rsplit(".", 1)[-1] for a in aliases) or "none"

@@ -1,272 +1,175 @@
-"""JsonConverter throughput: kconnect's batch API vs Apache Kafka's JsonConverter, in one run.
+"""Every converter direction on every workload shape: kconnect beside Kafka Connect, in one run.
 
-    python bench/converters.py [--records N] [--repeat R]
+    python bench/converters.py [--shapes narrow,customer,...] [--records N] [--repeat R]
 
-Both sides convert the same N records of the seed document's ``table01`` struct (id INT32,
-user_id and item optional STRING) with ``schemas.enable=true``: encode (fromConnectData) and
-decode (toConnectData), in 10,000-record batches: the encode phase keeps each batch's output
-until the next batch (as a worker does; keeping all N outputs measured the operating system's
-first touch of N fresh pages more than the converter), the decode phase reads records encoded
-before timing. The Java side (``bench/java/ConverterBench.java``, compiled with javac against
-the jars resolved from Maven Central) warms up with 3 x 200,000 encodes and decodes before
-timing, and the kconnect side does the same. When
-``kconnect.transforms.value_to_key`` is importable, the ValueToKey(user_id) + ExtractField$Key
-chain is timed too, against Kafka's classes from ``connect-transforms``: kconnect's through
-``TransformationChain.apply_batch`` (what the worker calls) over 10,000-record batches of
-SourceRecords built before timing, Java's ``apply`` calls over the same records built before
-timing; each side reports its best of three rounds over all the records.
-Both sides run as a worker does: kconnect with the worker's GC settings
-(``kconnect.runtime.gc_tuning``, applied after the inputs are built), on the hot path
-``kconnect._hot_path`` picked (printed; ``KCONNECT_NATIVE=0`` for the pure-Python one).
-Prints, for each operation and both sides, records/s, CPU-µs per record and cores used (CPU
-time of the converting process -- this Python process, or the whole JVM with its JIT compiler
-and GC threads -- over the timed loop alone, ÷ records and ÷ wall time), and the kconnect/Java
-ratios of records/s and of CPU-µs per record. The JVM counts CPU time in 10 ms ticks: use
---records 1000000 or more for CPU figures to better than a few percent. Timings are reported,
-never asserted. Each round runs the kconnect side in a new Python process, as the Java side
-runs in a new JVM; ``--repeat R`` runs R rounds and prints the medians, with each round's
-kconnect/Java ratio (this machine's rates drift between runs).
+For each shape of ``bench/workloads.py`` (narrow, customer, wide, nested, schemaless, debezium)
+the records are generated, written by kconnect's JsonConverter, and timed through:
+
+* JsonConverter ``decode`` (toConnectData of keys and values, building SinkRecords) and
+  ``encode`` (fromConnectData of the decoded keys and values), ``schemas.enable`` as the shape
+  has it; and FileStreamSink's ``render`` of the decoded values (Java's ``String.valueOf``);
+* StringConverter over a string column (the key when it is a string, else the value's first
+  string field), ByteArrayConverter over the raw JSON values, and each number converter
+  (Short, Integer, Long, Float, Double, Boolean) over the first column of its type (the key's
+  field first: LongConverter over int64 keys ...), the column's values written as Kafka's
+  serializers write them; decode and encode each.
+
+Each row prints records/s for kconnect and Java with their ratio (> 1: kconnect faster), CPU-µs
+per record (CPU time of the whole process over the timed span -- the Python process, or the JVM
+with its JIT and GC threads -- / records) with its ratio (< 1: kconnect leaner), ``fallback``:
+how many records kconnect handed to its pure-Python path (see ``bench/_record_path.py``), and
+``mismatches``: of the first ``--check-records`` records, how many outputs differ from Java's
+(records described in full, encoded bytes, rendered lines). Mismatches and stages that fail in
+one runtime are listed under the table; they are differences to fix.
+
+How both sides run (``bench/_stages.py``): per case and round a new Python process and a new
+JVM (``bench/java/RecordBench.java``, Kafka Connect 4.1.2's jars from Maven Central, run with
+connect-standalone's heap and GC options) read the same records file; inputs are built before
+timing; every stage runs over ``--warmup`` records first, then over all records in 10,000-record
+batches, each batch's output kept until the next replaces it; kconnect applies the worker's GC
+settings after its inputs are built. ``--repeat R`` runs R rounds and prints medians (never the
+best round) and the range of the per-round ratios. The JVM counts CPU time in 10 ms ticks: use
+enough records for CPU figures to mean something. Timings are reported, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
-import subprocess
+import struct
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from statistics import median
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Interval, cpu_interval, table
+import workloads
+from _stages import JSON_CONVERTER, Case, Phase, add_options, header, options, run_bench, shapes_of
 
-from kconnect import _hot_path
-from kconnect.api import Schema, SchemaBuilder, SourceRecord, Struct
-from kconnect.converters.json_converter import JsonConverter
-from kconnect.local import maven
-from kconnect.local.paths import cache_dir
-from kconnect.runtime.gc_tuning import tune_for_worker
-from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
+from kconnect.api import Schema, Type
 
-JAVA_SRC = Path(__file__).resolve().parent / "java" / "ConverterBench.java"
+_CONVERTERS = "org.apache.kafka.connect.converters."
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
+BYTE_ARRAY_CONVERTER = _CONVERTERS + "ByteArrayConverter"
 
 
-def java_bench(records: int, chain: bool) -> dict[str, Interval]:
-    v = maven.KAFKA_VERSION
-    cp_jars = maven.resolve_classpath(
-        [f"org.apache.kafka:connect-json:{v}", f"org.apache.kafka:connect-transforms:{v}"],
-        progress=print,
-    )
-    digest = hashlib.sha256(JAVA_SRC.read_bytes())
-    for j in cp_jars:
-        digest.update(str(j).encode())
-    out = cache_dir() / "bench-java" / digest.hexdigest()[:16]
-    cp = ":".join(str(j) for j in cp_jars)
-    if not (out / "ConverterBench.class").is_file():
-        out.mkdir(parents=True, exist_ok=True)
-        javac = subprocess.run(
-            ["javac", "-nowarn", "-cp", cp, "-d", str(out), str(JAVA_SRC)],
-            capture_output=True,
-            text=True,
-        )
-        if javac.returncode != 0:
-            raise RuntimeError(f"javac {JAVA_SRC.name} failed:\n{javac.stdout}{javac.stderr}")
-    done = subprocess.run(
-        [
-            maven.require_java(),
-            "-cp",
-            f"{out}:{cp}",
-            "ConverterBench",
-            str(records),
-            str(chain).lower(),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    got = json.loads(done.stdout.strip().splitlines()[-1])
-    return {
-        phase: Interval(float(got[f"{phase}_s"]), float(got[f"{phase}_cpu_s"]))
-        for phase in ("encode", "decode", "chain")
-        if phase in got
-    }
+def _boolean(v: bool) -> bytes:
+    return b"\x01" if v else b"\x00"
 
 
-def python_bench(records: int, chain: bool) -> dict[str, Interval]:
-    schema = (
-        SchemaBuilder.struct()
-        .name("table01")
-        .field("id", Schema.INT32_SCHEMA)
-        .field("user_id", Schema.OPTIONAL_STRING_SCHEMA)
-        .field("item", Schema.OPTIONAL_STRING_SCHEMA)
-        .build()
-    )
-    items = ["apple", "orange", "banana", "melon"]
-    values = [
-        Struct(schema).put("id", i).put("user_id", f"user0{i % 10}").put("item", items[i % 4])
-        for i in range(records)
-    ]
-    conv = JsonConverter()
-    conv.configure({}, False)
-    batch = 10_000  # what a task's poll() typically hands over
-    pairs = [(schema, v) for v in values]
-    built: list[list[SourceRecord]] = []
-    if chain:
-        for i in range(0, records, batch):
-            built.append(
-                [
-                    SourceRecord(None, None, "t", None, None, None, schema, v)
-                    for v in values[i : i + batch]
-                ]
-            )
-    # the records the decode phase reads, encoded before timing
-    encoded: list[bytes | None] = []
-    for i in range(0, records, batch):
-        encoded.extend(conv.from_connect_batch("t", pairs[i : i + batch]))
-    tune_for_worker()
-    # The Java side's warm-up, done the same way here: it compiles the schema's codecs and
-    # learns its text on the first batch; the rest lets the allocator settle as the JIT does.
-    for _round in range(3):
-        for i in range(0, min(records, 200_000), batch):
-            conv.to_connect_batch("t", conv.from_connect_batch("t", pairs[i : i + batch]))
-    # Each batch's output is kept until the next batch is converted, as a worker does (and
-    # as the Java side does), not all of them.
-    with cpu_interval() as enc:
-        for i in range(0, records, batch):
-            out = conv.from_connect_batch("t", pairs[i : i + batch])
-    del out
-    with cpu_interval() as dec:
-        for i in range(0, records, batch):
-            conv.to_connect_batch("t", encoded[i : i + batch])
-    result = {"encode": enc[0], "decode": dec[0]}
-    if chain:
-        from kconnect.transforms.extract_field import ExtractFieldKey
-        from kconnect.transforms.value_to_key import ValueToKey
-
-        v2k = ValueToKey()
-        v2k.configure({"fields": "user_id"})
-        extract = ExtractFieldKey()
-        extract.configure({"field": "user_id"})
-        tchain = TransformationChain(
-            [
-                TransformationStage("v2k", "ValueToKey", v2k),
-                TransformationStage("extract", "ExtractField$Key", extract),
-            ]
-        )
-        tchain.apply_batch(built[0])
-        best: Interval | None = None
-        for _round in range(3):  # as the Java side: the best of three rounds
-            with cpu_interval() as ch:
-                for b in built:
-                    tchain.apply_batch(b)
-            if best is None or ch[0].wall_s < best.wall_s:
-                best = ch[0]
-        assert best is not None
-        result["chain"] = best
-    return result
+def _packer(fmt: str) -> Callable[[Any], bytes]:
+    return struct.Struct(fmt).pack
 
 
-def python_bench_fresh(records: int, chain: bool) -> dict[str, Interval]:
-    """``python_bench`` in a new interpreter, as each Java round gets a new JVM: no round
-    inherits the heap another one left behind."""
-    done = subprocess.run(
-        [sys.executable, __file__, "--records", str(records), "--kconnect-side"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    got = json.loads(done.stdout.strip().splitlines()[-1])
-    return {k: Interval(*v) for k, v in got.items() if chain or k != "chain"}
+#: Connect type -> (number converter, how Kafka's serializer writes a value)
+NUMBERS: dict[Type, tuple[str, Callable[[Any], bytes]]] = {
+    Type.INT16: (_CONVERTERS + "ShortConverter", _packer(">h")),
+    Type.INT32: (_CONVERTERS + "IntegerConverter", _packer(">i")),
+    Type.INT64: (_CONVERTERS + "LongConverter", _packer(">q")),
+    Type.FLOAT32: (_CONVERTERS + "FloatConverter", _packer(">f")),
+    Type.FLOAT64: (_CONVERTERS + "DoubleConverter", _packer(">d")),
+    Type.BOOLEAN: (_CONVERTERS + "BooleanConverter", _boolean),
+}
+_PY_TYPES = ((bool, Type.BOOLEAN), (int, Type.INT64), (float, Type.FLOAT64), (str, Type.STRING))
 
 
-def main() -> None:
+def columns(got: Sequence[workloads.Generated]) -> dict[Type, tuple[str, list[Any]]]:
+    """The first column of each plain type (no logical name): the key's (a struct's field, or
+    a string key) before the value's top-level fields (a struct's, or a schemaless map's keys)."""
+    found: dict[Type, tuple[str, list[Any]]] = {}
+    first = next((g for g in got if g.value is not None), got[0])
+
+    def offer(t: Type, where: str, take: Callable[[workloads.Generated], Any]) -> None:
+        if t not in found:
+            found[t] = (where, [take(g) for g in got])
+
+    def offer_struct(
+        schema: Schema, where: str, part: Callable[[workloads.Generated], Any]
+    ) -> None:
+        for f in schema.fields:
+            if f.schema.name is None and (f.schema.type in NUMBERS or f.schema.type is Type.STRING):
+                name = f.name
+                offer(
+                    f.schema.type,
+                    f"{where}.{name}",
+                    lambda g, n=name: None if part(g) is None else part(g).get(n),  # type: ignore[misc]
+                )
+
+    ks = first.key_schema
+    if ks is not None and ks.type is Type.STRUCT:
+        offer_struct(ks, "key", lambda g: g.key)
+    elif (ks is not None and ks.type is Type.STRING) or any(isinstance(g.key, str) for g in got):
+        offer(Type.STRING, "key", lambda g: g.key)
+    vs = first.value_schema
+    if vs is not None and vs.type is Type.STRUCT:
+        offer_struct(vs, "value", lambda g: g.value)
+    elif isinstance(first.value, dict):
+        for name, v in first.value.items():
+            t = next((t for py, t in _PY_TYPES if isinstance(v, py)), None)
+            if t is not None:
+                offer(t, f"value.{name}", lambda g, n=name: g.value.get(n))  # type: ignore[misc]
+    return found
+
+
+def cases(shape: str, records: int, seed: int) -> list[Case]:
+    got = workloads.records(shape, records, seed)
+    keys, values = workloads.encode_records(shape, got)
+    stamps = [g.timestamp for g in got]
+    schemas = {"schemas.enable": "true" if workloads.SHAPES[shape].schemas_enable else "false"}
+    none: list[bytes | None] = [None] * len(got)
+    out = [
+        Case(
+            shape, keys, values, stamps, (JSON_CONVERTER, schemas), (JSON_CONVERTER, schemas),
+            [Phase("decode", "JsonConverter decode"), Phase("encode", "JsonConverter encode"),
+             Phase("render", "FileStreamSink render")],
+            "JsonConverter",
+        ),
+        Case(
+            shape, none, values, stamps, (BYTE_ARRAY_CONVERTER, {}), (BYTE_ARRAY_CONVERTER, {}),
+            [Phase("decode", "ByteArrayConverter decode (JSON values)"),
+             Phase("encode", "ByteArrayConverter encode (JSON values)")],
+            "ByteArrayConverter",
+        ),
+    ]  # fmt: skip
+    cols = columns(got)
+    del got
+    if Type.STRING in cols:
+        where, col = cols[Type.STRING]
+        text = [None if v is None else v.encode("utf-8") for v in col]
+        out.append(_column_case(shape, STRING_CONVERTER, "StringConverter", where, text, stamps))
+    for t, (cls, pack) in NUMBERS.items():
+        if t in cols:
+            where, col = cols[t]
+            raw = [None if v is None else pack(v) for v in col]
+            simple = cls.rsplit(".", 1)[-1]
+            out.append(_column_case(shape, cls, simple, where, raw, stamps))
+    return out
+
+
+def _column_case(
+    shape: str, cls: str, simple: str, where: str, raw: list[bytes | None], stamps: list[int]
+) -> Case:
+    return Case(
+        shape, [None] * len(raw), raw, stamps, (cls, {}), (cls, {}),
+        [Phase("decode", f"{simple} decode ({where})"), Phase("encode", f"{simple} encode ({where})")],
+        simple,
+    )  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument(
-        "--records", type=int, default=1_000_000, help="records per operation (default 1000000)"
+    add_options(ap, workloads.SHAPES)
+    args = ap.parse_args(argv)
+    opts = options(args)
+    shapes = shapes_of(args)
+    return run_bench(
+        lambda shape: cases(shape, opts.records, args.seed),
+        shapes,
+        opts,
+        args.only,
+        header(opts, "converters"),
     )
-    ap.add_argument(
-        "--repeat",
-        type=int,
-        default=1,
-        help="rounds, each with a new Python process and a new JVM: medians and per-round "
-        "ranges (default 1)",
-    )
-    ap.add_argument("--kconnect-side", action="store_true", help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    try:
-        import kconnect.transforms.value_to_key  # noqa: F401
-
-        chain = True
-    except ImportError:
-        chain = False
-    if args.kconnect_side:  # one round of the kconnect side, for python_bench_fresh
-        got = python_bench(args.records, chain)
-        print(json.dumps({k: [v.wall_s, v.cpu_s] for k, v in got.items()}))
-        return
-    if args.repeat < 1:
-        ap.error("--repeat must be at least 1")
-    n = args.records
-    rounds: list[tuple[dict[str, Interval], dict[str, Interval]]] = []
-    for round_no in range(1, args.repeat + 1):
-        if args.repeat > 1:
-            print(f"round {round_no} of {args.repeat}", flush=True)
-        print(f"kconnect: building and converting {n:,} records...", flush=True)
-        py = python_bench_fresh(n, chain)
-        print(f"Java: compiling, warming up and converting {n:,} records...", flush=True)
-        java = java_bench(n, chain)
-        rounds.append((py, java))
-    rows = []
-    for key, label in (
-        ("encode", "JsonConverter encode (fromConnectData)"),
-        ("decode", "JsonConverter decode (toConnectData)"),
-        ("chain", "ValueToKey + ExtractField$Key"),
-    ):
-        if key not in rounds[0][0]:
-            continue
-        k_rates = [n / py[key].wall_s for py, _ in rounds]
-        j_rates = [n / java[key].wall_s for _, java in rounds]
-        ratios = [k / j for k, j in zip(k_rates, j_rates, strict=True)]
-        k_cpu = [py[key].cpu_us_per(n) for py, _ in rounds]
-        j_cpu = [java[key].cpu_us_per(n) for _, java in rounds]
-        cpu_ratios = [k / j for k, j in zip(k_cpu, j_cpu, strict=True) if j]
-        row = [
-            label,
-            f"{median(k_rates):,.0f}",
-            f"{median(j_rates):,.0f}",
-            f"{median(ratios):.2f}",
-            median(k_cpu),
-            median(j_cpu),
-            f"{median(cpu_ratios):.2f}" if cpu_ratios else "-",
-            median([py[key].cores for py, _ in rounds]),
-            median([java[key].cores for _, java in rounds]),
-        ]
-        if args.repeat > 1:
-            row.append(f"{min(ratios):.2f}-{max(ratios):.2f}")
-        rows.append(row)
-    print()
-    print(
-        f"records: {n:,}  (schemas.enable=true, struct table01 with 3 fields; "
-        f"kconnect hot path: {_hot_path.describe()})"
-    )
-    header = [
-        "operation",
-        "kconnect rec/s",
-        "Java rec/s",
-        "kconnect/Java",
-        "kconnect CPU-µs/rec",
-        "Java CPU-µs/rec",
-        "CPU-µs kconnect/Java",
-        "kconnect cores",
-        "Java cores",
-    ]
-    if args.repeat > 1:
-        header.append("kconnect/Java per round")
-    print(table(header, rows))
-    if args.repeat > 1:
-        print(f"medians of {args.repeat} rounds (a new Python process and a new JVM each)")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -20,7 +20,6 @@ the Java side, Java 17+ and Maven (the connect-runtime/file/json jars come from 
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,14 +32,33 @@ from statistics import median
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Interval, TreeMeter, free_port, rss_mib, stop_process, table, wait_rest_ready
+from _common import (
+    PROGRESS_S,
+    REFERENCE_CONNECT_VERSION,
+    Interval,
+    LineCounter,
+    TreeMeter,
+    count_lines,
+    free_port,
+    java_command,
+    kconnect_command,
+    rss_mib,
+    stop_process,
+    table,
+    wait_rest_ready,
+)
 
-#: The Apache Kafka Connect release compared against: the 4.1 line that
-#: shared/reference/kafka-connect.md describes (connect-file 4.4.0 is not on Maven Central).
-REFERENCE_CONNECT_VERSION = "4.1.2"
-
-#: Seconds between progress lines while a run waits for its sink file.
-PROGRESS_S = 5.0
+# Other benches import these from here; they live in _common now.
+__all__ = [
+    "CONVERTERS",
+    "PROGRESS_S",
+    "REFERENCE_CONNECT_VERSION",
+    "count_lines",
+    "java_command",
+    "kconnect_command",
+    "main",
+    "run_one",
+]
 
 CONVERTERS = {
     "string": "org.apache.kafka.connect.storage.StringConverter",
@@ -69,46 +87,6 @@ class Result:
     @property
     def cpu_us(self) -> float:
         return self.cpu.cpu_us_per(self.records)
-
-
-def java_command(props: Path, mode: str = "standalone") -> list[str]:
-    """Kafka Connect 4.1.2's ConnectStandalone (``mode`` "distributed": ConnectDistributed)."""
-    from kconnect.local.maven import require_java, resolve_classpath
-
-    cp = resolve_classpath(
-        [
-            f"org.apache.kafka:connect-runtime:{REFERENCE_CONNECT_VERSION}",
-            f"org.apache.kafka:connect-file:{REFERENCE_CONNECT_VERSION}",
-            f"org.apache.kafka:connect-json:{REFERENCE_CONNECT_VERSION}",
-            "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
-        ],
-        progress=lambda m: print(f"  {m}", flush=True),
-    )
-    return [
-        require_java(),
-        "-Xmx1g",
-        "-cp",
-        os.pathsep.join(map(str, cp)),
-        "-Dlog4j2.level=WARN",
-        "org.apache.kafka.connect.cli.Connect" + mode.capitalize(),
-        str(props),
-    ]
-
-
-def kconnect_command(props: Path, mode: str = "standalone") -> list[str]:
-    # The interpreter running the bench, not the first ``kconnect`` on PATH: that may be a
-    # shim into another environment with another checkout's kconnect. The worker's pid is
-    # then the Python process itself, whose process tree the CPU and RSS figures cover.
-    return [sys.executable, "-m", "kconnect.cli.main", mode, str(props)]
-
-
-def count_lines(path: Path) -> int:
-    try:
-        with path.open("rb") as f:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
-    except FileNotFoundError:
-        return 0
 
 
 def run_one(
@@ -184,8 +162,9 @@ def run_one(
             deadline = start + timeout_s
             done = 0
             next_report = start + PROGRESS_S
+            lines = LineCounter(sink)
             while time.monotonic() < deadline:
-                done = count_lines(sink)
+                done = lines()
                 if done >= records:
                     break
                 if time.monotonic() >= next_report:

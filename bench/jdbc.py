@@ -35,6 +35,19 @@ the sum). Both runtimes get the same worker properties (JsonConverter with schem
     python bench/jdbc.py --rows 200000 --skip-java
     python bench/jdbc.py --repeat 3           # 3 interleaved rounds: medians and ranges
 
+``--shape narrow,customer,wide`` measures the sink on records of ``bench/workloads.py``
+shapes instead of the seed's rows (no source run then): each shape's JsonConverter bytes
+(``workloads.encoded``) go to a topic of their own, and the table, the rows of the raw COPY
+and the connector settings come from the records themselves. Before the clock, the records
+are decoded and written once by kconnect's sink in process (``auto.create``), into a scratch
+table whose definition every run's destination copies (with ``id`` as primary key when the
+records carry a unique ``id``) and whose rows are the raw COPY's tuples: the same rows, the
+same column types on every side. Nested structs are flattened (``Flatten$Value``, delimiter
+``_``) and maps left out (``ReplaceField$Value``), on both runtimes, as a JDBC sink needs.
+After the shapes, a table gives the sink as % of raw COPY per shape.
+
+    python bench/jdbc.py --shape narrow,customer,wide --rows 100000 --repeat 1 --skip-java
+
 Needs Kafka and PostgreSQL (``KCONNECT_BOOTSTRAP_SERVERS``/``KCONNECT_PG_DSN`` or the local
 stack) and, for the Java side, Java 17+ and Maven.
 """
@@ -42,6 +55,8 @@ stack) and, for the Java side, Java 17+ and Maven.
 from __future__ import annotations
 
 import argparse
+import bisect
+import itertools
 import os
 import re
 import subprocess
@@ -49,8 +64,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -115,8 +130,52 @@ def _row(i: int) -> tuple[int, str, str]:
     return (i, f"user{i % 100:02d}", f"item-{i % 10000}")
 
 
-def produce_rows(bootstrap: str, topic: str, n: int, partitions: int) -> None:
-    """Row i to partition (i - 1) mod ``partitions``: equal shares, whatever the keys hash to."""
+@dataclass
+class Workload:
+    """What a sink run reads and writes: how to create a destination table, the raw COPY's
+    rows and column types, the connector settings both runtimes add (``transforms``), the
+    converters' ``schemas.enable``, and the ids in offset order when they increase (``max(id)``
+    then tells the rows landed), else None."""
+
+    label: str
+    create: Callable[[psycopg.Connection[Any], str], None]
+    columns: list[str]
+    types: Sequence[str | int]
+    rows: Callable[[], list[Sequence[Any]]]
+    ids: Sequence[int] | None
+    schemas: bool = True
+    transforms: dict[str, str] = field(default_factory=dict)
+    binary: bool = True
+
+
+def seed_workload(n: int) -> Workload:
+    """The seed's ``table01`` rows (the default)."""
+    return Workload(
+        "table01 (3 columns)",
+        create_dst,
+        ["id", "user_id", "item"],
+        ["int4", "varchar", "varchar"],
+        lambda: [_row(i) for i in range(1, n + 1)],
+        range(1, n + 1),
+    )
+
+
+def _seed_messages(n: int) -> Iterable[tuple[bytes, bytes]]:
+    """The seed's rows 1..n as JsonConverter keys and values (schemas on)."""
+    for i in range(1, n + 1):
+        rid, user, item = _row(i)
+        key = _KEY_SCHEMA + user.encode() + b'"}'
+        value = _VALUE_SCHEMA + orjson.dumps({"id": rid, "user_id": user, "item": item}) + b"}"
+        yield key, value
+
+
+def produce(
+    bootstrap: str,
+    topic: str,
+    messages: Iterable[tuple[bytes | None, bytes | None]],
+    partitions: int,
+) -> None:
+    """Message i to partition i mod ``partitions``: equal shares, whatever the keys hash to."""
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -125,13 +184,10 @@ def produce_rows(bootstrap: str, topic: str, n: int, partitions: int) -> None:
     p = Producer(
         {"bootstrap.servers": bootstrap, "linger.ms": 50, "batch.size": 1 << 20, "acks": "1"}
     )
-    for i in range(1, n + 1):
-        rid, user, item = _row(i)
-        key = _KEY_SCHEMA + user.encode() + b'"}'
-        value = _VALUE_SCHEMA + orjson.dumps({"id": rid, "user_id": user, "item": item}) + b"}"
+    for i, (key, value) in enumerate(messages):
         while True:
             try:
-                p.produce(topic, value, key, (i - 1) % partitions)
+                p.produce(topic, value, key, i % partitions)
                 break
             except BufferError:
                 p.poll(0.1)
@@ -148,19 +204,171 @@ def create_dst(db: psycopg.Connection[Any], name: str) -> None:
     )
 
 
-def raw_copy(dsn: str, db: psycopg.Connection[Any], table_name: str, n: int) -> Result:
-    create_dst(db, table_name)
-    rows = [_row(i) for i in range(1, n + 1)]
+def _jdbc_transforms(records: Sequence[Any]) -> tuple[dict[str, str], Sequence[Any]]:
+    """The SMT settings a JDBC sink needs for ``records`` (nested structs flattened, maps and
+    arrays of non-primitives left out), and the records so transformed (by kconnect's SMTs)."""
+    from kconnect.api import Type
+    from kconnect.transforms.flatten import FlattenValue
+    from kconnect.transforms.replace_field import ReplaceFieldValue
+
+    config: dict[str, str] = {}
+    names: list[str] = []
+    if any(f.schema.type is Type.STRUCT for f in records[0].value_schema.fields):
+        names.append("flatten")
+        config["transforms.flatten.type"] = "org.apache.kafka.connect.transforms.Flatten$Value"
+        config["transforms.flatten.delimiter"] = "_"
+        flatten = FlattenValue()
+        flatten.configure({"delimiter": "_"})
+        records = [flatten.apply(r) for r in records]
+    complex_ = (Type.STRUCT, Type.MAP, Type.ARRAY)
+    drop = [
+        f.name
+        for f in records[0].value_schema.fields
+        if f.schema.type is Type.MAP
+        or (f.schema.type is Type.ARRAY and f.schema.value_schema.type in complex_)
+    ]
+    if drop:
+        names.append("dropcomplex")
+        config["transforms.dropcomplex.type"] = (
+            "org.apache.kafka.connect.transforms.ReplaceField$Value"
+        )
+        config["transforms.dropcomplex.exclude"] = ",".join(drop)
+        replace = ReplaceFieldValue()
+        replace.configure({"exclude": ",".join(drop)})
+        records = [replace.apply(r) for r in records]
+    if names:
+        config["transforms"] = ",".join(names)
+    return config, records
+
+
+def _decoded(topic: str, keys: list[Any], values: list[Any]) -> Sequence[Any]:
+    """The records the sink gets for these keys and values (JsonConverter, schemas on): a
+    native record batch when the native path runs (decoding 1M wide rows in Python would take
+    minutes), else SinkRecords."""
+    from kconnect._hot_path import native, native_converter
+    from kconnect.api import SinkRecord
+    from kconnect.converters.json_converter import JsonConverter
+
+    convs = []
+    for is_key in (True, False):
+        conv = JsonConverter()
+        conv.configure({"schemas.enable": "true"}, is_key)
+        convs.append(conv)
+    forms = [native_converter(c) for c in convs]
+    if native is not None and None not in forms:
+        from confluent_kafka import Message
+
+        msgs = [
+            Message(topic=topic, partition=0, offset=i, key=k, value=v, timestamp=(1, 0))
+            for i, (k, v) in enumerate(zip(keys, values, strict=True))
+        ]
+        got = native.RecordBatch.from_messages(msgs, *forms)
+        if got is not None and not any(got[1:]):
+            return got[0]  # type: ignore[no-any-return]
+    return [
+        SinkRecord(topic, 0, None, None, sv.schema, sv.value, i)
+        for i, sv in enumerate(convs[1].to_connect_batch(topic, values))
+    ]
+
+
+def _ids(records: Sequence[Any]) -> list[Any]:
+    """The ``id`` field of each record's value (from a native batch without its records)."""
+    from kconnect._hot_path import native
+
+    if native is not None and records.__class__ is native.RecordBatch:
+        got = records.rows(0, len(records), [(3, "id")], False)  # type: ignore[attr-defined]
+        if got is not None:
+            return [t[0] for t in got]
+    return [r.value.get("id") for r in records]
+
+
+def shape_workload(
+    shape: str, n: int, dsn: str, db: psycopg.Connection[Any], topic: str
+) -> tuple[Workload, list[tuple[bytes | None, bytes | None]], str]:
+    """A ``workloads`` shape's workload, its messages and the scratch table (drop it after):
+    see the module docstring."""
+    import workloads
+    from psycopg.adapt import Transformer
+    from psycopg.pq import Format
+
+    from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
+
+    if shape not in workloads.SHAPES:
+        raise SystemExit(f"--shape: {shape!r} is not one of {', '.join(workloads.SHAPES)}")
+    if not workloads.SHAPES[shape].schemas_enable:
+        raise SystemExit(f"--shape {shape}: schemaless records; the sink needs schemas here")
+    keys, values = workloads.encoded(shape, n)
+    records = _decoded(topic, keys, values)
+    transforms, records = _jdbc_transforms(records)
+    scratch = f"bench_shape_{uuid.uuid4().hex[:8]}"
+    url, user, password = _jdbc_url(dsn)
+    task = JdbcSinkTask()
+    task.start(
+        {
+            "connection.url": url,
+            "connection.user": user,
+            "connection.password": password,
+            "table.name.format": scratch,
+            "auto.create": "true",
+            "batch.size": str(BATCH),
+        }
+    )
+    try:
+        task.put(records)  # one put: flushed every batch.size rows
+        task.flush({})  # raises if the last (deferred) COPY was refused
+    finally:
+        task.stop()
+    cols = db.execute(
+        "SELECT attname, atttypid::int FROM pg_attribute WHERE attrelid = %s::regclass "
+        "AND attnum > 0 AND NOT attisdropped ORDER BY attnum",
+        (f'"{scratch}"',),
+    ).fetchall()
+    names, oids = [c[0] for c in cols], [c[1] for c in cols]
+    ids: list[int] | None = None
+    if "id" in names and oids[names.index("id")] in (20, 21, 23):
+        got = _ids(records)
+        if all(a < b for a, b in itertools.pairwise(got)):
+            ids = got  # increasing, so unique: the primary key, and max(id) says when done
+    try:
+        Transformer().set_dumper_types(oids, Format.BINARY)
+        binary = True
+    except psycopg.ProgrammingError:  # a type without a binary writer: text COPY
+        binary = False
+    pk = ", PRIMARY KEY (id)" if ids is not None else ""
+
+    def create(db: psycopg.Connection[Any], name: str) -> None:
+        db.execute(f"DROP TABLE IF EXISTS {name}")
+        db.execute(f'CREATE TABLE {name} (LIKE "{scratch}" INCLUDING DEFAULTS{pk})')
+
+    def rows() -> list[Sequence[Any]]:
+        return db.execute(f'SELECT * FROM "{scratch}"').fetchall()
+
+    label = f"{shape} ({len(names)} columns)"
+    workload = Workload(label, create, names, oids, rows, ids, True, transforms, binary)
+    return workload, list(zip(keys, values, strict=True)), scratch
+
+
+def raw_copy(
+    dsn: str,
+    db: psycopg.Connection[Any],
+    table_name: str,
+    n: int,
+    workload: Workload | None = None,
+) -> Result:
+    wl = workload or seed_workload(n)
+    wl.create(db, table_name)
+    rows = wl.rows()
+    col_list = ",".join(f'"{c}"' for c in wl.columns)
+    fmt = " (FORMAT BINARY)" if wl.binary else ""
     try:
         with psycopg.connect(dsn) as conn, cpu_interval() as got:
             for s in range(0, n, BATCH):
                 with (
                     conn.cursor() as cur,
-                    cur.copy(
-                        f"COPY {table_name} (id,user_id,item) FROM STDIN (FORMAT BINARY)"
-                    ) as cp,
+                    cur.copy(f"COPY {table_name} ({col_list}) FROM STDIN{fmt}") as cp,
                 ):
-                    cp.set_types(["int4", "varchar", "varchar"])
+                    if wl.binary:
+                        cp.set_types(list(wl.types))
                     for r in rows[s : s + BATCH]:
                         cp.write_row(r)
                 conn.commit()
@@ -213,12 +421,16 @@ def java_command(props: Path) -> list[str]:
     ]
 
 
-def _worker_props(bootstrap: str, port: int, run_id: str, work: Path, group: str | None) -> str:
-    """The worker properties both runtimes get; ``group``: distributed, else standalone."""
+def _worker_props(
+    bootstrap: str, port: int, run_id: str, work: Path, group: str | None, schemas: bool = True
+) -> str:
+    """The worker properties both runtimes get; ``group``: distributed, else standalone;
+    ``schemas``: the JsonConverters' ``schemas.enable``."""
+    enable = "true" if schemas else "false"
     common = (
         f"bootstrap.servers={bootstrap}\n"
         f"key.converter={JSON}\nvalue.converter={JSON}\n"
-        "key.converter.schemas.enable=true\nvalue.converter.schemas.enable=true\n"
+        f"key.converter.schemas.enable={enable}\nvalue.converter.schemas.enable={enable}\n"
         "offset.flush.interval.ms=10000\n"
         f"consumer.max.poll.records={BATCH}\n"
         f"listeners=http://127.0.0.1:{port}\n"
@@ -244,12 +456,19 @@ class WorkerProcess:
     """One worker (kconnect or Java) with JsonConverter, in its own process: standalone, or a
     member of the distributed ``group``. Starting returns once REST answers."""
 
-    def __init__(self, runtime: str, bootstrap: str, work: Path, group: str | None = None) -> None:
+    def __init__(
+        self,
+        runtime: str,
+        bootstrap: str,
+        work: Path,
+        group: str | None = None,
+        schemas: bool = True,
+    ) -> None:
         run_id = f"{runtime}-{uuid.uuid4().hex[:8]}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         props = work / f"{run_id}.properties"
-        props.write_text(_worker_props(bootstrap, self.port, run_id, work, group))
+        props.write_text(_worker_props(bootstrap, self.port, run_id, work, group, schemas))
         cmd = java_command(props) if runtime == "java" else kconnect_command(props)
         if group is not None:
             assert runtime == "kconnect", "the Java side runs standalone (one JVM, task threads)"
@@ -269,12 +488,14 @@ class Workers:
     ``count`` kconnect workers. REST calls go to the first worker (the first to join the
     group, so its leader); RSS is summed over all processes."""
 
-    def __init__(self, runtime: str, bootstrap: str, work: Path, count: int = 1) -> None:
+    def __init__(
+        self, runtime: str, bootstrap: str, work: Path, count: int = 1, schemas: bool = True
+    ) -> None:
         self.group = f"bench-jdbc-{uuid.uuid4().hex[:8]}" if count > 1 else None
         self.procs: list[WorkerProcess] = []
         try:
             for _ in range(count):
-                self.procs.append(WorkerProcess(runtime, bootstrap, work, self.group))
+                self.procs.append(WorkerProcess(runtime, bootstrap, work, self.group, schemas))
             if self.group is not None:
                 _wait_group_members(self.procs)
         except BaseException:
@@ -399,11 +620,14 @@ def run_sink(
     timeout_s: float,
     tasks: int = 1,
     workers: int = 1,
+    workload: Workload | None = None,
 ) -> Result:
     """Rows/s of one sink run: ``tasks`` tasks; kconnect on ``workers`` worker processes
-    (distributed when more than one), Java always in one standalone JVM."""
+    (distributed when more than one), Java always in one standalone JVM. ``workload``: what
+    the topic holds (default: the seed's rows)."""
+    wl = workload or seed_workload(n)
     dst = f"bench_{runtime}_{uuid.uuid4().hex[:8]}"
-    create_dst(db, dst)
+    wl.create(db, dst)
     url, user, password = _jdbc_url(dsn)
     if runtime == "java":
         config = {
@@ -436,25 +660,34 @@ def run_sink(
         )
     if tasks > 1:
         label += f", {tasks} tasks"
-    config.update({"topics": topic, "tasks.max": str(tasks)})
-    worker = Workers(runtime, bootstrap, work, workers)
+    config.update({"topics": topic, "tasks.max": str(tasks), **wl.transforms})
+    worker = Workers(runtime, bootstrap, work, workers, wl.schemas)
     name = f"sink-{dst}"
     try:
 
         def count() -> int:
             return int(db.execute(f"SELECT count(*) FROM {dst}").fetchone()[0])  # type: ignore[index]
 
+        ids = wl.ids
+
+        def top_id() -> Any:
+            return db.execute(f"SELECT max(id) FROM {dst}").fetchone()[0]  # type: ignore[index]
+
         def landed() -> bool:
             # count(*) scans the table (~40 ms per 1M rows here), which would steal CPU from the
-            # run being measured; the primary-key max is an index probe. Rows i = 1..n all land
-            # once max(id) = n with one partition (batches commit in order); otherwise, or to
-            # confirm, count(*) decides.
-            top = db.execute(f"SELECT max(id) FROM {dst}").fetchone()[0]  # type: ignore[index]
-            return top is not None and top >= n and count() >= n
+            # run being measured; the primary-key max is an index probe. When the ids increase
+            # with the offsets, every row has landed once max(id) is the last id with one
+            # partition (batches commit in order); otherwise, or to confirm, count(*) decides.
+            if ids is None:
+                return count() >= n
+            top = top_id()
+            return top is not None and top >= ids[-1] and count() >= n
 
         def landed_rows() -> int:
-            top = db.execute(f"SELECT max(id) FROM {dst}").fetchone()[0]  # type: ignore[index]
-            return 0 if top is None else (int(top) if tasks == 1 else count())
+            if ids is None or tasks > 1:
+                return count()
+            top = top_id()
+            return 0 if top is None else bisect.bisect_right(ids, top)
 
         worker.create(name, config)
         cpu, steady = _until(landed, worker, name, timeout_s, n, landed_rows)
@@ -568,39 +801,83 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="topic partitions = tasks.max on both sides (default: max(1, workers))",
     )
+    ap.add_argument(
+        "--shape",
+        default=None,
+        help="bench/workloads.py shapes to sink instead of the seed's rows, comma-separated "
+        "(narrow,customer,wide); no source run then",
+    )
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be at least 1")
-    n = args.rows
     workers = max(1, args.workers)
     partitions = args.partitions if args.partitions is not None else workers
     if partitions < 1:
         ap.error("--partitions must be at least 1")
+    shapes: list[str | None] = [None]
+    if args.shape is not None:
+        shapes = [x.strip() for x in args.shape.split(",") if x.strip()]
+        if not shapes:
+            ap.error("--shape: name at least one shape")
 
     from kconnect.testing.services import ensure_kafka, ensure_postgres
 
     bootstrap, dsn = ensure_kafka(), ensure_postgres()
-    topic = f"bench-jdbc-sink-{uuid.uuid4().hex[:8]}"
-    print(
-        f"producing {n:,} table01 records (JsonConverter bytes) to {topic} "
-        f"({partitions} partition{'s' if partitions > 1 else ''})...",
-        flush=True,
-    )
-    t0 = time.monotonic()
-    produce_rows(bootstrap, topic, n, partitions)
-    print(f"  produced in {time.monotonic() - t0:.1f} s", flush=True)
-    runs: dict[str, list[Result]] = {}
+    by_shape: list[tuple[str, dict[str, Result]]] = []
     with (
         tempfile.TemporaryDirectory(prefix="kconnect-bench-jdbc-") as tmp,
         psycopg.connect(dsn, autocommit=True) as db,
     ):
-        work = Path(tmp)
+        for shape in shapes:
+            results = _run_workload(args, shape, bootstrap, dsn, db, Path(tmp), workers, partitions)
+            by_shape.append((shape or "", results))
+    if args.shape is not None:
+        _shape_table(by_shape)
+    return 0
+
+
+def _run_workload(
+    args: argparse.Namespace,
+    shape: str | None,
+    bootstrap: str,
+    dsn: str,
+    db: psycopg.Connection[Any],
+    work: Path,
+    workers: int,
+    partitions: int,
+) -> dict[str, Result]:
+    """Every round of one workload (``shape`` None: the seed's rows, and the source run),
+    then its table and ratios; returns the medians."""
+    n = args.rows
+    topic = f"bench-jdbc-sink-{uuid.uuid4().hex[:8]}"
+    scratch = None
+    workload = seed_workload(n)
+    messages: Iterable[tuple[bytes | None, bytes | None]] = _seed_messages(n)
+    if shape is not None:
+        print(f"shape {shape}: preparing {n:,} records and their table...", flush=True)
+        t0 = time.monotonic()
+        workload, messages, scratch = shape_workload(shape, n, dsn, db, topic)
+        print(
+            f"  {workload.label}, transforms: {workload.transforms.get('transforms', 'none')}; "
+            f"prepared in {time.monotonic() - t0:.1f} s",
+            flush=True,
+        )
+    print(
+        f"producing {n:,} {workload.label.split(' (')[0]} records (JsonConverter bytes) to "
+        f"{topic} ({partitions} partition{'s' if partitions > 1 else ''})...",
+        flush=True,
+    )
+    t0 = time.monotonic()
+    produce(bootstrap, topic, messages, partitions)
+    print(f"  produced in {time.monotonic() - t0:.1f} s", flush=True)
+    runs: dict[str, list[Result]] = {}
+    try:
         for round_no in range(1, args.repeat + 1):
             if args.repeat > 1:
                 print(f"round {round_no} of {args.repeat}", flush=True)
             print("raw COPY...", flush=True)
             table_name = f"bench_raw_{uuid.uuid4().hex[:8]}"
-            runs.setdefault("raw", []).append(raw_copy(dsn, db, table_name, n))
+            runs.setdefault("raw", []).append(raw_copy(dsn, db, table_name, n, workload))
             print("kconnect sink...", flush=True)
             runs.setdefault("kconnect", []).append(
                 run_sink(
@@ -614,19 +891,48 @@ def main(argv: list[str] | None = None) -> int:
                     args.timeout,
                     partitions,
                     workers,
+                    workload,
                 )
             )
             if not args.skip_java:
                 print("Java sink...", flush=True)
                 runs.setdefault("java", []).append(
-                    run_sink("java", bootstrap, dsn, db, topic, n, work, args.timeout, partitions)
+                    run_sink(
+                        "java",
+                        bootstrap,
+                        dsn,
+                        db,
+                        topic,
+                        n,
+                        work,
+                        args.timeout,
+                        partitions,
+                        workload=workload,
+                    )
                 )
-            print("kconnect source...", flush=True)
-            runs.setdefault("source", []).append(
-                run_source(bootstrap, dsn, db, n, work, args.timeout)
-            )
+            if shape is None:
+                print("kconnect source...", flush=True)
+                runs.setdefault("source", []).append(
+                    run_source(bootstrap, dsn, db, n, work, args.timeout)
+                )
+    finally:
+        if scratch is not None:
+            db.execute(f'DROP TABLE IF EXISTS "{scratch}"')
     results = {key: _median(rs) for key, rs in runs.items()}
+    _report(args, runs, results, workers, workload.label)
+    return results
+
+
+def _report(
+    args: argparse.Namespace,
+    runs: dict[str, list[Result]],
+    results: dict[str, Result],
+    workers: int,
+    label: str,
+) -> None:
+    """One workload's table of runs and the sink's ratios."""
     print()
+    print(f"{label}:")
     header = [
         "run",
         "rows",
@@ -691,7 +997,25 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"kconnect sink CPU-µs/row / Java: {k.cpu_us / j.cpu_us:.2f}")
         print(f"kconnect sink peak RSS / Java: {k.peak_rss / j.peak_rss:.2f}")
-    return 0
+
+
+def _shape_table(by_shape: list[tuple[str, dict[str, Result]]]) -> None:
+    """The sink against raw COPY of the same rows, one line per shape (medians)."""
+    header = ["shape", "raw COPY rows/s", "kconnect rows/s", "% of raw COPY", "CPU-µs/row"]
+    java = any("java" in results for _, results in by_shape)
+    if java:
+        header += ["Java rows/s", "kconnect / Java"]
+    rows = []
+    for shape, results in by_shape:
+        raw, k = results["raw"], results["kconnect"]
+        row: list[object] = [shape, raw.rate, k.rate, f"{k.rate / raw.rate:.1%}", k.cpu_us]
+        if java:
+            j = results.get("java")
+            row += [j.rate, f"{k.rate / j.rate:.2f}x"] if j else ["-", "-"]
+        rows.append(row)
+    print()
+    print("the JDBC sink per shape (goal: >= 60% of raw COPY)")
+    print(table(header, rows))
 
 
 if __name__ == "__main__":

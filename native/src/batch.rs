@@ -27,6 +27,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice};
 
+#[derive(Clone)]
 pub enum Slot {
     Native(NRecord),
     Py(PyObj),
@@ -624,6 +625,15 @@ impl RecordBatch {
         }
         crate::jdbc_rows::copy_end(&mut buf);
         Ok(Some(pyo3::types::PyBytes::new(py, &buf).into_any().unbind()))
+    }
+
+    /// A copy of the batch: the same records, their values deep-copied (schemas, strings and
+    /// Python objects shared), so that running a chain over one leaves the other as it was.
+    fn copy(&self) -> RecordBatch {
+        RecordBatch {
+            slots: self.slots.clone(),
+            live: self.live.clone(),
+        }
     }
 
     /// The size of the batch, dropped records included.

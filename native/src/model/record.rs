@@ -14,6 +14,7 @@ pub struct TopicName {
 pub type Topic = Arc<TopicName>;
 
 /// One Connect header: key, schema, value.
+#[derive(Clone)]
 pub struct NHeader {
     pub key: Str,
     pub schema: Option<SchemaRef>,
@@ -21,6 +22,7 @@ pub struct NHeader {
 }
 
 /// What a sink record has beyond `ConnectRecord`'s fields.
+#[derive(Clone)]
 pub struct SinkMeta {
     pub offset: i64,
     /// 0 NoTimestampType, 1 CreateTime, 2 LogAppendTime.
@@ -32,16 +34,19 @@ pub struct SinkMeta {
 
 /// What a source record has beyond `ConnectRecord`'s fields: the connector's own maps, kept
 /// as the Python objects the task returned.
+#[derive(Clone)]
 pub struct SourceMeta {
     pub source_partition: PyObj,
     pub source_offset: PyObj,
 }
 
+#[derive(Clone)]
 pub enum Meta {
     Sink(SinkMeta),
     Source(SourceMeta),
 }
 
+#[derive(Clone)]
 pub struct NRecord {
     pub topic: Topic,
     /// None: no partition chosen (a source record's `kafka_partition=None`).

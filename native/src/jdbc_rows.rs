@@ -134,7 +134,7 @@ pub fn row_to_py(
         if c.get().holds_py() {
             return Ok(None);
         }
-        items.push(to_py(py, c.get(), !schemaless)?);
+        items.push(to_py(py, c.get(), !schemaless, None)?);
     }
     let t = pyo3::types::PyTuple::new(py, items.iter().map(|o| o.bind(py)))?;
     Ok(Some(t.into_any().unbind()))

@@ -3,33 +3,34 @@
 //! kconnect works without this module; `kconnect._hot_path` imports it when it is installed
 //! (and `KCONNECT_NATIVE` is not `0`). Each entry point does, over a whole batch, exactly what
 //! the pure-Python reference does record by record, for the cases it fully understands; for
-//! anything else it hands the record (or the batch) back, and the Python code does it, so
-//! results, errors and messages are the Python path's own:
+//! anything else it hands the record back, and the Python code does it, so results, errors
+//! and messages are the Python path's own:
 //!
-//! * `JsonEncoder` / `JsonDecoder`: JsonConverter payloads of one compiled schema, straight
-//!   between bytes and kconnect's data model (`Struct`, `SchemaAndValue`);
-//! * `copy_binary`: the PostgreSQL binary COPY data of a batch of rows (the JDBC sink);
-//! * `message_columns`: topics, keys, values, partitions and offsets of a consumed batch,
-//!   `sink_records`: its SinkRecords (the sink loop), `sink_rows`: the JDBC sink's rows of a
-//!   batch, `topic_run_end` / `schema_run_end`: where the JDBC sink's runs of one topic and
-//!   of one pair of schemas end;
-//! * `utf8_encode_batch` / `utf8_decode_batch`: StringConverter batches in UTF-8;
+//! * `RecordBatch` (`batch.rs`): Connect records held natively (`model/`), made from consumed
+//!   messages or a source task's records, run through the chain's `Step`s (`smt/`), rendered
+//!   as FileStreamSink's text (`render.rs`), encoded for the producer, turned into the JDBC
+//!   sink's rows or binary COPY stream (`jdbc_rows.rs`), materialised as kconnect's Python
+//!   records only where Python code reads them (`pyconv/`);
+//! * `Converter` (`convert/`): the native forms of JsonConverter (`json/`), StringConverter in
+//!   UTF-8, ByteArrayConverter, the number converters and SimpleHeaderConverter's plain
+//!   strings, used by the record batch and by the converters' own batch methods;
+//! * `Step` (`smt/`): a built-in transformation or predicate, compiled per schema;
+//! * for batches that are Python lists (a converter without a native form):
+//!   `message_columns`, `sink_records`, `sink_rows`, `topic_run_end` / `schema_run_end`
+//!   (`records.rs`) and `copy_binary` of Python rows (`copy.rs`);
 //! * `install_dealloc`: a short deallocator for plain `__slots__` classes, which `init` gives
-//!   the records and `Struct` (freeing them was a quarter to a third of the SMT chain's time);
-//! * `install_arena_cache` / `arena_cache_stats`: freed pymalloc arenas kept for the next
-//!   batch instead of unmapped and faulted in again (see `arena.rs`).
+//!   the records and `Struct`; `install_arena_cache` / `arena_cache_stats`: freed pymalloc
+//!   arenas kept for the next batch instead of unmapped and faulted in again (`arena.rs`).
 //!
-//! The plans these objects run are built by the Python side (`kconnect.converters.
-//! json_native`, the transforms' `native_step`) from the Python reference codecs, so the two
-//! paths cannot drift apart on a schema's rules.
+//! What a plan needs to know of a schema's rules (its updated schema, a default, a field's
+//! masked value...) is asked of the Python reference code, once per schema, so the two paths
+//! cannot drift apart.
 
 mod arena;
 mod batch;
 mod convert;
 mod copy;
 mod dealloc;
-mod decode;
-mod encode;
 mod java;
 mod jdbc_rows;
 mod json;
@@ -38,7 +39,6 @@ mod pyconv;
 mod records;
 mod render;
 mod smt;
-mod text;
 mod types;
 mod util;
 
@@ -72,21 +72,16 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dealloc::install_dealloc, m)?)?;
     m.add_function(wrap_pyfunction!(arena::install_arena_cache, m)?)?;
     m.add_function(wrap_pyfunction!(arena::arena_cache_stats, m)?)?;
-    m.add_class::<encode::JsonEncoder>()?;
-    m.add_class::<decode::JsonDecoder>()?;
     m.add_class::<convert::Converter>()?;
     m.add_class::<batch::RecordBatch>()?;
     m.add_class::<batch::BatchIter>()?;
     m.add_class::<smt::Step>()?;
     m.add_function(wrap_pyfunction!(pyconv::records::init_records, m)?)?;
-    m.add_function(wrap_pyfunction!(decode::decode_schemaless_batch, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_binary, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::message_columns, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_rows, m)?)?;
     m.add_function(wrap_pyfunction!(records::topic_run_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::schema_run_end, m)?)?;
-    m.add_function(wrap_pyfunction!(text::utf8_encode_batch, m)?)?;
-    m.add_function(wrap_pyfunction!(text::utf8_decode_batch, m)?)?;
     Ok(())
 }

@@ -13,7 +13,10 @@ use crate::model::pyobj::PyObj;
 use crate::model::schema::{NSchema, SchemaRef};
 use crate::model::value::{Str, Value};
 use json::JsonState;
+use crate::pyconv::from_py::value_of;
+use crate::pyconv::to_py::to_py;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList};
 use std::sync::Arc;
 
 pub enum Kind {
@@ -93,6 +96,73 @@ impl Converter {
         Ok(Converter {
             kind: Kind::Number(NSchema::of(&schema)?, width, floating),
         })
+    }
+
+    /// Convert many records' bytes (None: a null) to Connect data, as the plugin's
+    /// `to_connect_batch` does: per value `make(schema, value)` (the plugin's
+    /// `SchemaAndValue`), or `fallback` for a value this form hands back (the plugin's Python
+    /// code converts it, or raises); and how many were handed back.
+    fn decode_values(
+        &mut self,
+        py: Python<'_>,
+        values: Bound<'_, PyList>,
+        make: Bound<'_, PyAny>,
+        fallback: Bound<'_, PyAny>,
+    ) -> PyResult<(Py<PyList>, usize)> {
+        let out = PyList::empty(py);
+        let mut misses = 0;
+        for item in values.iter() {
+            let bytes = item.cast::<PyBytes>().ok();
+            if bytes.is_none() && !item.is_none() {
+                misses += 1; // bytearray, memoryview...: the Python code takes them
+                out.append(&fallback)?;
+                continue;
+            }
+            match self.decode(py, bytes.map(|b| b.as_bytes())) {
+                Ok((schema, v)) => {
+                    let schema_py = match &schema {
+                        Some(s) => s.py.clone(),
+                        None => PyObj::none(),
+                    };
+                    let value = to_py(py, &v, schema.is_some(), schema.as_deref())?;
+                    out.append(make.call1((schema_py.bind(py), value.bind(py)))?)?;
+                }
+                Err(Fallback) => {
+                    misses += 1;
+                    out.append(&fallback)?;
+                }
+            }
+        }
+        Ok((out.unbind(), misses))
+    }
+
+    /// Serialize many `(schema, value)` pairs, as the plugin's `from_connect_batch` does: per
+    /// pair its bytes (None for a null), or `fallback` for a pair this form hands back; and
+    /// how many were handed back.
+    fn encode_values(
+        &mut self,
+        py: Python<'_>,
+        items: Bound<'_, PyList>,
+        fallback: Bound<'_, PyAny>,
+    ) -> PyResult<(Py<PyList>, usize)> {
+        let out = PyList::empty(py);
+        let mut misses = 0;
+        let mut buf = Vec::new();
+        for item in items.iter() {
+            let (schema, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            let schema = if schema.is_none() { None } else { Some(NSchema::of(&schema)?) };
+            let v = value_of(&value, schema.as_ref());
+            buf.clear();
+            match self.encode(py, schema.as_ref(), &v, &mut buf) {
+                Ok(true) => out.append(PyBytes::new(py, &buf))?,
+                Ok(false) => out.append(py.None())?,
+                Err(Fallback) => {
+                    misses += 1;
+                    out.append(&fallback)?;
+                }
+            }
+        }
+        Ok((out.unbind(), misses))
     }
 }
 

@@ -115,7 +115,7 @@ pub fn headers_to_py(py: Python<'_>, headers: &[NHeader]) -> PyResult<PyObj> {
         let header = rt.header_cls.bind(py).call1((
             key.bind(py),
             opt_schema(&h.schema).bind(py),
-            to_py(py, &h.value, h.schema.is_some())?.bind(py),
+            to_py(py, &h.value, h.schema.is_some(), h.schema.as_deref())?.bind(py),
         ))?;
         list.append(header)?;
     }
@@ -132,8 +132,8 @@ pub fn record_to_py(py: Python<'_>, r: &NRecord) -> PyResult<PyObj> {
             Meta::Source(_) => t.source_tp,
         };
         // every value is made before the record, so a failure leaves nothing half-built
-        let key = to_py(py, &r.key, r.key_schema.is_some())?;
-        let value = to_py(py, &r.value, r.value_schema.is_some())?;
+        let key = to_py(py, &r.key, r.key_schema.is_some(), r.key_schema.as_deref())?;
+        let value = to_py(py, &r.value, r.value_schema.is_some(), r.value_schema.as_deref())?;
         let headers = match &r.headers {
             Some(h) if !h.is_empty() => headers_to_py(py, h)?,
             _ => PyObj::none(),

@@ -6,6 +6,7 @@
 //! when a key is a struct, list or map, which Python cannot hash) and `Struct`.
 
 use crate::model::pyobj::PyObj;
+use crate::model::schema::{NSchema, Ty};
 use crate::model::value::{Dec, Value};
 use crate::pyconv::civil;
 use crate::types;
@@ -98,8 +99,10 @@ fn float32_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 }
 
 /// The Python object for `v`; `typed`: a schema says what `v` is (else a FLOAT32 becomes the
-/// reference's `Float32`, Java's `Float` in schemaless data).
-pub fn to_py(py: Python<'_>, v: &Value, typed: bool) -> PyResult<PyObj> {
+/// reference's `Float32`, Java's `Float` in schemaless data); `schema`: that schema, when
+/// known (a MAP whose keys are structs, arrays or maps is a list of pairs in kconnect's data
+/// model, even when empty; without the schema, when a key is one).
+pub fn to_py(py: Python<'_>, v: &Value, typed: bool, schema: Option<&NSchema>) -> PyResult<PyObj> {
     unsafe {
         Ok(match v {
             Value::Null => PyObj::none(),
@@ -121,16 +124,23 @@ pub fn to_py(py: Python<'_>, v: &Value, typed: bool) -> PyResult<PyObj> {
             Value::Date(days) => new_date(py, *days)?,
             Value::Time(ms) => new_time(py, *ms)?,
             Value::Timestamp(ms) => new_timestamp(py, *ms)?,
-            Value::Array(items) => list_of(py, items, typed)?,
+            Value::Array(items) => list_of(py, items, typed, schema.and_then(|s| s.value.as_deref()))?,
             Value::Map(entries) => {
-                let hashable = entries.iter().all(|(k, _)| {
-                    !matches!(k, Value::Struct(_) | Value::Array(_) | Value::Map(_))
-                });
+                let (ks, vs) = match schema {
+                    Some(s) => (s.key.as_deref(), s.value.as_deref()),
+                    None => (None, None),
+                };
+                let hashable = match ks {
+                    Some(k) => !matches!(k.ty, Ty::Struct | Ty::Array | Ty::Map),
+                    None => entries.iter().all(|(k, _)| {
+                        !matches!(k, Value::Struct(_) | Value::Array(_) | Value::Map(_))
+                    }),
+                };
                 if hashable {
                     let d = PyObj::steal(ffi::PyDict_New()).ok_or_else(|| fetch(py))?;
                     for (k, x) in entries {
-                        let k = to_py(py, k, typed)?;
-                        let x = to_py(py, x, typed)?;
+                        let k = to_py(py, k, typed, ks)?;
+                        let x = to_py(py, x, typed, vs)?;
                         if ffi::PyDict_SetItem(d.as_ptr(), k.as_ptr(), x.as_ptr()) != 0 {
                             return Err(fetch(py));
                         }
@@ -141,8 +151,8 @@ pub fn to_py(py: Python<'_>, v: &Value, typed: bool) -> PyResult<PyObj> {
                         .ok_or_else(|| fetch(py))?;
                     for (i, (k, x)) in entries.iter().enumerate() {
                         let t = PyObj::steal(ffi::PyTuple_New(2)).ok_or_else(|| fetch(py))?;
-                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 0, to_py(py, k, typed)?.into_ptr());
-                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 1, to_py(py, x, typed)?.into_ptr());
+                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 0, to_py(py, k, typed, ks)?.into_ptr());
+                        ffi::PyTuple_SET_ITEM(t.as_ptr(), 1, to_py(py, x, typed, vs)?.into_ptr());
                         ffi::PyList_SET_ITEM(l.as_ptr(), i as ffi::Py_ssize_t, t.into_ptr());
                     }
                     l
@@ -151,7 +161,13 @@ pub fn to_py(py: Python<'_>, v: &Value, typed: bool) -> PyResult<PyObj> {
             Value::Struct(s) => {
                 let t = types::get()
                     .ok_or_else(|| PyValueError::new_err("kconnect_native.init not called"))?;
-                let values = list_of(py, &s.values, true)?;
+                let l = PyObj::steal(ffi::PyList_New(s.values.len() as ffi::Py_ssize_t))
+                    .ok_or_else(|| fetch(py))?;
+                for (i, (x, f)) in s.values.iter().zip(&s.schema.fields).enumerate() {
+                    let x = to_py(py, x, true, Some(&f.schema))?;
+                    ffi::PyList_SET_ITEM(l.as_ptr(), i as ffi::Py_ssize_t, x.into_ptr());
+                }
+                let values = l;
                 let obj = alloc(t.struct_tp).ok_or_else(|| fetch(py))?;
                 init_slot(obj.0, t.struct_schema, s.schema.py.as_ptr());
                 init_slot_steal(obj.0, t.struct_values, values.into_ptr());
@@ -167,11 +183,11 @@ unsafe fn long(py: Python<'_>, x: i64) -> PyResult<PyObj> {
     PyObj::steal(ffi::PyLong_FromLongLong(x)).ok_or_else(|| fetch(py))
 }
 
-unsafe fn list_of(py: Python<'_>, items: &[Value], typed: bool) -> PyResult<PyObj> {
+unsafe fn list_of(py: Python<'_>, items: &[Value], typed: bool, item: Option<&NSchema>) -> PyResult<PyObj> {
     let l = PyObj::steal(ffi::PyList_New(items.len() as ffi::Py_ssize_t)).ok_or_else(|| fetch(py))?;
     for (i, x) in items.iter().enumerate() {
         // a list left part-filled by an error is freed safely (its empty items are null)
-        ffi::PyList_SET_ITEM(l.as_ptr(), i as ffi::Py_ssize_t, to_py(py, x, typed)?.into_ptr());
+        ffi::PyList_SET_ITEM(l.as_ptr(), i as ffi::Py_ssize_t, to_py(py, x, typed, item)?.into_ptr());
     }
     Ok(l)
 }

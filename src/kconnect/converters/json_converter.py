@@ -57,7 +57,6 @@ from kconnect.api import (
     Width,
 )
 from kconnect.api.data.java_strings import json_hash_maps
-from kconnect.converters import json_native
 from kconnect.converters.data_header_converter import DataHeaderConverter
 from kconnect.converters.json_schema import from_json_schema, to_json_schema
 from kconnect.converters.json_values import (
@@ -197,26 +196,15 @@ class _LRU(OrderedDict[_K, _V]):
 
 
 class _Codec:
-    """Everything compiled for one schema: envelope prefix, encoder, decoder, and on the
-    native path their ``kconnect_native`` twins (None when that path is off)."""
+    """Everything compiled for one schema: envelope prefix, encoder, decoder."""
 
-    __slots__ = ("decoder", "encoder", "native_decoder", "native_encoder", "prefix", "schema")
+    __slots__ = ("decoder", "encoder", "prefix", "schema")
 
-    def __init__(
-        self,
-        schema: Schema | None,
-        prefix: bytes,
-        encoder: Any,
-        decoder: Any,
-        native_encoder: Any = None,
-        native_decoder: Any = None,
-    ) -> None:
+    def __init__(self, schema: Schema | None, prefix: bytes, encoder: Any, decoder: Any) -> None:
         self.schema = schema
         self.prefix = prefix
         self.encoder = encoder
         self.decoder = decoder
-        self.native_encoder = native_encoder
-        self.native_decoder = native_decoder
 
 
 def _all_enveloped(values: Sequence[bytes | None], head: bytes) -> TypeGuard[Sequence[bytes]]:
@@ -351,8 +339,6 @@ class JsonConverter(DataHeaderConverter):
             prefix,
             compile_encoder(schema, opts),
             compile_decoder(schema, opts),
-            json_native.native_encoder(schema, opts),
-            json_native.native_decoder(schema, opts),
         )
 
     def _encode_default(self, schema: Schema, value: Any) -> Any:
@@ -391,24 +377,19 @@ class JsonConverter(DataHeaderConverter):
     ) -> list[bytes | None]:
         """Serialize many (schema, value) pairs; one compiled encoder per distinct schema.
 
-        On the native path the pairs of the first pair's schema are encoded by its native
-        twin; the Python loop does every pair that one hands back, in order (so the first
-        failing pair raises exactly as on the pure-Python path).
+        On the native path the pairs go through this converter's native form
+        (:meth:`native_converter`); the Python loop does every pair that one hands back, in
+        order (so the first failing pair raises exactly as on the pure-Python path).
         """
         if native is not None and items:
-            schema = items[0][0]
-            if schema is not None:
-                enc = self._codec(schema).native_encoder
-                if enc is not None:
-                    batch = items if items.__class__ is list else list(items)
-                    prefix = self._last_codec.prefix if self._schemas_enabled else None  # type: ignore[union-attr]
-                    out, misses = enc.encode_batch(batch, prefix, FALLBACK)
-                    if misses:
-                        py = self._from_connect_batch_py
-                        for i, r in enumerate(out):
-                            if r is FALLBACK:
-                                out[i] = py(topic, [batch[i]])[0]
-                    return out  # type: ignore[no-any-return]
+            batch = items if items.__class__ is list else list(items)
+            out, misses = self.native_converter().encode_values(batch, FALLBACK)
+            if misses:
+                py = self._from_connect_batch_py
+                for i, r in enumerate(out):
+                    if r is FALLBACK:
+                        out[i] = py(topic, [batch[i]])[0]
+            return out  # type: ignore[no-any-return]
         return self._from_connect_batch_py(topic, items)
 
     def _from_connect_batch_py(
@@ -469,59 +450,19 @@ class JsonConverter(DataHeaderConverter):
 
         Fast path: a record that starts with the same ``{"schema":<text>,"payload":`` as the
         previous one (compared in one ``startswith``) only has its payload parsed. On the
-        native path that payload is read by the schema's native decoder (schemaless values by
-        the native JSON reader); the Python loop does every value it hands back, in order.
+        native path the values go through this converter's native form
+        (:meth:`native_converter`); the Python loop does every value it hands back, in order.
         """
         if native is not None and values:
-            out: Any = None
             batch = values if values.__class__ is list else list(values)
-            if not self._schemas_enabled:
-                out, misses = native.decode_schemaless_batch(batch, FALLBACK, SchemaAndValue.NULL)
-                # the native reader keeps objects in document order: put them in Java's
+            out, misses = self.native_converter().decode_values(batch, SchemaAndValue, FALLBACK)
+            if misses:
+                py = self._to_connect_batch_py
                 for i, r in enumerate(out):
-                    if r is not FALLBACK:
-                        c = r.value.__class__
-                        if c is dict or c is list:
-                            out[i] = _tuple_new(SchemaAndValue, (None, json_hash_maps(r.value)))
-            else:
-                first = next((v for v in batch if v is not None), None)
-                if first is None:
-                    return [SchemaAndValue.NULL] * len(batch)  # only tombstones
-                known = self._native_head(first)
-                if known is None:
-                    # A schema not seen yet: the Python path reads the first record and
-                    # learns its schema text.
-                    self._to_connect_batch_py(topic, [first])
-                    known = self._native_head(first)
-                if known is not None and known[1].native_decoder is not None:
-                    out, misses = known[1].native_decoder.decode_batch(
-                        batch, known[0], FALLBACK, SchemaAndValue.NULL
-                    )
-            if out is not None:
-                if misses:
-                    py = self._to_connect_batch_py
-                    for i, r in enumerate(out):
-                        if r is FALLBACK:
-                            out[i] = py(topic, [batch[i]])[0]
-                return out  # type: ignore[no-any-return]
+                    if r is FALLBACK:
+                        out[i] = py(topic, [batch[i]])[0]
+            return out  # type: ignore[no-any-return]
         return self._to_connect_batch_py(topic, values)
-
-    def _native_head(self, first: bytes | None) -> tuple[bytes, _Codec] | None:
-        """The envelope head and codec of ``first`` when its schema text is known (as the
-        Python loop finds it: the last head, else the schema text seen before)."""
-        if first is None or first.__class__ is not bytes:
-            return None
-        last = self._last_head
-        if last is not None and first.startswith(last[0]):
-            return last
-        if first[:10] == _ENVELOPE_HEAD:
-            p = first.find(_PAYLOAD_SEP, 10)
-            if p > 0:
-                codec = self._by_text.lookup(first[10:p])
-                if codec is not None:
-                    self._last_head = (first[: p + 11], codec)
-                    return self._last_head
-        return None
 
     def _to_connect_batch_py(
         self, topic: str, values: Sequence[bytes | None]

@@ -258,7 +258,7 @@ class StringConverter(DataHeaderConverter):
         if self._utf8:
             slow = self.from_connect_data
             if native is not None and items.__class__ is list:
-                out, misses = native.utf8_encode_batch(items, FALLBACK)
+                out, misses = self.native_converter().encode_values(items, FALLBACK)
                 if misses:
                     for i, r in enumerate(out):
                         if r is FALLBACK:
@@ -274,13 +274,15 @@ class StringConverter(DataHeaderConverter):
         schema = Schema.OPTIONAL_STRING_SCHEMA
         if self._utf8:
             if native is not None and values.__class__ is list:
-                out, misses = native.utf8_decode_batch(values, schema, FALLBACK)
+                out, misses = self.native_converter().decode_values(
+                    values, SchemaAndValue, FALLBACK
+                )
                 if misses:
                     for i, r in enumerate(out):
                         if r is FALLBACK:
                             raw = values[i]
-                            assert raw is not None  # None is done natively
-                            out[i] = SchemaAndValue(schema, bytes(raw).decode("utf-8", "replace"))
+                            text = None if raw is None else bytes(raw).decode("utf-8", "replace")
+                            out[i] = SchemaAndValue(schema, text)
                 return out  # type: ignore[no-any-return]
             return [
                 SchemaAndValue(schema, None if v is None else bytes(v).decode("utf-8", "replace"))

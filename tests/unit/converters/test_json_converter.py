@@ -7,6 +7,7 @@ import decimal
 
 import pytest
 
+from kconnect import _hot_path
 from kconnect.api import (
     ConfigException,
     DataException,
@@ -267,7 +268,8 @@ def test_batches_after_the_first_reuse_its_envelope_head() -> None:
     rows = [(TABLE01, Struct(TABLE01).put("id", i).put("item", f"x{i}")) for i in range(4)]
     same = c.from_connect_batch("t", rows)
     assert c.to_connect_batch("t", same[:2]) == [c.to_connect_data("t", b) for b in same[:2]]
-    assert c._last_head is not None
+    if _hot_path.native is None:  # (the native form keeps its own schema cache)
+        assert c._last_head is not None
     assert c.to_connect_batch("t", same) == [c.to_connect_data("t", b) for b in same]
     mixed = [*same[:2], None, c.from_connect_data("t", Schema.STRING_SCHEMA, "s"), same[3]]
     assert c.to_connect_batch("t", mixed) == [c.to_connect_data("t", b) for b in mixed]

@@ -27,6 +27,8 @@ pub enum Kind {
     Bytes(SchemaRef),
     /// A fixed-width number converter: its schema, width in bytes, floating point or not.
     Number(SchemaRef, usize, bool),
+    /// BooleanConverter: one byte, 1 or 0; reads OPTIONAL_BOOLEAN.
+    Boolean(SchemaRef),
     /// SimpleHeaderConverter: writes simple values (`Values.convertToString`), reads the text
     /// that `Values.parseString` takes for a plain STRING (the schema here).
     SimpleHeader(SchemaRef),
@@ -95,6 +97,14 @@ impl Converter {
     fn number(schema: Bound<'_, PyAny>, width: usize, floating: bool) -> PyResult<Converter> {
         Ok(Converter {
             kind: Kind::Number(NSchema::of(&schema)?, width, floating),
+        })
+    }
+
+    /// BooleanConverter (`schema`: OPTIONAL_BOOLEAN_SCHEMA).
+    #[staticmethod]
+    fn boolean(schema: Bound<'_, PyAny>) -> PyResult<Converter> {
+        Ok(Converter {
+            kind: Kind::Boolean(NSchema::of(&schema)?),
         })
     }
 
@@ -201,6 +211,15 @@ impl Converter {
                     Some(d) => Value::Bytes(Arc::from(d)),
                 },
             )),
+            Kind::Boolean(s) => Ok((
+                Some(s.clone()),
+                match data {
+                    None => Value::Null,
+                    Some([1]) => Value::Bool(true),
+                    Some([0]) => Value::Bool(false),
+                    Some(_) => return Err(Fallback), // the Python code raises Java's error
+                },
+            )),
             Kind::Number(s, width, floating) => Ok((
                 Some(s.clone()),
                 match data {
@@ -251,6 +270,19 @@ impl Converter {
                     Value::Null => Ok(false),
                     Value::Bytes(b) => {
                         out.extend_from_slice(b);
+                        Ok(true)
+                    }
+                    _ => Err(Fallback),
+                }
+            }
+            Kind::Boolean(_) => {
+                if schema.is_some_and(|s| s.ty != crate::model::schema::Ty::Boolean) {
+                    return Err(Fallback);
+                }
+                match v {
+                    Value::Null => Ok(false),
+                    Value::Bool(b) => {
+                        out.push(*b as u8);
                         Ok(true)
                     }
                     _ => Err(Fallback),

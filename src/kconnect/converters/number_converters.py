@@ -189,8 +189,17 @@ class BooleanConverter(DataHeaderConverter):
 
     __kconnect_class_name__ = "org.apache.kafka.connect.converters.BooleanConverter"
 
+    def __init__(self) -> None:
+        self._native: Any = None
+
     def version(self) -> str:
         return kconnect_version()
+
+    def native_converter(self) -> Any:
+        """The native form (None on the pure-Python path)."""
+        if native is not None and self._native is None:
+            self._native = native.Converter.boolean(Schema.OPTIONAL_BOOLEAN_SCHEMA)
+        return self._native
 
     def config(self) -> ConfigDef:
         return _CONFIG_DEF

@@ -41,7 +41,11 @@ from kconnect.api.data.java_strings import string_value_of
 from kconnect.connectors.file.sink_task import _text
 from kconnect.converters.bytearray_converter import ByteArrayConverter
 from kconnect.converters.json_converter import JsonConverter
-from kconnect.converters.number_converters import DoubleConverter, LongConverter
+from kconnect.converters.number_converters import (
+    BooleanConverter,
+    DoubleConverter,
+    LongConverter,
+)
 from kconnect.converters.string_converter import StringConverter
 from kconnect.runtime.worker.record_batches import transform_native
 from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
@@ -311,8 +315,11 @@ def test_plain_converters_decode_as_python(raw: list[bytes | None]) -> None:
     for kc, vc in (
         (made(StringConverter), made(ByteArrayConverter)),
         (made(LongConverter), made(DoubleConverter)),
+        (made(BooleanConverter), made(BooleanConverter)),
     ):
         _check_batch(kc, vc, raw, raw)
+    booleans = [b"\x01", b"\x00", b"\x02", None, b""]
+    _check_batch(made(BooleanConverter), made(BooleanConverter), booleans, booleans)
 
 
 # ------------------------------------------------------------------------------------ chain

@@ -186,15 +186,9 @@ impl RecordBatch {
                 let key = call(methods[4], m)?;
                 let value = call(methods[5], m)?;
                 let headers = call(methods[6], m)?;
-                let (key_schema, key) = match bytes_of(key.as_ptr()) {
-                    Some(b) => match kc.decode(py, b) {
-                        Ok(kv) => kv,
-                        Err(_) => {
-                            redo_keys.push(i);
-                            (None, crate::model::value::Value::Null)
-                        }
-                    },
-                    None => {
+                let (key_schema, key) = match kc.decode_obj(py, key.as_ptr()) {
+                    Some(Ok(kv)) => kv,
+                    _ => {
                         redo_keys.push(i);
                         (None, crate::model::value::Value::Null)
                     }
@@ -203,15 +197,9 @@ impl RecordBatch {
                     Some(v) => &mut **v,
                     None => &mut *kc,
                 };
-                let (value_schema, value) = match bytes_of(value.as_ptr()) {
-                    Some(b) => match conv.decode(py, b) {
-                        Ok(kv) => kv,
-                        Err(_) => {
-                            redo_values.push(i);
-                            (None, crate::model::value::Value::Null)
-                        }
-                    },
-                    None => {
+                let (value_schema, value) = match conv.decode_obj(py, value.as_ptr()) {
+                    Some(Ok(kv)) => kv,
+                    _ => {
                         redo_values.push(i);
                         (None, crate::model::value::Value::Null)
                     }
@@ -449,7 +437,10 @@ impl RecordBatch {
                 }
                 Slot::Native(r) => r,
             };
-            let mut bytes = |c: &mut Converter, schema, v| -> Result<PyObj, ()> {
+            let mut bytes = |c: &mut Converter, schema: Option<&crate::model::schema::SchemaRef>, v| -> Result<PyObj, ()> {
+                if let Some(o) = c.passthrough(schema, v) {
+                    return Ok(o);
+                }
                 buf.clear();
                 match c.encode(py, schema, v, &mut buf) {
                     Ok(true) => Ok(PyObj::of(pyo3::types::PyBytes::new(py, &buf).as_any())),

@@ -11,7 +11,7 @@ pub mod json;
 use crate::json::read::{Fallback, R};
 use crate::model::pyobj::PyObj;
 use crate::model::schema::{NSchema, SchemaRef};
-use crate::model::value::{Str, Value};
+use crate::model::value::{Bytes, Str, Value};
 use json::JsonState;
 use crate::pyconv::from_py::value_of;
 use crate::pyconv::to_py::to_py;
@@ -122,13 +122,8 @@ impl Converter {
         let out = PyList::empty(py);
         let mut misses = 0;
         for item in values.iter() {
-            let bytes = item.cast::<PyBytes>().ok();
-            if bytes.is_none() && !item.is_none() {
-                misses += 1; // bytearray, memoryview...: the Python code takes them
-                out.append(&fallback)?;
-                continue;
-            }
-            match self.decode(py, bytes.map(|b| b.as_bytes())) {
+            // bytearray, memoryview...: the Python code takes them
+            match unsafe { self.decode_obj(py, item.as_ptr()) }.unwrap_or(Err(Fallback)) {
                 Ok((schema, v)) => {
                     let schema_py = match &schema {
                         Some(s) => s.py.clone(),
@@ -162,6 +157,10 @@ impl Converter {
             let (schema, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
             let schema = if schema.is_none() { None } else { Some(NSchema::of(&schema)?) };
             let v = value_of(&value, schema.as_ref());
+            if let Some(o) = self.passthrough(schema.as_ref(), &v) {
+                out.append(o.bind(py))?;
+                continue;
+            }
             buf.clear();
             match self.encode(py, schema.as_ref(), &v, &mut buf) {
                 Ok(true) => out.append(PyBytes::new(py, &buf))?,
@@ -177,6 +176,44 @@ impl Converter {
 }
 
 impl Converter {
+    /// `decode` of a Python object, a consumed key or value: None when it is neither `bytes`
+    /// nor None (the plugin's Python code takes it). A ByteArrayConverter holds the very
+    /// object, as Java's hands on its `byte[]`.
+    ///
+    /// # Safety
+    /// `p` is a valid object pointer and the GIL is held.
+    pub unsafe fn decode_obj(
+        &mut self,
+        py: Python<'_>,
+        p: *mut pyo3::ffi::PyObject,
+    ) -> Option<R<(Option<SchemaRef>, Value)>> {
+        use pyo3::ffi;
+        if p == ffi::Py_None() {
+            return Some(self.decode(py, None));
+        }
+        if ffi::PyBytes_CheckExact(p) == 0 {
+            return None;
+        }
+        if let Kind::Bytes(s) = &self.kind {
+            return Some(Ok((Some(s.clone()), Value::Bytes(Bytes::Py(PyObj::borrowed(p))))));
+        }
+        let data = std::slice::from_raw_parts(ffi::PyBytes_AS_STRING(p) as *const u8, ffi::Py_SIZE(p) as usize);
+        Some(self.decode(py, Some(data)))
+    }
+
+    /// The `bytes` object a ByteArrayConverter writes for a value that is one already (Java
+    /// hands the `byte[]` on as it is); None: use `encode`.
+    pub fn passthrough(&self, schema: Option<&SchemaRef>, v: &Value) -> Option<PyObj> {
+        match (&self.kind, v) {
+            (Kind::Bytes(_), Value::Bytes(Bytes::Py(o)))
+                if schema.is_none_or(|s| s.ty == crate::model::schema::Ty::Bytes) =>
+            {
+                Some(o.clone())
+            }
+            _ => None,
+        }
+    }
+
     /// A record's bytes (None: a null key or value) to its schema and value.
     pub fn decode(&mut self, py: Python<'_>, data: Option<&[u8]>) -> R<(Option<SchemaRef>, Value)> {
         match &mut self.kind {
@@ -208,7 +245,7 @@ impl Converter {
                 Some(s.clone()),
                 match data {
                     None => Value::Null,
-                    Some(d) => Value::Bytes(Arc::from(d)),
+                    Some(d) => Value::Bytes(Bytes::Own(Arc::from(d))),
                 },
             )),
             Kind::Boolean(s) => Ok((

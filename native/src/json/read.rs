@@ -13,7 +13,7 @@
 use crate::java;
 use crate::java::hash::{order_entries, MapKind};
 use crate::model::schema::{Logical, SchemaRef, Ty};
-use crate::model::value::{Dec, Str, StructVal, Value};
+use crate::model::value::{Bytes, Dec, Str, StructVal, Value};
 use crate::pyconv::civil;
 use std::sync::Arc;
 
@@ -556,7 +556,7 @@ impl<'a> Reader<'a> {
                     return Err(Fallback);
                 }
                 let raw = java::base64::decode(self.string()?).ok_or(Fallback)?;
-                Ok(Value::Bytes(Arc::from(raw)))
+                Ok(Value::Bytes(Bytes::Own(Arc::from(raw))))
             }
             Ty::Array => {
                 if c != b'[' {

@@ -27,6 +27,33 @@ pub struct Dec {
     pub scale: i32,
 }
 
+/// A `byte[]` value: bytes the native code made, or a Python `bytes` object held as it is (a
+/// consumed key or value, bytes a task returned), so that passing bytes through (a
+/// ByteArrayConverter on both ends) copies nothing.
+#[derive(Clone)]
+pub enum Bytes {
+    Own(Arc<[u8]>),
+    /// An exact `bytes` object (immutable: its buffer lives as long as the reference).
+    Py(PyObj),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Own(b) => b,
+            Bytes::Py(o) => unsafe {
+                std::slice::from_raw_parts(
+                    pyo3::ffi::PyBytes_AS_STRING(o.as_ptr()) as *const u8,
+                    pyo3::ffi::Py_SIZE(o.as_ptr()) as usize,
+                )
+            },
+        }
+    }
+}
+
 /// A `Struct`: its schema and one value per field, in the schema's field order.
 pub struct StructVal {
     pub schema: SchemaRef,
@@ -43,7 +70,7 @@ pub enum Value {
     F32(f32),
     F64(f64),
     Str(Str),
-    Bytes(Arc<[u8]>),
+    Bytes(Bytes),
     Decimal(Box<Dec>),
     /// Connect Date: days since the epoch.
     Date(i32),

@@ -9,7 +9,7 @@
 
 use crate::model::pyobj::PyObj;
 use crate::model::schema::{Logical, NSchema, SchemaRef, Ty};
-use crate::model::value::{Dec, Str, StructVal, Value};
+use crate::model::value::{Bytes, Dec, Str, StructVal, Value};
 use crate::pyconv::civil;
 use crate::types;
 use crate::util::slot;
@@ -20,7 +20,6 @@ use pyo3::types::{
     PyDate, PyDateAccess, PyDateTime, PyTime, PyTimeAccess, PyTuple, PyType, PyTzInfo,
     PyTzInfoAccess,
 };
-use std::sync::Arc;
 
 fn decimal_type(py: Python<'_>) -> Option<*mut ffi::PyTypeObject> {
     static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -220,9 +219,7 @@ unsafe fn bytes(p: *mut ffi::PyObject) -> Option<Value> {
     if ffi::PyBytes_CheckExact(p) == 0 {
         return None;
     }
-    let data = ffi::PyBytes_AS_STRING(p) as *const u8;
-    let len = ffi::Py_SIZE(p) as usize;
-    Some(Value::Bytes(Arc::from(std::slice::from_raw_parts(data, len))))
+    Some(Value::Bytes(Bytes::Py(PyObj::borrowed(p)))) // held, not copied
 }
 
 unsafe fn map(

@@ -7,7 +7,7 @@
 
 use crate::model::pyobj::PyObj;
 use crate::model::schema::{NSchema, Ty};
-use crate::model::value::{Dec, Value};
+use crate::model::value::{Bytes, Dec, Value};
 use crate::pyconv::civil;
 use crate::types;
 use crate::util::{alloc, init_slot, init_slot_steal};
@@ -115,6 +115,7 @@ pub fn to_py(py: Python<'_>, v: &Value, typed: bool, schema: Option<&NSchema>) -
             Value::F32(x) => PyObj::steal(ffi::PyFloat_FromDouble(*x as f64)).ok_or_else(|| fetch(py))?,
             Value::F64(x) => PyObj::steal(ffi::PyFloat_FromDouble(*x)).ok_or_else(|| fetch(py))?,
             Value::Str(s) => new_str(py, s)?,
+            Value::Bytes(Bytes::Py(o)) => o.clone(),
             Value::Bytes(b) => PyObj::steal(ffi::PyBytes_FromStringAndSize(
                 b.as_ptr() as *const std::ffi::c_char,
                 b.len() as ffi::Py_ssize_t,

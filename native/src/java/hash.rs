@@ -144,27 +144,24 @@ pub fn order_entries(entries: &mut Vec<(Value, Value)>, kind: MapKind) {
     if entries.len() < 2 {
         return;
     }
-    let mut hashes = Vec::with_capacity(entries.len());
+    let mask = table_size(kind, entries.len()) - 1;
+    let mut buckets = Vec::with_capacity(entries.len());
     for (k, _) in entries.iter() {
         match hash_code(k) {
-            Some(h) => hashes.push(h as u32),
+            Some(h) => {
+                let h = h as u32;
+                buckets.push(((h ^ (h >> 16)) as usize) & mask);
+            }
             None => return,
         }
     }
-    let mask = table_size(kind, entries.len()) - 1;
-    let buckets: Vec<usize> = hashes
-        .iter()
-        .map(|&h| ((h ^ (h >> 16)) as usize) & mask)
-        .collect();
     if buckets.windows(2).all(|w| w[0] <= w[1]) {
         return;
     }
-    let mut idx: Vec<usize> = (0..entries.len()).collect();
-    idx.sort_by_key(|&i| (buckets[i], i));
-    let mut old: Vec<Option<(Value, Value)>> = entries.drain(..).map(Some).collect();
-    for i in idx {
-        entries.push(old[i].take().unwrap());
-    }
+    // a stable sort by bucket keeps each bucket's entries in insertion order, as its chain
+    let mut tagged: Vec<(usize, (Value, Value))> = buckets.into_iter().zip(entries.drain(..)).collect();
+    tagged.sort_by_key(|t| t.0);
+    entries.extend(tagged.into_iter().map(|t| t.1));
 }
 
 #[cfg(test)]

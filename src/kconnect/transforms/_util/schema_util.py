@@ -43,11 +43,12 @@ def put_all(schema: Schema, values: list[Any] | dict[str, Any]) -> Struct:
     if isinstance(values, dict):
         if None in values.values():
             for name, v in values.items():
-                f = schema.field(name)
-                if v is None and f is not None:
-                    validate_value(f.schema, None, name)
+                if v is None:
+                    f = schema.field(name)
+                    if f is not None and not f.schema.optional:
+                        validate_value(f.schema, None, name)
     elif None in values:
         for f, v in zip(schema.fields, values, strict=True):
-            if v is None:
+            if v is None and not f.schema.optional:
                 validate_value(f.schema, None, f.name)
     return Struct.trusted(schema, values)

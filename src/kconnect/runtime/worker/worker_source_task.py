@@ -1,31 +1,67 @@
-"""``WorkerSourceTask``: runs a SourceTask — poll, transform, convert, produce, commit offsets.
+"""``WorkerSourceTask``: runs a SourceTask -- poll, convert, produce, commit offsets.
 
-Per batch from ``SourceTask.poll()`` (task thread):
+**A batch's way through the task thread** (:meth:`WorkerSourceTask._execute`, one step each):
 
-1. transformation chain (stage TRANSFORMATION) over the batch in one pass
-   (:func:`~kconnect.runtime.worker.record_conversion.transform_batch`) — a dropped record
-   still counts as handled for offsets;
-2. header, key and value converters (stages HEADER/KEY/VALUE_CONVERTER), one batch call per
-   topic for keys and values;
-3. ``topic.creation.*`` (KIP-158) for topics seen for the first time, then
-   ``producer.produce`` for each record. Delivery callbacks are served by ``poll(0)`` on this
-   thread; one callback object per source partition per batch counts the acknowledgements
-   (a per-record callback only when the task overrides ``commit_record``; one per destination
-   partition, and one ``commit_records`` call per source partition, when it overrides
-   ``commit_records``). A full producer
-   queue keeps the rest of the batch and retries; a failed delivery is stage KAFKA_PRODUCE
-   (skipped under ``errors.tolerance=all``, otherwise the task fails).
-4. offsets: :class:`~kconnect.runtime.worker.submitted_records.SubmittedRecords` makes an offset
-   committable only when every earlier record of its source partition was acknowledged.
-   Every ``offset.flush.interval.ms`` (and on pause and stop) committable offsets go through
-   the :class:`~kconnect.runtime.storage.offset_writer.OffsetStorageWriter` to the store (waiting at
-   most ``offset.flush.timeout.ms``), then ``SourceTask.commit()`` is called.
+1. *poll* (:meth:`~WorkerSourceTask._poll`): ``SourceTask.poll()``; a RetriableException is
+   logged and the task is polled again. An empty poll goes straight to step 5.
+2. *convert* (:meth:`~WorkerSourceTask._convert`): the transformation chain (stage
+   TRANSFORMATION), then the header, key and value converters, into what the producer sends
+   for each record -- an *entry* ``(topic, partition, key, value, timestamp, headers)``, or
+   None for a record a transformation dropped or whose failure ``errors.tolerance=all``
+   skipped (it still counts as handled for offsets). On the native record path when both
+   converters have a native form
+   (:func:`~kconnect.runtime.worker.record_batches.source_entries`), else on the pure-Python
+   path (:meth:`~WorkerSourceTask._python_entries`: the chain over the batch in one pass, one
+   converter call per topic). The result is the :class:`SourceBatch` in flight.
+3. *track* (:meth:`~WorkerSourceTask._track`): ``topic.creation.*`` (KIP-158) for topics seen
+   for the first time; the batch's offsets are submitted to
+   :class:`~kconnect.runtime.worker.submitted_records.SubmittedRecords` and every entry gets
+   its delivery callback, per the task's
+   :class:`~kconnect.runtime.worker.source_acks.CommitMode` (offsets only, ``commit_record``
+   or the ``commit_records`` extension: the three modes are described in
+   :mod:`~kconnect.runtime.worker.source_acks`).
+4. *send* (:meth:`~WorkerSourceTask._send`): ``producer.produce`` for every entry from
+   ``SourceBatch.sent`` on. A full producer queue (BufferError) or a retriable refusal keeps
+   the rest of the batch: the loop serves delivery reports for 100 ms and resumes from there.
+   A record refused for good is stage KAFKA_PRODUCE (skipped under ``errors.tolerance=all``,
+   else the task fails).
+5. *batch done* (:meth:`~WorkerSourceTask._batch_done`): serve the delivery reports that
+   arrived (``producer.poll``; 10 ms after an empty poll).
+
+Delivery reports are served on the task thread, by ``producer.poll``/``flush``; a failed
+delivery is stage KAFKA_PRODUCE too (tolerated, or the task fails at the next loop turn).
+An offset is committable only when every earlier record of its source partition was
+acknowledged. Every ``offset.flush.interval.ms``, and on pause and stop,
+:meth:`~WorkerSourceTask.commit_offsets` writes the committable offsets through the
+:class:`~kconnect.runtime.storage.offset_writer.OffsetStorageWriter` (waiting at most
+``offset.flush.timeout.ms``), then calls ``SourceTask.commit()``.
+
+**Threads.** Everything above runs on the task thread, as do ``SourceTask.commit``,
+``commit_record`` and ``commit_records``. ``stop()`` (another thread) only calls
+``SourceTask.stop()``, which must only signal.
+
+**Hooks.** What :class:`~kconnect.runtime.worker.exactly_once_source_task.
+ExactlyOnceWorkerSourceTask` changes (called on the task thread unless said otherwise):
+
+* ``_prepare_to_initialize()``, ``_new_context()`` -- before and for ``SourceTask.initialize``;
+* ``_execute()`` -- the loop (exactly-once: then waits for the commit it left in flight);
+* ``_maybe_commit_on_interval()``, ``commit_offsets()`` -- the offset flush every
+  ``offset.flush.interval.ms``, on pause and stop;
+* ``_check_producer()`` -- every loop turn: raise a delivery failure that was not tolerated;
+* ``_track(batch)``, ``_send(batch)``, ``_batch_done(dispatched)`` -- steps 3 to 5;
+* ``_send_refused`` -- a record the producer refused for good;
+* ``_delivery_failed``, ``_commit_record``, ``_commit_records`` -- what a record's delivery
+  report does; called by the delivery callbacks, on the thread that serves the reports
+  (:mod:`~kconnect.runtime.worker.source_acks`);
+* ``_close()`` -- after the loop, also after a failure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import partial
+from operator import itemgetter
 from typing import Any
 
 from kconnect.api.errors import ConnectException, RetriableException
@@ -33,7 +69,7 @@ from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, SourceTaskContext
 from kconnect.kafka.errors import KafkaClientError
-from kconnect.kafka.producer import Producer, delivery_error
+from kconnect.kafka.producer import DeliveryCallback, Producer, delivery_error
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.connector_config import SourceConnectorConfig, ToleranceType
@@ -51,7 +87,14 @@ from kconnect.runtime.worker.record_conversion import (
     convert_column,
     transform_batch,
 )
-from kconnect.runtime.worker.source_acks import DestinationAcks, PartitionAcks, WriteCounter
+from kconnect.runtime.worker.source_acks import (
+    CommitMode,
+    PartitionAcks,
+    PartitionKey,
+    WriteCounter,
+    partition_key,
+    track_batch,
+)
 from kconnect.runtime.worker.submitted_records import SubmittedRecords
 from kconnect.runtime.worker.topic_creation import TopicCreation
 from kconnect.runtime.worker.worker_task import (
@@ -61,7 +104,7 @@ from kconnect.runtime.worker.worker_task import (
     WorkerTask,
 )
 
-__all__ = ["WorkerSourceTask", "WorkerSourceTaskContext"]
+__all__ = ["SourceBatch", "WorkerSourceTask", "WorkerSourceTaskContext"]
 
 SEND_FAILED_BACKOFF_MS = 100
 IDLE_POLL_S = 0.01
@@ -93,6 +136,27 @@ class WorkerSourceTaskContext(SourceTaskContext):
 
     def plugin_metrics(self) -> PluginMetrics | None:
         return self._plugin_metrics
+
+
+@dataclass(eq=False, slots=True)
+class SourceBatch:
+    """A polled batch on its way to the producer (task thread only).
+
+    ``entries[i]`` is what the producer sends for ``records[i]`` -- ``(topic, partition, key,
+    value, timestamp, headers)`` -- or None for a record that was dropped or whose failure was
+    tolerated. Step 3 (track) fills in ``callbacks[i]``, the delivery callback of entry ``i``
+    (None: no callback), ``acks``, the acknowledgements of each source partition (by
+    :func:`~kconnect.runtime.worker.source_acks.partition_key`; empty when the records have no
+    callbacks), and ``counter``, which records the batch as written. ``sent`` is the index of
+    the first record not handed to the producer yet.
+    """
+
+    records: list[SourceRecord]
+    entries: list[Any]
+    callbacks: list[DeliveryCallback | None] = field(default_factory=list)
+    acks: dict[PartitionKey, PartitionAcks] = field(default_factory=dict)
+    counter: WriteCounter | None = None
+    sent: int = 0
 
 
 class WorkerSourceTask(WorkerTask):
@@ -127,16 +191,15 @@ class WorkerSourceTask(WorkerTask):
         self.submitted = SubmittedRecords()
         self._task_started = False
         self._task_stopped = False
-        self._to_send: list[SourceRecord] | None = None
-        self._prepared: list[Any] | None = None
-        self._send_index = 0
+        # The batch being sent (steps 3-4); kept across loop turns while the producer's
+        # queue is full.
+        self._batch: SourceBatch | None = None
         self._producer_error: BaseException | None = None
         self._known_topics: set[str] = set()
-        # commit_records (kconnect extension) wins over commit_record: offsets in bulk
-        self._batch_commit = type(task).commit_records is not SourceTask.commit_records
-        self._per_record_commit = (
-            not self._batch_commit and type(task).commit_record is not SourceTask.commit_record
-        )
+        self._commit_mode = CommitMode.of(task)
+        # Whether records carry delivery callbacks (step 3); an exactly-once task whose
+        # transaction's commit is the only acknowledgement it needs sends without them.
+        self._delivery_callbacks = True
         self._next_commit = 0.0
         # The converters' native forms (None: not looked up yet; False: none)
         self._forms: Any = None
@@ -177,63 +240,6 @@ class WorkerSourceTask(WorkerTask):
             except Exception:
                 self.log.exception("Exception thrown while calling task.stop()")
 
-    def _execute(self) -> None:
-        while not self.is_stopping():
-            self._check_producer()
-            if self.should_pause():
-                self.commit_offsets()
-                self._report_pause()
-                if not self.await_unpause():
-                    break
-                self._report_resume()
-                continue
-            self._maybe_commit_on_interval()
-            if self._to_send is None:
-                started = self.clock.monotonic_ms()
-                records = self._poll()
-                if records is not None:
-                    # Once per batch: poll count/time, batch size, active count.
-                    n = len(records)
-                    self._source_metrics.record_poll(n, self.clock.monotonic_ms() - started)
-                    self.metrics.task.record_batch(n)
-                    if n:
-                        self.metrics.task.record_activity()
-                if not records:
-                    self.producer.poll(IDLE_POLL_S)
-                    self._batch_dispatched()
-                    continue
-                self._to_send = list(records)
-                self._prepared = None
-                self._send_index = 0
-            if not self._send_records():
-                self.producer.poll(SEND_FAILED_BACKOFF_MS / 1000.0)
-            else:
-                self.producer.poll(0)
-
-    def _maybe_commit_on_interval(self) -> None:
-        """Commit offsets every ``offset.flush.interval.ms`` (task thread)."""
-        if self.clock.monotonic_ms() >= self._next_commit:
-            self.commit_offsets()
-            self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
-
-    def _batch_dispatched(self) -> None:
-        """After a polled batch was handed to the producer, or a poll returned nothing."""
-
-    def _poll(self) -> Sequence[SourceRecord] | None:
-        try:
-            return self.task.poll()
-        except RetriableException as e:
-            self.log.warning(
-                "Retriable exception thrown while polling for records; will retry: %s", e
-            )
-            return None
-
-    def _check_producer(self) -> None:
-        if self._producer_error is not None:
-            raise ConnectException(
-                "Unrecoverable exception from producer send callback"
-            ) from self._producer_error
-
     def _close(self) -> None:
         failed = self._failed or self._producer_error is not None
         try:
@@ -256,60 +262,80 @@ class WorkerSourceTask(WorkerTask):
             self.producer.close(0 if failed else self.flush_timeout_ms / 1000.0)
             self._close_plugins()
 
-    # -- batches --------------------------------------------------------------------------------
+    # -- the loop -------------------------------------------------------------------------------
 
-    def _send_records(self) -> bool:
-        """Produce the current batch from where it stopped; False to back off and retry."""
-        records = self._to_send
-        assert records is not None
-        if self._prepared is None:
-            self._prepared = self._prepare(records)
-        if not self._send_range(len(self._prepared)):
+    def _execute(self) -> None:
+        while not self.is_stopping():
+            self._check_producer()
+            if self.should_pause():
+                if not self._pause():
+                    break
+                continue
+            self._maybe_commit_on_interval()
+            batch = self._batch
+            if batch is None:
+                records = self._poll()  # 1
+                if not records:
+                    self._batch_done(dispatched=False)  # 5
+                    continue
+                batch = self._batch = self._convert(list(records))  # 2
+                self._track(batch)  # 3
+            if not self._send(batch):  # 4
+                # the producer's queue is full: serve delivery reports, then send the rest
+                self.producer.poll(SEND_FAILED_BACKOFF_MS / 1000.0)
+                continue
+            self._batch = None
+            self._batch_done(dispatched=True)  # 5
+
+    def _pause(self) -> bool:
+        """Commit, report PAUSED and wait for the resume; False when stopping instead."""
+        self.commit_offsets()
+        self._report_pause()
+        if not self.await_unpause():
             return False
-        self._end_batch()
-        self._batch_dispatched()
+        self._report_resume()
         return True
 
-    def _end_batch(self) -> None:
-        self._to_send = None
-        self._prepared = None
-        self._send_index = 0
+    def _maybe_commit_on_interval(self) -> None:
+        """Commit offsets every ``offset.flush.interval.ms``."""
+        if self.clock.monotonic_ms() >= self._next_commit:
+            self.commit_offsets()
+            self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
 
-    def _send_range(self, end: int) -> bool:
-        """Produce the prepared records from ``_send_index`` up to ``end``; False (with
-        ``_send_index`` at the first record not sent) when the producer's queue is full or
-        the send failed transiently."""
-        records = self._to_send
-        prepared = self._prepared
-        assert records is not None and prepared is not None
-        produce = self.producer.produce
-        i = self._send_index
-        while i < end:
-            entry = prepared[i]
-            if entry is not None:
-                topic, partition, key, value, ts, headers, callback, acks = entry
-                try:
-                    produce(topic, value, key, partition, ts, headers, callback)
-                except BufferError:
-                    self._send_index = i
-                    return False
-                except KafkaClientError as e:
-                    if e.retriable:
-                        self._send_index = i
-                        return False
-                    self._tolerate_produce_failure(records[i], e)
-                    if isinstance(callback, DestinationAcks):
-                        sent = acks.records or []
-                        callback.skip(next(j for j, r in enumerate(sent) if r is records[i]))
-                    acks.done_one(skipped=True)
-            i += 1
-        self._send_index = i
-        return True
+    def _check_producer(self) -> None:
+        """Fail the task when a delivery failed and was not tolerated."""
+        if self._producer_error is not None:
+            raise ConnectException(
+                "Unrecoverable exception from producer send callback"
+            ) from self._producer_error
 
-    def _prepare(self, records: list[SourceRecord]) -> list[Any]:
-        """Transform and convert a batch; returns produce arguments per record (None = skip)
-        and submits the batch's offsets."""
-        n = len(records)
+    # -- 1. poll --------------------------------------------------------------------------------
+
+    def _poll(self) -> Sequence[SourceRecord] | None:
+        """``SourceTask.poll()``, recording the poll's metrics for a batch."""
+        started = self.clock.monotonic_ms()
+        try:
+            records = self.task.poll()
+        except RetriableException as e:
+            self.log.warning(
+                "Retriable exception thrown while polling for records; will retry: %s", e
+            )
+            return None
+        if records is not None:
+            # Once per batch: poll count/time, batch size, active count.
+            n = len(records)
+            self._source_metrics.record_poll(n, self.clock.monotonic_ms() - started)
+            self.metrics.task.record_batch(n)
+            if n:
+                self.metrics.task.record_activity()
+        return records
+
+    # -- 2. convert -----------------------------------------------------------------------------
+
+    def _convert(self, records: list[SourceRecord]) -> SourceBatch:
+        """Transform and convert a polled batch into the producer's entries. Touches neither
+        the producer nor the offsets (an exactly-once task runs it while the previous
+        transaction commits)."""
         contexts: dict[int, ProcessingContext] = {}
 
         def ctx(i: int) -> ProcessingContext:
@@ -321,70 +347,7 @@ class WorkerSourceTask(WorkerTask):
         entries = self._native_entries(records, ctx)
         if entries is None:
             entries = self._python_entries(records, ctx)
-        for entry in entries:
-            if entry is None:
-                continue
-            topic = entry[0]
-            if topic not in self._known_topics:
-                if self.topic_creation is not None:
-                    self.topic_creation.maybe_create(topic)
-                self._known_topics.add(topic)
-                if self.topic_tracker is not None:
-                    self.topic_tracker(self.id.connector, topic)
-        # Offsets: one submitted entry per source partition of the batch, in poll order.
-        acks_by_partition: dict[Any, PartitionAcks] = {}
-        counter = WriteCounter(self._source_metrics, n)
-        out: list[Any] = [None] * n
-        last: tuple[Any, PartitionAcks] | None = None
-        per_record_commit = self._per_record_commit
-        batch_commit = self._batch_commit
-        destinations: dict[tuple[int, str, int], DestinationAcks] = {}
-        for i in range(n):
-            original = records[i]
-            sp = original.source_partition
-            if last is not None and last[0] is sp:
-                acks = last[1]
-            else:
-                pkey = () if sp is None else tuple(sorted(sp.items()))
-                found = acks_by_partition.get(pkey)
-                if found is None:
-                    found = acks_by_partition[pkey] = PartitionAcks(
-                        self, self.submitted.submit(sp, original.source_offset), counter,
-                        batch_commit,
-                    )  # fmt: skip
-                acks = found
-                last = (sp, acks)
-            acks.submitted.offset = original.source_offset
-            entry = entries[i]
-            if entry is None:
-                if per_record_commit:
-                    self._commit_record(original, None)
-                counter.skip()
-                continue
-            acks.remaining += 1
-            callback: Any = acks
-            if per_record_commit:
-                callback = partial(acks.with_record, original)
-            elif batch_commit:
-                collected = acks.records
-                assert collected is not None and acks.offsets is not None
-                index = len(collected)
-                collected.append(original)
-                acks.offsets.append(-1)
-                p = entry[1]
-                if p is not None and p >= 0:
-                    dkey = (id(acks), entry[0], p)
-                    callback = destinations.get(dkey)
-                    if callback is None:
-                        callback = destinations[dkey] = DestinationAcks(acks)
-                    callback.indexes.append(index)
-                else:
-                    callback = partial(acks.with_index, index)
-            out[i] = (*entry, callback, acks)
-        for acks in acks_by_partition.values():
-            if acks.remaining == 0:
-                acks.submitted.ack()
-        return out
+        return SourceBatch(records, entries)
 
     def _native_entries(
         self, records: list[SourceRecord], ctx: Callable[[int], ProcessingContext]
@@ -462,7 +425,87 @@ class WorkerSourceTask(WorkerTask):
             for i, t in enumerate(transformed)
         ]
 
-    # -- delivery ------------------------------------------------------------------------------
+    # -- 3. track -------------------------------------------------------------------------------
+
+    def _track(self, batch: SourceBatch) -> None:
+        """Create the batch's new topics, submit its offsets and give each entry its delivery
+        callback (:func:`~kconnect.runtime.worker.source_acks.track_batch`)."""
+        self._create_topics(batch.entries)
+        n = len(batch.records)
+        counter = batch.counter = WriteCounter(self._source_metrics, n)
+        if self._delivery_callbacks:
+            batch.callbacks, batch.acks = track_batch(
+                self, self._commit_mode, batch.records, batch.entries, self.submitted, counter
+            )
+            return
+        # No callbacks: the records are counted as written when the owner's commit says so.
+        batch.callbacks = [None] * n
+        dropped = batch.entries.count(None)
+        if dropped:
+            counter.skip(dropped)
+
+    def _create_topics(self, entries: list[Any]) -> None:
+        """KIP-158 topic creation and KIP-558 topic tracking for topics seen the first time,
+        in the order the batch names them."""
+        known = self._known_topics
+        # the batch's topics, first-seen order, without a Python loop over its records
+        for topic in dict.fromkeys(map(itemgetter(0), filter(None, entries))):
+            if topic in known:
+                continue
+            if self.topic_creation is not None:
+                self.topic_creation.maybe_create(topic)
+            known.add(topic)
+            if self.topic_tracker is not None:
+                self.topic_tracker(self.id.connector, topic)
+
+    # -- 4. send --------------------------------------------------------------------------------
+
+    def _send(self, batch: SourceBatch) -> bool:
+        """Produce the batch from where it stopped; False to back off and resume later."""
+        return self._produce(batch, len(batch.entries))
+
+    def _produce(self, batch: SourceBatch, end: int) -> bool:
+        """Hand the entries from ``batch.sent`` up to ``end`` to the producer; False (with
+        ``batch.sent`` at the first record not sent) when its queue is full or it refused a
+        record for a retriable reason."""
+        entries, callbacks = batch.entries, batch.callbacks
+        produce = self.producer.produce
+        i = batch.sent
+        while i < end:
+            entry = entries[i]
+            if entry is not None:
+                topic, partition, key, value, ts, headers = entry
+                try:
+                    produce(topic, value, key, partition, ts, headers, callbacks[i])
+                except BufferError:
+                    batch.sent = i
+                    return False
+                except KafkaClientError as e:
+                    if e.retriable:
+                        batch.sent = i
+                        return False
+                    self._send_refused(batch, i, e)
+            i += 1
+        batch.sent = i
+        return True
+
+    def _send_refused(self, batch: SourceBatch, i: int, error: KafkaClientError) -> None:
+        """The producer refused record ``i`` for good: stage KAFKA_PRODUCE, skipped under
+        ``errors.tolerance=all`` (raises otherwise)."""
+        record = batch.records[i]
+        ctx = ProcessingContext(source_record=record)
+        self.operator.execute_failed(ctx, Stage.KAFKA_PRODUCE, WORKER_SOURCE_TASK_CLASS, error)
+        acks = batch.acks[partition_key(record.source_partition)]
+        acks.refused(record, batch.callbacks[i])
+
+    # -- 5. batch done --------------------------------------------------------------------------
+
+    def _batch_done(self, dispatched: bool) -> None:
+        """After a batch was sent (``dispatched``) or a poll returned nothing: serve the
+        delivery reports that arrived (waiting 10 ms for them after an empty poll)."""
+        self.producer.poll(0 if dispatched else IDLE_POLL_S)
+
+    # -- delivery outcome (see source_acks for the thread) -------------------------------------
 
     def _delivery_failed(self, err: Any, msg: Any, record: SourceRecord | None) -> bool:
         """A delivery failed; True if tolerated (the record counts as handled)."""
@@ -485,10 +528,6 @@ class WorkerSourceTask(WorkerTask):
         if self._producer_error is None:
             self._producer_error = error
         return False
-
-    def _tolerate_produce_failure(self, record: SourceRecord, error: KafkaClientError) -> None:
-        ctx = ProcessingContext(source_record=record)
-        self.operator.execute_failed(ctx, Stage.KAFKA_PRODUCE, WORKER_SOURCE_TASK_CLASS, error)
 
     def _commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         try:

@@ -1,14 +1,23 @@
-"""Delivery acknowledgements of a source batch for a task that takes its records' offsets in
+"""Delivery acknowledgements of a source batch. For a task that takes its records' offsets in
 bulk (``SourceTask.commit_records``): one DestinationAcks per explicit destination partition
 matches the n-th report to the n-th record sent there; the task gets one call per source
-partition, with the records in poll order and their offsets, once all were acknowledged."""
+partition, with the records in poll order and their offsets, once all were acknowledged.
+The commit mode follows the hooks a task overrides, and ``track_batch`` builds a batch's
+callbacks per source partition."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kconnect.api import RecordMetadata, SourceRecord
-from kconnect.runtime.worker.source_acks import DestinationAcks, PartitionAcks, WriteCounter
+from kconnect.api import RecordMetadata, SourceRecord, SourceTask
+from kconnect.runtime.worker.source_acks import (
+    CommitMode,
+    DestinationAcks,
+    PartitionAcks,
+    WriteCounter,
+    partition_key,
+    track_batch,
+)
 from kconnect.runtime.worker.submitted_records import SubmittedRecords
 
 
@@ -116,3 +125,91 @@ def test_plain_tasks_collect_nothing() -> None:
     acks.remaining = 1
     acks(None, Msg("t", 0, 1))
     assert acks.records is None and owner.calls == [] and metrics.writes == [(1, 0)]
+
+
+class RecordTask(SourceTask):
+    def poll(self) -> list[SourceRecord] | None:
+        return None
+
+    def start(self, props: Any) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def version(self) -> str:
+        return "1"
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None: ...
+
+
+class RecordsTask(RecordTask):
+    def commit_records(self, records: Any, offsets: Any) -> None: ...
+
+
+class OffsetsTask(SourceTask):
+    def poll(self) -> list[SourceRecord] | None:
+        return None
+
+    def start(self, props: Any) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def version(self) -> str:
+        return "1"
+
+
+def test_the_commit_mode_follows_the_overridden_hooks() -> None:
+    assert CommitMode.of(OffsetsTask()) is CommitMode.OFFSETS
+    assert CommitMode.of(RecordTask()) is CommitMode.RECORD
+    # commit_records wins over commit_record
+    assert CommitMode.of(RecordsTask()) is CommitMode.RECORDS
+
+
+class RecordOwner(Owner):
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[tuple[Any, int | None]] = []
+
+    def _commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        self.records.append((record.value, None if metadata is None else metadata.offset))
+
+
+class TimestampedMsg(Msg):
+    def timestamp(self) -> tuple[int, int]:
+        return (1, 5)
+
+
+def test_track_batch_groups_by_source_partition_and_acks_dropped_records_at_once() -> None:
+    owner = RecordOwner()
+    metrics = Metrics()
+    submitted = SubmittedRecords()
+    batch = [
+        SourceRecord({"p": 1}, {"o": 0}, "t", value="a"),
+        SourceRecord({"p": 2}, {"o": 0}, "t", value="b"),
+        SourceRecord({"p": 1}, {"o": 1}, "t", value="c"),
+    ]
+    entries: list[Any] = [("t", None, b"k", b"a", 0, None), None, ("t", None, b"k", b"c", 0, None)]
+    callbacks, acks = track_batch(
+        owner,
+        CommitMode.RECORD,
+        batch,
+        entries,
+        submitted,
+        WriteCounter(metrics, 3),  # type: ignore[arg-type]
+    )
+    assert set(acks) == {partition_key({"p": 1}), partition_key({"p": 2})}
+    assert callbacks[1] is None
+    # the dropped record: commit_record(record, None) right away, its partition acked
+    assert owner.records == [("b", None)]
+    assert submitted.committable_offsets().offsets == {
+        partition_key({"p": 2}): ({"p": 2}, {"o": 0})
+    }
+    for i in (0, 2):
+        callback = callbacks[i]
+        assert callback is not None
+        callback(None, TimestampedMsg("t", 0, 10 + i))
+    assert owner.records == [("b", None), ("a", 10), ("c", 12)]
+    # the partition's last offset is committable once all its records were acknowledged
+    assert submitted.committable_offsets().offsets == {
+        partition_key({"p": 1}): ({"p": 1}, {"o": 1})
+    }
+    assert metrics.writes == [(3, 1)]

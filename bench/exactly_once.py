@@ -103,11 +103,13 @@ def run_one(
     base = f"http://127.0.0.1:{port}"
     try:
         wait_rest_ready(base + "/", proc)
-        # a distributed worker is ready for connectors once it joined its group
+        # a distributed worker is ready for connectors once it joined its group: GET /health
+        # (KIP-1017) answers 200 from then on in both runtimes (kconnect answers GET
+        # /connectors before, from the config topic it read; Java only after joining)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             try:
-                if httpx.get(base + "/connectors", timeout=5).status_code == 200:
+                if httpx.get(base + "/health", timeout=5).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass

@@ -32,7 +32,7 @@ from kconnect.kafka.client_config import to_librdkafka, with_client_logger
 from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
 from kconnect.kafka.errors import from_kafka_error
 
-__all__ = ["Consumer", "consumer_defaults"]
+__all__ = ["Consumer", "consume_available", "consumer_defaults"]
 
 #: librdkafka ``fetch.queue.backoff.ms`` for sink consumers (librdkafka's default is 1000).
 FETCH_QUEUE_BACKOFF_MS = 20
@@ -166,7 +166,7 @@ class Consumer:
     def consume(self, max_records: int, timeout: float) -> list[Any]:
         """Up to ``max_records`` messages, waiting at most ``timeout`` s for the first."""
         try:
-            return self._consumer.consume(max_records, timeout)
+            return consume_available(self._consumer, max_records, timeout)
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to poll consumer") from e
 
@@ -225,3 +225,23 @@ class Consumer:
     def close(self) -> None:
         """Leave the group (revocation callbacks run) and drop the client."""
         self._consumer.close()
+
+
+def consume_available(consumer: Any, max_records: int, timeout_s: float) -> list[Any]:
+    """Up to ``max_records`` messages of a librdkafka consumer, returning as soon as there is
+    one (or after ``timeout_s`` with none), as Java's ``poll`` does.
+
+    librdkafka's ``consume(n, timeout)`` returns only once it has ``n`` messages or the
+    timeout passed: a reader of a quiet topic got each record up to ``timeout`` late (every
+    config and status write's read-back took the log's 100 ms wait, every bounded read its
+    last wait). Here the first message is waited for, the rest are what is already fetched.
+    Error events (partition EOF...) come back as messages, as from ``consume``.
+    """
+    first = consumer.poll(timeout_s)
+    if first is None:
+        return []
+    if max_records <= 1:
+        return [first]
+    rest: list[Any] = consumer.consume(max_records - 1, 0)
+    rest.insert(0, first)
+    return rest

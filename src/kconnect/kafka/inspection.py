@@ -21,6 +21,7 @@ from confluent_kafka import TopicPartition as _TP
 from confluent_kafka.admin import AdminClient
 
 from kconnect.kafka.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.consumer import consume_available
 
 __all__ = [
     "GroupView",
@@ -84,7 +85,7 @@ def read_topic(bootstrap: str, topic: str, timeout_s: float = 30.0) -> list[Topi
                     f"read {len(out)} records of {topic} in {timeout_s:.0f} s; partitions "
                     f"{sorted(remaining)} did not reach their end offsets {remaining}"
                 )
-            for msg in consumer.consume(500, 0.5):
+            for msg in consume_available(consumer, 500, 0.5):
                 if msg.error() is not None:
                     continue
                 p, off = msg.partition(), msg.offset()
@@ -140,7 +141,7 @@ def read_topic_tail(
         remaining = dict(ends)
         deadline = time.monotonic() + timeout_s
         while remaining and time.monotonic() < deadline:
-            for msg in consumer.consume(500, 0.2):
+            for msg in consume_available(consumer, 500, 0.2):
                 p, off = msg.partition(), msg.offset()
                 if msg.error() is not None or p is None or off is None or p not in remaining:
                     continue

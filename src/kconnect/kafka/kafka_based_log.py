@@ -34,6 +34,7 @@ from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.errors import ConnectException
 from kconnect.kafka.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.consumer import consume_available
 from kconnect.kafka.errors import from_kafka_error
 
 __all__ = ["ConsumedCallback", "InternalTopicAdmin", "KafkaBasedLog", "RecordPosition"]
@@ -344,7 +345,7 @@ class KafkaBasedLog:
         consumer = self._consumer
         while not self._stopping.is_set():
             try:
-                msgs = consumer.consume(_CONSUME_BATCH, _CONSUME_WAIT_S)
+                msgs = consume_available(consumer, _CONSUME_BATCH, _CONSUME_WAIT_S)
             except KafkaException as e:
                 log.warning("Error consuming from %s: %s", self.topic, e)
                 continue

@@ -47,6 +47,7 @@ from confluent_kafka.cimpl import NewTopic as _NewTopic
 from kconnect.api import kafka_clients as api
 from kconnect.api.records import RecordMetadata, TopicPartition
 from kconnect.kafka.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.consumer import consume_available
 from kconnect.kafka.errors import consume_error_is_transient
 
 __all__ = ["ConfluentKafkaClients"]
@@ -131,7 +132,7 @@ class _ConsumerAdapter(api.Consumer):
 
     def poll(self, max_records: int, timeout_s: float) -> Sequence[api.ConsumedRecord]:
         try:
-            msgs = self._c.consume(min(max_records, self._max_poll), timeout_s)
+            msgs = consume_available(self._c, min(max_records, self._max_poll), timeout_s)
         except KafkaException as e:
             raise _error(e, "Failed to poll consumer") from None
         for m in msgs:

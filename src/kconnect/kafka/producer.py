@@ -13,6 +13,7 @@ the thread that calls :meth:`Producer.poll` or :meth:`Producer.flush`.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast
 
@@ -26,6 +27,9 @@ from kconnect.kafka.errors import KafkaClientError, from_kafka_error
 __all__ = ["Producer", "producer_defaults"]
 
 log = logging.getLogger(__name__)
+
+#: How long ``init_transactions`` waits for a first broker connection before it starts.
+CONNECT_WAIT_S = 5.0
 
 INT_MAX = 2147483647
 
@@ -162,7 +166,20 @@ class Producer:
         Raises:
             KafkaClientError: failed or timed out (``retriable`` when it may be tried again).
         """
-        self._transaction_call("initialize transactions", self._producer.init_transactions, timeout)
+        # librdkafka looks for the transaction coordinator through a broker that is up; called
+        # right after the client was made, it finds none ("No brokers available for
+        # Transactions") and tries again only on its 500 ms coordinator timer. One metadata
+        # request first connects to a broker (~5-60 ms): init_transactions then takes ~5 ms
+        # instead of ~510. Its failure is left to init_transactions to report.
+        started = time.monotonic()
+        try:
+            self._producer.list_topics(timeout=min(timeout, CONNECT_WAIT_S))
+        except KafkaException as e:
+            log.debug("Producer %s: no metadata before init_transactions: %s", self.client_id, e)
+        remaining = max(0.001, timeout - (time.monotonic() - started))
+        self._transaction_call(
+            "initialize transactions", self._producer.init_transactions, remaining
+        )
 
     def begin_transaction(self) -> None:
         self._transaction_call("begin a transaction", self._producer.begin_transaction)

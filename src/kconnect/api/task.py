@@ -5,10 +5,12 @@ Each task runs on its own thread, created by the worker. Lifecycle:
 * **SourceTask**: ``initialize(context)`` → ``start(props)`` → repeated ``poll()`` (on the
   task thread; may block briefly, should return within about a second so pause/stop are
   noticed) → ``stop()``. ``stop`` is called from *another* thread to interrupt a blocking
-  ``poll``; it must be thread-safe and should only signal. ``commit()`` is called (on the
-  offset-commit thread) after offsets were flushed; ``commit_record(record, metadata)`` after
-  the producer acknowledged a record (on the producer's callback thread), or -- for a task that
-  overrides it -- ``commit_records(records, offsets)`` once per source partition and batch.
+  ``poll``; it must be thread-safe and should only signal. ``commit()`` is called after offsets
+  were flushed; ``commit_record(record, metadata)`` after the producer acknowledged a record,
+  or -- for a task that overrides it -- ``commit_records(records, offsets)`` once per source
+  partition and batch. kconnect makes all three calls on the task thread, between polls (an
+  exactly-once task's, once its transaction committed); Java makes them on other threads, so
+  a portable task makes them thread-safe anyway.
 * **SinkTask**: ``initialize(context)`` → ``start(props)`` → ``open(partitions)`` on
   assignment → repeated ``put(records)`` → ``pre_commit(offsets)``/``flush(offsets)`` at
   each commit → ``close(partitions)`` on revocation → ``stop()``. All calls happen on the

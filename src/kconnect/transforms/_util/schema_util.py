@@ -33,22 +33,43 @@ def copy_schema_basics(source: Schema, builder: SchemaBuilder | None = None) -> 
     return builder
 
 
+#: Per struct schema (by identity; the schema is kept so its id stays its own): its required
+#: fields' positions and names. Bounded: cleared when full.
+_REQUIRED: dict[int, tuple[Schema, tuple[int, ...], tuple[str, ...]]] = {}
+_REQUIRED_LIMIT = 4096
+
+
+def _required(schema: Schema) -> tuple[Schema, tuple[int, ...], tuple[str, ...]]:
+    fields = [f for f in schema.fields if not f.schema.optional]
+    if len(_REQUIRED) >= _REQUIRED_LIMIT:
+        _REQUIRED.clear()
+    got = _REQUIRED[id(schema)] = (
+        schema,
+        tuple(f.index for f in fields),
+        tuple(f.name for f in fields),
+    )
+    return got
+
+
 def put_all(schema: Schema, values: list[Any] | dict[str, Any]) -> Struct:
     """A Struct of ``schema`` holding ``values`` (every field's, in field order; or by name,
     for the fields put), as Kafka builds one with a ``put`` per value -- without re-validating
     each value: the callers take them from a struct whose fields have the same schemas. What
     ``put`` would still refuse is a null for a required field (from a struct some SMT built
     without setting every field, as InsertField's is without a record timestamp): that raises
-    put's DataException."""
+    put's DataException. A list's required fields are looked at by identity (``None in values``
+    would call a nested Struct's ``__eq__``, a Python method, for every value)."""
+    got = _REQUIRED.get(id(schema))
+    if got is None or got[0] is not schema:
+        got = _required(schema)
     if isinstance(values, dict):
         if None in values.values():
-            for name, v in values.items():
-                if v is None:
-                    f = schema.field(name)
-                    if f is not None and not f.schema.optional:
-                        validate_value(f.schema, None, name)
-    elif None in values:
-        for f, v in zip(schema.fields, values, strict=True):
-            if v is None and not f.schema.optional:
+            for i, name in zip(got[1], got[2], strict=True):
+                if name in values and values[name] is None:
+                    validate_value(schema.fields[i].schema, None, name)
+    else:
+        for i in got[1]:
+            if values[i] is None:
+                f = schema.fields[i]
                 validate_value(f.schema, None, f.name)
     return Struct.trusted(schema, values)

@@ -89,9 +89,9 @@ class Encoded:
 
 @dataclass
 class Rendered:
-    """The text FileStreamSink writes for a batch (one line per record)."""
+    """What FileStreamSink writes for a batch: one line per record, UTF-8."""
 
-    text: str
+    data: bytes
     python: int = 0
 
 
@@ -232,7 +232,7 @@ def render(batch: Batch) -> Rendered:
     records = batch.records
     if isinstance(records, list):
         live = [r for r in records if r is not None]
-        return Rendered("".join(_text(r) + "\n" for r in live), len(live))
+        return Rendered("".join(_text(r) + "\n" for r in live).encode("utf-8"), len(live))
     count = _Count()
 
     def fallback(record: SinkRecord) -> str:
@@ -243,7 +243,7 @@ def render(batch: Batch) -> Rendered:
 
 
 def rendered_lines(rendered: Rendered) -> list[str]:
-    return rendered.text.split("\n")[:-1]
+    return rendered.data.decode("utf-8").split("\n")[:-1]
 
 
 def fallbacks(output: Batch | Encoded | Rendered) -> int:

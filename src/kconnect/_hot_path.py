@@ -37,7 +37,7 @@ __all__ = [
 
 ENV_VAR = "KCONNECT_NATIVE"
 #: The kconnect_native release line this kconnect speaks to (its plans' format).
-_COMPATIBLE = "0.3."
+_COMPATIBLE = "0.4."
 
 ARENA_CACHE_BYTES = 16 << 20
 """Freed memory arenas (1 MiB each) the native module keeps for the next batch instead of
@@ -90,7 +90,7 @@ native, _DESCRIPTION = _load()
 
 
 def describe() -> str:
-    """``native (kconnect_native 0.3.0)`` or ``python (<why>)``."""
+    """``native (kconnect_native 0.4.0)`` or ``python (<why>)``."""
     return _DESCRIPTION
 
 

@@ -950,7 +950,7 @@ def kconnect_native_answer(case: Case) -> tuple[dict[str, Any], str]:
             batch.set_headers(i, connect_headers(hc, msgs[i].topic(), msgs[i].headers()))
     operator = _Operator(chain.stages)
     transform_native(chain, batch, operator, _index)  # type: ignore[arg-type]
-    text = batch.render_values(_text)
+    text = batch.render_values(_text).decode("utf-8")
     entries, redo = batch.encode(*forms)
     records = batch.all_records()
     out: list[dict[str, Any]] = []

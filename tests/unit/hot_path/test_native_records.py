@@ -256,7 +256,7 @@ def _check_batch(kc: Any, vc: Any, keys: list[Any], values: list[Any]) -> None:
         batch.set_key(i, k.schema, k.value)
         batch.set_value(i, v.schema, v.value)
     want = [r for r in want if r is not None]
-    text = batch.render_values(_text)
+    text = batch.render_values(_text).decode("utf-8")
     got = batch[:]
     assert len(got) == len(want)
     for a, b in zip(got, want, strict=True):
@@ -468,7 +468,7 @@ def _native_outcome(chain: TransformationChain, records: list[Any]) -> Any:
         transform_native(chain, batch, _Raise(), lambda i: None)  # type: ignore[arg-type]
     except Exception as e:
         return ("error", str(e))
-    return ("ok", batch[:], batch.render_values(_text))
+    return ("ok", batch[:], batch.render_values(_text).decode("utf-8"))
 
 
 def _python_outcome(chain: TransformationChain, records: list[Any]) -> Any:
@@ -549,7 +549,7 @@ def test_a_native_chain_runs_every_stage_natively() -> None:
     for step in chain.native_steps():
         assert batch.apply_step(step) == []
     assert batch.python_count() == 0
-    assert batch.render_values(_text) == "".join(
+    assert batch.render_values(_text).decode("utf-8") == "".join(
         _text(r) + "\n" for r in chain.apply_batch(records)
     )
 
@@ -561,7 +561,7 @@ def test_render_falls_back_to_python_for_python_values() -> None:
 
     rec = SinkRecord("t", 0, None, None, None, {"a": Odd()}, 1)
     batch = native.RecordBatch.from_records([rec])
-    assert batch.render_values(_text) == string_value_of({"a": Odd()}, None) + "\n"
+    assert batch.render_values(_text).decode("utf-8") == string_value_of({"a": Odd()}, None) + "\n"
     assert partial  # (imported for the operator's signature in other tests)
 
 

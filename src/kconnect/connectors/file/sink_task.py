@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 from kconnect._hot_path import native
 from kconnect.api import ConnectException, SinkRecord, SinkTask, TopicPartition
@@ -32,7 +32,7 @@ class FileStreamSinkTask(SinkTask):
 
     def __init__(self) -> None:
         self._filename: str | None = None
-        self._out: TextIO | None = None
+        self._out: BinaryIO | None = None
 
     def version(self) -> str:
         return VERSION
@@ -40,33 +40,39 @@ class FileStreamSinkTask(SinkTask):
     def start(self, props: Mapping[str, str]) -> None:
         self._filename = FileStreamSinkConfig(props).filename
         if self._filename is None:
-            self._out = sys.stdout
+            self._out = None
             return
         try:
-            self._out = open(self._filename, "a", encoding="utf-8", newline="\n")  # noqa: SIM115
+            # binary: the lines are written as UTF-8 bytes (see put)
+            self._out = open(self._filename, "ab")  # noqa: SIM115
         except OSError as e:
             raise ConnectException(
                 f"Couldn't find or create file '{self._filename}' for FileStreamSinkTask: {e}"
             ) from e
 
     def put(self, records: Sequence[SinkRecord]) -> None:
-        if not records or self._out is None:
+        if not records:
             return
         if native is not None and records.__class__ is native.RecordBatch:
-            # the native record batch renders its values itself, without Python records
+            # the native record batch renders its values itself, as UTF-8, without Python
+            # records
             batch: Any = records
-            self._out.write(batch.render_values(_text))
+            data: bytes = batch.render_values(_text)
         else:
-            self._out.write("".join(_text(r) + "\n" for r in records))
+            data = "".join(_text(r) + "\n" for r in records).encode("utf-8")
+        if self._out is None:  # no file: standard output (its text layer, in order)
+            sys.stdout.write(data.decode("utf-8"))
+            sys.stdout.flush()
+            return
+        self._out.write(data)
         self._out.flush()
 
     def flush(self, current_offsets: Mapping[TopicPartition, int]) -> None:
-        if self._out is not None:
-            log.debug("Flushing output stream for %s", self._filename or "stdout")
-            self._out.flush()
+        log.debug("Flushing output stream for %s", self._filename or "stdout")
+        (self._out or sys.stdout).flush()
 
     def stop(self) -> None:
-        if self._out is not None and self._out is not sys.stdout:
+        if self._out is not None:
             self._out.close()
         self._out = None
 

@@ -133,9 +133,10 @@ def test_config_written_by_one_store_is_read_by_another(
         writer.put_target_state("src-a", TargetState.STOPPED)
         writer.put_session_key(SessionKey(b"s" * 32, "HmacSHA256", 1234))
         writer.put_restart_request(RestartRequest("src-a", only_failed=True, include_tasks=True))
-        writer.put_logger_level("org.example", "DEBUG")
-        end = writer.snapshot().offset
+        end = writer.snapshot().offset  # each put above read its record back
         assert end == 8  # 2 (target + config) + 2 tasks + commit + target + key + restart
+        # not read back (as Java's putLoggerLevel): the snapshot may or may not count it yet
+        writer.put_logger_level("org.example", "DEBUG")
         reader.refresh(10)
         eventually(lambda: len(listener.events) >= 6)
         snap = reader.snapshot()

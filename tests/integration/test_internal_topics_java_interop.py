@@ -111,7 +111,8 @@ class JavaWorker:
                 f"org.apache.kafka:connect-file:{CONNECT_VERSION}",
                 f"org.apache.kafka:connect-json:{CONNECT_VERSION}",
                 "org.apache.logging.log4j:log4j-core:2.25.5",
-                "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
+                # slf4j 1.7's binding, as kafka-clients: with slf4j2's the worker logged nothing
+                "org.apache.logging.log4j:log4j-slf4j-impl:2.25.5",
             ]
         )
         path = work / "worker.properties"

@@ -45,6 +45,8 @@ class Metrics:
 
 
 class Msg:
+    """A delivered message, as the producer's delivery report hands it over."""
+
     def __init__(self, topic: str, partition: int, offset: int) -> None:
         self._t, self._p, self._o = topic, partition, offset
 
@@ -56,6 +58,9 @@ class Msg:
 
     def offset(self) -> int:
         return self._o
+
+    def timestamp(self) -> tuple[int, int]:
+        return (1, 0)
 
 
 def _batch(owner: Owner, n: int) -> tuple[PartitionAcks, list[SourceRecord], Metrics]:

@@ -23,26 +23,10 @@ from kconnect.runtime.worker.errors.retry_operator import RetryWithToleranceOper
 from kconnect.runtime.worker.worker_source_task import WorkerSourceTask
 from kconnect.runtime.worker.worker_task import CommitSettings, TaskPlugins, TaskServices
 from kconnect.testing.fakes import RecordingStatusListener
+from tests.unit.runtime.worker.test_source_acks import Msg
 
 TASK_THREAD = "task-thread-c-0"
 WAIT_S = 10.0
-
-
-class Msg:
-    def __init__(self, topic: str, partition: int, offset: int) -> None:
-        self._t, self._p, self._o = topic, partition, offset
-
-    def topic(self) -> str:
-        return self._t
-
-    def partition(self) -> int:
-        return self._p
-
-    def offset(self) -> int:
-        return self._o
-
-    def timestamp(self) -> tuple[int, int]:
-        return (1, 0)
 
 
 class QueueProducer:

@@ -79,8 +79,6 @@ JAVA_ONLY: frozenset[str] = frozenset(
         "sasl.login.callback.handler.class",
         "sasl.client.callback.handler.class",
         "sasl.login.class",
-        "client.dns.lookup",
-        "retry.backoff.max.ms",
         "socket.connection.setup.timeout.max.ms",
         "allow.auto.create.topics",
         "internal.leave.group.on.close",
@@ -154,6 +152,8 @@ def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:
             value = "none"
         elif key == "auto.offset.reset" and str(value).strip().lower() == "none":
             value = "error"  # Java's "none": fail when there is no committed offset
+        elif RENAMED.get(key, "").startswith("socket.") and str(value).strip() == "-1":
+            value = 0  # Java's -1 (the OS's buffer size) is librdkafka's 0
         out[RENAMED.get(key, key)] = value
     for key, value in JAVA_DEFAULTS.items():
         out.setdefault(key, value)

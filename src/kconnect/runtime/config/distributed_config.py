@@ -193,17 +193,17 @@ def _distributed_def() -> ConfigDef:
             "send.buffer.bytes",
             Type.INT,
             131072,
-            Range.at_least(0),
+            Range.at_least(-1),
             MEDIUM,
-            "TCP send buffer size.",
+            "TCP send buffer size (-1: the operating system's default).",
         )
         .define(
             "receive.buffer.bytes",
             Type.INT,
             32768,
-            Range.at_least(0),
+            Range.at_least(-1),
             MEDIUM,
-            "TCP receive buffer size.",
+            "TCP receive buffer size (-1: the operating system's default).",
         )
         .define(
             "reconnect.backoff.ms", Type.LONG, 50, Range.at_least(0), LOW, "Reconnect back-off."
@@ -626,14 +626,12 @@ class DistributedConfig(WorkerConfig):
     def internal_client_props(self) -> dict[str, object]:
         """Java-named settings for the worker's own clients (stores, group member): bootstrap
         servers plus the top-level security settings (``security.protocol``, ``sasl.*``,
-        ``ssl.*`` given in the worker file) and the client timeouts of §2.2."""
+        ``ssl.*`` given in the worker file) and the client settings of §2.2
+        (:data:`~kconnect.runtime.config.worker_config.WORKER_CLIENT_SETTINGS`)."""
         props: dict[str, object] = {"bootstrap.servers": self.bootstrap_servers}
         originals = self.originals_strings()
         for key, value in originals.items():
             if key == "security.protocol" or key.startswith(("sasl.", "ssl.")):
                 props[key] = value
-        for key in ("metadata.max.age.ms", "reconnect.backoff.ms", "reconnect.backoff.max.ms",
-                    "retry.backoff.ms", "request.timeout.ms", "connections.max.idle.ms"):  # fmt: skip
-            if key in originals:
-                props[key] = originals[key]
+        props.update(self.worker_client_settings())
         return props

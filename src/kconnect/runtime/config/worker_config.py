@@ -42,12 +42,14 @@ from kconnect.runtime.config.client_overrides import (
     policy_from_worker,
 )
 from kconnect.runtime.config.secret_settings import password_keys, remember_config_secrets
+from kconnect.runtime.config.unapplied_settings import warn_unapplied_settings
 
 __all__ = [
     "CONFIG_DEF",
     "DEFAULT_TASK_PROCESSES",
     "STANDALONE_CONFIG_DEF",
     "TASK_PROCESSES_CONFIG",
+    "WORKER_CLIENT_SETTINGS",
     "ListenerSpec",
     "StandaloneConfig",
     "WorkerConfig",
@@ -467,6 +469,27 @@ _KNOWN_PREFIXES = (
     "ssl.",
 )
 _CLIENT_SECURITY_KEYS = ("security.protocol",)
+#: Kafka client settings a worker file may give at top level (Java's ``DistributedConfig``
+#: declares them) and that kconnect hands, like Java, to the worker's own clients
+#: (``DistributedConfig.internal_client_props``) and to the connectors' admin clients, which
+#: Java builds from every top-level worker setting. The ones librdkafka has no equivalent
+#: for are dropped by :func:`~kconnect.kafka.client_config.to_librdkafka` and warned about at
+#: start (:mod:`~kconnect.runtime.config.unapplied_settings`).
+WORKER_CLIENT_SETTINGS = (
+    "client.dns.lookup",
+    "metadata.max.age.ms",
+    "metadata.recovery.strategy",
+    "metadata.recovery.rebootstrap.trigger.ms",
+    "send.buffer.bytes",
+    "receive.buffer.bytes",
+    "reconnect.backoff.ms",
+    "reconnect.backoff.max.ms",
+    "retry.backoff.ms",
+    "retry.backoff.max.ms",
+    "request.timeout.ms",
+    "socket.connection.setup.timeout.ms",
+    "connections.max.idle.ms",
+)
 
 
 class ListenerSpec(NamedTuple):
@@ -509,6 +532,7 @@ class WorkerConfig(AbstractConfig):
         if not self.rest_listeners:
             raise ConfigException("listeners", "", "At least one listener must be configured")
         self._warn_unknown(props)
+        warn_unapplied_settings(self.definition, props)
 
     def _warn_unknown(self, props: Mapping[str, str]) -> None:
         names = self.definition.names()
@@ -531,6 +555,11 @@ class WorkerConfig(AbstractConfig):
                 base[key] = value
         return base
 
+    def worker_client_settings(self) -> dict[str, object]:
+        """The :data:`WORKER_CLIENT_SETTINGS` the worker file sets (Java names, as given)."""
+        originals = self.originals_strings()
+        return {key: originals[key] for key in WORKER_CLIENT_SETTINGS if key in originals}
+
     def java_producer_props(self) -> dict[str, object]:
         """bootstrap.servers + ``producer.*`` worker settings, Java names."""
         return {
@@ -545,7 +574,12 @@ class WorkerConfig(AbstractConfig):
         }
 
     def java_admin_props(self) -> dict[str, object]:
-        return {**self._client_base(), **self.originals_with_prefix("admin.")}
+        """Connectors' admin clients: as Java's, top-level client settings, then ``admin.*``."""
+        return {
+            **self._client_base(),
+            **self.worker_client_settings(),
+            **self.originals_with_prefix("admin."),
+        }
 
     def producer_props(self) -> dict[str, object]:
         """Worker producer settings, translated for confluent-kafka."""

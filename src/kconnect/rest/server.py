@@ -3,7 +3,7 @@
 ``listeners`` serve the regular app; ``admin.listeners`` (when set and not empty) serve the
 admin app. HTTPS listeners take their TLS settings from ``listeners.https.*`` (admin ones
 from ``admin.listeners.https.*``), or else from the worker's ``ssl.*`` keys: see
-:mod:`kconnect.rest.tls` (PEM and PKCS12 key and trust stores, ``ssl.client.auth`` for
+:mod:`kconnect.rest.tls` (JKS, PKCS12 and PEM key and trust stores, ``ssl.client.auth`` for
 client certificates).
 
 :meth:`RestServer.start` binds every port first, so "address already in use" is reported as a

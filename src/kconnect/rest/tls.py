@@ -6,13 +6,18 @@ listeners), only the prefixed keys count; otherwise the worker's top-level ``ssl
 So ``listeners.https.ssl.keystore.location=...`` together with a top-level
 ``ssl.client.auth=required`` does *not* require client certificates, in Kafka Connect and here.
 
-- Key store: ``ssl.keystore.type`` PEM (``ssl.keystore.location`` holding key and chain, or
-  ``ssl.keystore.key`` / ``ssl.keystore.certificate.chain`` given as PEM text or, a kconnect
-  extension, as file paths) or PKCS12 (needs the ``cryptography`` package); JKS cannot be read
-  by Python (``keytool -importkeystore -deststoretype PKCS12`` converts it).
+Key and trust stores are read by :mod:`kconnect.security.stores`, as the Kafka clients read
+them, into PEM that goes into the context (the key through a private temporary file removed at
+once: ``load_cert_chain`` reads files only):
+
+- Key store: ``ssl.keystore.type`` JKS (the default), PKCS12 (``ssl.keystore.location`` with
+  ``ssl.keystore.password`` and ``ssl.key.password``) or PEM (``ssl.keystore.location`` holding
+  key and chain, or ``ssl.keystore.key`` / ``ssl.keystore.certificate.chain`` given as PEM text
+  or, a kconnect extension, as file paths; without a type set these mean PEM).
 - Trust store (client certificates on listeners; the other worker's certificate when
-  forwarding): ``ssl.truststore.type`` PEM (``ssl.truststore.location`` or
-  ``ssl.truststore.certificates``) or PKCS12; none configured means the system's CAs.
+  forwarding): ``ssl.truststore.type`` JKS, PKCS12 (``ssl.truststore.location``, optionally
+  ``ssl.truststore.password``) or PEM (``ssl.truststore.location`` or
+  ``ssl.truststore.certificates``); none configured means the system's CAs.
 - ``ssl.client.auth``: ``required`` (a client without a trusted certificate cannot connect),
   ``requested`` (a certificate is asked for; one that is sent must be trusted), ``none``.
 - ``ssl.enabled.protocols`` (default TLSv1.2,TLSv1.3) bounds the TLS versions; for requests to
@@ -32,6 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kconnect.rest.errors import RestServerError
+from kconnect.security.stores import StoreError, key_material, trust_material
 
 __all__ = [
     "ADMIN_PREFIX",
@@ -73,14 +79,12 @@ def _originals(worker_config: Any) -> Mapping[str, Any]:
         return dict(worker_config)
 
 
-def ssl_values(worker_config: Any, prefix: str) -> dict[str, str]:
-    """The ``ssl.*`` settings that apply under ``prefix`` (all or nothing, as in Kafka), as
-    text, with Kafka's defaults for what is not set."""
+def _chosen(worker_config: Any, prefix: str) -> dict[str, str]:
     originals = _originals(worker_config)
     chosen = {k[len(prefix) :]: v for k, v in originals.items() if k.startswith(prefix)}
     if not chosen:
         chosen = {k: v for k, v in originals.items() if k.startswith("ssl.")}
-    out = dict(_DEFAULTS)
+    out: dict[str, str] = {}
     for key, value in chosen.items():
         if value is None:
             continue
@@ -89,12 +93,38 @@ def ssl_values(worker_config: Any, prefix: str) -> dict[str, str]:
     return out
 
 
+def ssl_values(worker_config: Any, prefix: str) -> dict[str, str]:
+    """The ``ssl.*`` settings that apply under ``prefix`` (all or nothing, as in Kafka), as
+    text, with Kafka's defaults for what is not set."""
+    return {**_DEFAULTS, **_chosen(worker_config, prefix)}
+
+
 def _where(prefix: str, key: str) -> str:
     return f"{prefix}{key}" if prefix else key
 
 
 def _is_pem(text: str) -> bool:
     return "-----BEGIN" in text
+
+
+def _store_values(v: Mapping[str, str], chosen: Mapping[str, Any], prefix: str) -> dict[str, str]:
+    """The settings :mod:`kconnect.security.stores` reads: the store types only as set (so
+    inline PEM without a type is PEM there), and -- a kconnect extension --
+    ``ssl.keystore.key`` / ``ssl.keystore.certificate.chain`` given as file paths replaced by
+    the files' text."""
+    out = {k: val for k, val in v.items() if k not in _DEFAULTS or k in chosen}
+    for key in ("ssl.keystore.key", "ssl.keystore.certificate.chain"):
+        value = out.get(key, "")
+        if value.strip() and not _is_pem(value):
+            try:
+                with open(value.strip(), encoding="utf-8") as f:
+                    out[key] = f.read()
+            except (OSError, UnicodeDecodeError) as e:
+                raise TlsConfigError(
+                    f"{_where(prefix, key)}: cannot read {value.strip()}: "
+                    f"{getattr(e, 'strerror', None) or e}; give PEM text or a readable PEM file"
+                ) from None
+    return out
 
 
 def _load_pem_bytes(ctx: ssl.SSLContext, pem: bytes, password: str | None) -> None:
@@ -109,64 +139,15 @@ def _load_pem_bytes(ctx: ssl.SSLContext, pem: bytes, password: str | None) -> No
         os.unlink(path)
 
 
-def _pkcs12(path: str, password: str | None, key: str, prefix: str) -> Any:
-    try:
-        from cryptography.hazmat.primitives.serialization import pkcs12
-    except ImportError:
-        raise TlsConfigError(
-            f"{_where(prefix, key)}: a PKCS12 store needs the 'cryptography' package "
-            "(pip install cryptography), or use PEM files"
-        ) from None
-    try:
-        with open(path, "rb") as f:
-            return pkcs12.load_pkcs12(f.read(), password.encode() if password else None)
-    except OSError as e:
-        raise TlsConfigError(f"{_where(prefix, key)}: cannot read {path}: {e.strerror}") from None
-    except ValueError as e:
-        raise TlsConfigError(
-            f"{_where(prefix, key)}: {path} is not a PKCS12 store this password opens: {e}"
-        ) from None
-
-
 def _load_keystore(ctx: ssl.SSLContext, v: Mapping[str, str], prefix: str) -> bool:
-    kind = v["ssl.keystore.type"].upper()
-    location = v.get("ssl.keystore.location")
-    password = v.get("ssl.keystore.password")
-    key_password = v.get("ssl.key.password") or password
-    key, chain = v.get("ssl.keystore.key"), v.get("ssl.keystore.certificate.chain")
     try:
-        if key and chain:
-            if _is_pem(key) or _is_pem(chain):
-                _load_pem_bytes(ctx, f"{key}\n{chain}\n".encode(), key_password)
-            else:
-                ctx.load_cert_chain(chain, key, key_password or None)
-        elif location and kind == "PEM":
-            ctx.load_cert_chain(location, location, key_password or None)
-        elif location and kind == "PKCS12":
-            store = _pkcs12(location, password, "ssl.keystore.location", prefix)
-            from cryptography.hazmat.primitives.serialization import (
-                Encoding,
-                NoEncryption,
-                PrivateFormat,
-            )
-
-            if store.key is None or store.cert is None:
-                raise TlsConfigError(
-                    f"{_where(prefix, 'ssl.keystore.location')}: {location} holds no private "
-                    "key with its certificate"
-                )
-            pem = store.key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
-            pem += store.cert.certificate.public_bytes(Encoding.PEM)
-            for extra in store.additional_certs:
-                pem += extra.certificate.public_bytes(Encoding.PEM)
-            _load_pem_bytes(ctx, pem, None)
-        elif location:
-            raise TlsConfigError(
-                f"{_where(prefix, 'ssl.keystore.type')}={kind} cannot be read by kconnect; use "
-                "PEM or PKCS12 (keytool -importkeystore -deststoretype PKCS12)"
-            )
-        else:
-            return False
+        material = key_material(v, prefix)
+    except StoreError as e:
+        raise TlsConfigError(str(e)) from None
+    if material is None:
+        return False
+    try:
+        _load_pem_bytes(ctx, f"{material.key_pem}{material.chain_pem}".encode(), None)
     except (OSError, ssl.SSLError) as e:
         raise TlsConfigError(
             f"{_where(prefix, 'ssl.keystore.location')}: cannot load the key and certificate: "
@@ -176,44 +157,23 @@ def _load_keystore(ctx: ssl.SSLContext, v: Mapping[str, str], prefix: str) -> bo
 
 
 def _load_truststore(ctx: ssl.SSLContext, v: Mapping[str, str], prefix: str) -> None:
-    kind = v["ssl.truststore.type"].upper()
-    location = v.get("ssl.truststore.location")
-    inline = v.get("ssl.truststore.certificates")
     try:
-        if inline:
-            ctx.load_verify_locations(cadata=inline)
-        elif location and kind == "PEM":
-            ctx.load_verify_locations(cafile=location)
-        elif location and kind == "PKCS12":
-            store = _pkcs12(location, v.get("ssl.truststore.password"), "ssl.truststore.location",
-                            prefix)  # fmt: skip
-            from cryptography.hazmat.primitives.serialization import Encoding
-
-            certs = [c.certificate for c in store.additional_certs]
-            if store.cert is not None:
-                certs.append(store.cert.certificate)
-            if not certs:
-                raise TlsConfigError(
-                    f"{_where(prefix, 'ssl.truststore.location')}: {location} holds no certificates"
-                )
-            ctx.load_verify_locations(
-                cadata="".join(c.public_bytes(Encoding.PEM).decode() for c in certs)
-            )
-        elif location:
-            raise TlsConfigError(
-                f"{_where(prefix, 'ssl.truststore.type')}={kind} cannot be read by kconnect; "
-                "use PEM or PKCS12 (keytool -importkeystore -deststoretype PKCS12)"
-            )
-        else:
-            ctx.load_default_certs(
-                ssl.Purpose.CLIENT_AUTH
-                if ctx.protocol == ssl.PROTOCOL_TLS_SERVER
-                else ssl.Purpose.SERVER_AUTH
-            )
-    except (OSError, ssl.SSLError) as e:
+        pem = trust_material(v, prefix)
+    except StoreError as e:
+        raise TlsConfigError(str(e)) from None
+    if pem is None:
+        ctx.load_default_certs(
+            ssl.Purpose.CLIENT_AUTH
+            if ctx.protocol == ssl.PROTOCOL_TLS_SERVER
+            else ssl.Purpose.SERVER_AUTH
+        )
+        return
+    try:
+        ctx.load_verify_locations(cadata=pem)
+    except ssl.SSLError as e:
         raise TlsConfigError(
             f"{_where(prefix, 'ssl.truststore.location')}: cannot load the trusted certificates: "
-            f"{getattr(e, 'strerror', None) or e}"
+            f"{e}"
         ) from None
 
 
@@ -238,12 +198,14 @@ def _protocols(ctx: ssl.SSLContext, v: Mapping[str, str], prefix: str) -> None:
 def server_context(worker_config: Any, prefix: str) -> ssl.SSLContext:
     """The TLS context of an HTTPS listener (``prefix``: :data:`LISTENER_PREFIX` or
     :data:`ADMIN_PREFIX`). Raises :class:`TlsConfigError`."""
-    v = ssl_values(worker_config, prefix)
+    chosen = _chosen(worker_config, prefix)
+    v = {**_DEFAULTS, **chosen}
+    stores = _store_values(v, chosen, prefix)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     _protocols(ctx, v, prefix)
-    if not _load_keystore(ctx, v, prefix):
+    if not _load_keystore(ctx, stores, prefix):
         raise TlsConfigError(
-            f"An https listener needs {prefix}ssl.keystore.location (PEM or PKCS12) or "
+            f"An https listener needs {prefix}ssl.keystore.location (JKS, PKCS12 or PEM) or "
             f"{prefix}ssl.keystore.key and {prefix}ssl.keystore.certificate.chain"
         )
     if "ssl.client.authentication" in v:
@@ -259,7 +221,7 @@ def server_context(worker_config: Any, prefix: str) -> ssl.SSLContext:
             "or none"
         )
     if client_auth != "none":
-        _load_truststore(ctx, v, prefix)
+        _load_truststore(ctx, stores, prefix)
         ctx.verify_mode = ssl.CERT_REQUIRED if client_auth == "required" else ssl.CERT_OPTIONAL
     return ctx
 
@@ -268,10 +230,12 @@ def client_context(worker_config: Any) -> ssl.SSLContext:
     """The TLS context for requests to other workers' HTTPS listeners (Kafka's
     ``createClientSideSslContextFactory``): trusts the trust store, presents the key store (if
     any) as the client certificate. Raises :class:`TlsConfigError`."""
-    v = ssl_values(worker_config, LISTENER_PREFIX)
+    chosen = _chosen(worker_config, LISTENER_PREFIX)
+    v = {**_DEFAULTS, **chosen}
+    stores = _store_values(v, chosen, LISTENER_PREFIX)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     _protocols(ctx, v, LISTENER_PREFIX)
-    _load_truststore(ctx, v, LISTENER_PREFIX)
-    _load_keystore(ctx, v, LISTENER_PREFIX)
+    _load_truststore(ctx, stores, LISTENER_PREFIX)
+    _load_keystore(ctx, stores, LISTENER_PREFIX)
     ctx.check_hostname = bool(v["ssl.endpoint.identification.algorithm"].strip())
     return ctx

@@ -132,10 +132,15 @@ def test_pem_text_and_pkcs12_stores(pki: Pki, certs: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("props", "message"),
     [
+        ({"listeners.https.ssl.keystore.type": "JCEKS",
+          "listeners.https.ssl.keystore.location": "/x.jceks",
+          "listeners.https.ssl.keystore.key": "", "listeners.https.ssl.keystore.certificate.chain": ""},
+         "JCEKS stores cannot be read by kconnect.*keytool -importkeystore"),
         ({"listeners.https.ssl.keystore.type": "JKS",
           "listeners.https.ssl.keystore.location": "/x.jks",
+          "listeners.https.ssl.keystore.password": "ks-pass",
           "listeners.https.ssl.keystore.key": "", "listeners.https.ssl.keystore.certificate.chain": ""},
-         "JKS cannot be read by kconnect"),
+         "listeners.https.ssl.keystore.location: cannot load .*No such file or directory"),
         ({"listeners.https.ssl.client.auth": "always"}, "expected required, requested or none"),
         ({"listeners.https.ssl.enabled.protocols": "SSLv3"}, "none of these is a TLS version"),
         ({"listeners.https.ssl.truststore.location": "/nope.pem",

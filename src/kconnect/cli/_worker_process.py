@@ -144,7 +144,7 @@ def run_worker(
 
     def fail(message: str) -> int:
         print(f"kconnect {command}: error: {message}", file=sys.stderr)
-        return 1
+        return 2  # as Kafka Connect's launchers exit on a start-up error
 
     try:
         herder, server = start(load_worker_props(args.worker_properties))

@@ -58,6 +58,7 @@ def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
 
     plugins, transformer = load_plugins(config, worker_props)
     worker = Worker(config.worker_id(), config, plugins, KafkaOffsetBackingStore(config))
+    worker.check_cluster_access()  # a refused login or TLS handshake ends the start-up
     herder = DistributedHerder(
         config,
         worker,

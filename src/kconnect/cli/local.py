@@ -51,6 +51,7 @@ def _options(args: argparse.Namespace) -> Any:
         kafka_port=args.kafka_port,
         controller_port=args.controller_port,
         pg_port=args.pg_port,
+        secure=getattr(args, "secure", False),
     )
 
 
@@ -58,9 +59,18 @@ def _start(args: argparse.Namespace) -> int:
     from kconnect.local import paths, stack
 
     _say(f"kconnect home: {paths.home()}")
-    stack.start(_options(args), progress=_say)
+    options = _options(args)
+    stack.start(options, progress=_say)
     _say("")
-    _say(stack.format_table(stack.status(_options(args))))
+    _say(stack.format_table(stack.status(options)))
+    if options.secure and options.kafka:
+        from kconnect.local import secure
+
+        settings = options.kafka_settings()
+        material = secure.SecureMaterial.load(settings.directory / "secure")
+        listeners = secure.SecureListeners(settings.host, settings.port)
+        _say("")
+        _say(secure.worker_properties(material, listeners))
     return 0
 
 
@@ -143,6 +153,13 @@ def add_parser(subparsers: Any) -> None:
         "--kafka-port 9192",
     )
     _add_common(start)
+    start.add_argument(
+        "--secure",
+        action="store_true",
+        help="Kafka also listens with SASL_SSL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER) on the "
+        "Kafka port + 10, mutual TLS on + 11 and SASL_PLAINTEXT on + 12, with a generated CA "
+        "and user; prints the worker properties to paste (restarts a running node without them)",
+    )
     start.set_defaults(func=_run(_start))
 
     stop = actions.add_parser(

@@ -116,5 +116,6 @@ def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
             "point the setting at an existing directory"
         )
     worker = Worker(config.worker_id(), config, plugins, FileOffsetBackingStore(offsets_path))
+    worker.check_cluster_access()  # a refused login or TLS handshake ends the start-up
     herder = StandaloneHerder(worker, plugins, worker_config=config, config_transformer=transformer)
     return herder, serve(herder, config)

@@ -7,6 +7,7 @@ client is).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -17,7 +18,8 @@ from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.records import TopicPartition
 from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.errors import KafkaClientError, from_kafka_error
+from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
+from kconnect.kafka.security_errors import SecurityFailure, error_callback
 
 __all__ = ["Admin", "NewTopicSpec"]
 
@@ -35,18 +37,38 @@ class NewTopicSpec:
 class Admin:
     """A thin admin client over confluent-kafka with Java-named properties."""
 
-    def __init__(self, props: Mapping[str, object]) -> None:
+    def __init__(self, props: Mapping[str, object], prefix: str = "") -> None:
+        """``prefix`` names the settings' origin in errors (``admin.``, ``source.cluster.``)."""
+        self._security_failure: SecurityFailure | None = None
+        config = with_client_logger(to_librdkafka(props, prefix))
+        config["error_cb"] = error_callback(self._on_security_failure)
         try:
-            self._admin = AdminClient(with_client_logger(to_librdkafka(props)))  # type: ignore[arg-type]
+            self._admin = AdminClient(config)  # type: ignore[arg-type]
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 
+    def _on_security_failure(self, failure: SecurityFailure) -> None:
+        self._security_failure = failure
+
     def cluster_id(self, timeout: float = 30.0) -> str:
-        try:
-            md = self._admin.list_topics(timeout=timeout)
-        except KafkaException as e:
-            raise from_kafka_error(e, "Failed to connect to and describe Kafka cluster") from e
-        return str(md.cluster_id)
+        """The cluster's id. An authentication or TLS failure raises at once (its message names
+        the settings to check), not after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                md = self._admin.list_topics(timeout=max(0.1, min(0.5, remaining)))
+                return str(md.cluster_id)
+            except KafkaException as e:
+                self._admin.poll(0)  # serves the error callback
+                if self._security_failure is not None:
+                    raise KafkaSecurityError(
+                        f"Failed to connect to the Kafka cluster: {self._security_failure}"
+                    ) from None
+                if deadline - time.monotonic() <= 0:
+                    raise from_kafka_error(
+                        e, "Failed to connect to and describe Kafka cluster"
+                    ) from e
 
     def topic_partition_counts(
         self, topics: Iterable[str] | None = None, timeout: float = 10.0

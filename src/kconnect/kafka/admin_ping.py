@@ -109,4 +109,29 @@ def delete_topics(bootstrap: str, names: list[str], *, timeout_s: float = 10.0) 
             pass
 
 
-__all__ = ["create_topic", "delete_topics", "wait_for_broker"]
+def upsert_scram_user(
+    bootstrap: str,
+    user: str,
+    password: str,
+    mechanisms: tuple[str, ...] = ("SCRAM-SHA-256", "SCRAM-SHA-512"),
+    timeout_s: float = 30.0,
+) -> None:
+    """Create (or reset) SCRAM credentials of ``user`` for each mechanism (the local secured
+    node's users), through the cluster's admin API."""
+    from confluent_kafka.admin import (  # type: ignore[attr-defined]
+        ScramCredentialInfo,
+        ScramMechanism,
+        UserScramCredentialUpsertion,
+    )
+
+    admin = _admin(bootstrap)
+    for m in mechanisms:  # one credential of a user per request (the broker refuses two)
+        upsert = UserScramCredentialUpsertion(
+            user, ScramCredentialInfo(ScramMechanism[m.replace("-", "_")], 8192), password.encode()
+        )
+        futures = admin.alter_user_scram_credentials([upsert], request_timeout=timeout_s)
+        for future in futures.values():
+            future.result(timeout=timeout_s)
+
+
+__all__ = ["create_topic", "delete_topics", "upsert_scram_user", "wait_for_broker"]

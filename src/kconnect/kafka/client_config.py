@@ -10,10 +10,11 @@ for Apache Kafka Connect works unchanged.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 
 from kconnect.kafka import outage_log
+from kconnect.kafka.client_security import client_security, is_security_key, librdkafka_config
+from kconnect.kafka.security_errors import SecurityLogFilter
 
 __all__ = [
     "CLIENT_LOG",
@@ -62,23 +63,6 @@ JAVA_ONLY: frozenset[str] = frozenset(
         "auto.include.jmx.reporter",
         "default.api.timeout.ms",
         "max.poll.records",
-        "security.providers",
-        "ssl.truststore.type",
-        "ssl.truststore.location",
-        "ssl.truststore.password",
-        "ssl.truststore.certificates",
-        "ssl.keystore.type",
-        "ssl.keymanager.algorithm",
-        "ssl.trustmanager.algorithm",
-        "ssl.secure.random.implementation",
-        "ssl.engine.factory.class",
-        "ssl.protocol",
-        "ssl.provider",
-        "ssl.enabled.protocols",
-        "sasl.jaas.config",
-        "sasl.login.callback.handler.class",
-        "sasl.client.callback.handler.class",
-        "sasl.login.class",
         "socket.connection.setup.timeout.max.ms",
         "allow.auto.create.topics",
         "internal.leave.group.on.close",
@@ -96,42 +80,31 @@ _ASSIGNORS = {
     "org.apache.kafka.clients.consumer.CooperativeStickyAssignor": "cooperative-sticky",
 }
 
-_JAAS_CRED = re.compile(r'(username|password)\s*=\s*"((?:[^"\\]|\\.)*)"')
-
-
-def _jaas_credentials(jaas: str) -> dict[str, str]:
-    """``sasl.username``/``sasl.password`` from a Plain/Scram JAAS line (librdkafka has no JAAS)."""
-    found = {k: re.sub(r"\\(.)", r"\1", v) for k, v in _JAAS_CRED.findall(jaas)}
-    out = {}
-    if "username" in found:
-        out["sasl.username"] = found["username"]
-    if "password" in found:
-        out["sasl.password"] = found["password"]
-    return out
-
-
 #: Logger that receives librdkafka's log lines for every client kconnect builds.
 CLIENT_LOG = logging.getLogger("kconnect.kafka.librdkafka")
 # A broker outage: one line per client when it starts and when it ends, not one per attempt.
 outage_log.install(CLIENT_LOG)
+# Authentication and TLS failures: once per client and cause, in the settings' Java names.
+CLIENT_LOG.addFilter(SecurityLogFilter())
 
 
-def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:
+def to_librdkafka(props: Mapping[str, object], prefix: str = "") -> dict[str, object]:
     """Translate Java client properties into a librdkafka config dict.
 
-    Values are stringified (booleans as ``true``/``false``) except ints, which librdkafka
-    accepts either way. Unknown names pass through: librdkafka rejects them at client creation
-    with a message naming the property. :data:`JAVA_DEFAULTS` fill in what is not given.
+    Security settings (``security.protocol``, ``sasl.*``, ``ssl.*``) are read and checked by
+    :mod:`kconnect.kafka.client_security` (stores loaded, JAAS parsed; a setting that cannot be
+    applied raises its :class:`~kconnect.kafka.client_security.ClientSecurityError`, named with
+    ``prefix``, e.g. ``producer.override.``). Other values are stringified (booleans as
+    ``true``/``false``) except ints, which librdkafka accepts either way. Unknown names pass
+    through: librdkafka rejects them at client creation with a message naming the property.
+    :data:`JAVA_DEFAULTS` fill in what is not given.
     """
-    out: dict[str, object] = {}
+    out: dict[str, object] = librdkafka_config(client_security(props, prefix))
     for key, value in props.items():
-        if value is None:
+        if value is None or is_security_key(key):
             continue
         if hasattr(value, "value") and callable(value.value):  # Password
             value = value.value()
-        if key == "sasl.jaas.config":
-            out.update(_jaas_credentials(str(value)))
-            continue
         if key in JAVA_ONLY:
             log.debug("Dropping Java-only client setting %s (no librdkafka equivalent)", key)
             continue
@@ -148,8 +121,6 @@ def to_librdkafka(props: Mapping[str, object]) -> dict[str, object]:
             if "cooperative-sticky" in names and len(names) > 1:
                 names = [n for n in names if n != "cooperative-sticky"]
             value = ",".join(names)
-        elif key == "ssl.endpoint.identification.algorithm" and str(value).strip() == "":
-            value = "none"
         elif key == "auto.offset.reset" and str(value).strip().lower() == "none":
             value = "error"  # Java's "none": fail when there is no committed offset
         elif RENAMED.get(key, "").startswith("socket.") and str(value).strip() == "-1":

@@ -35,6 +35,11 @@ class KafkaClientError(ConnectException):
         self.abortable = False
 
 
+class KafkaSecurityError(KafkaClientError):
+    """The cluster refused the client's login or TLS handshake; the message names the settings
+    to check. Not retriable: the same settings fail the same way."""
+
+
 class RetriableKafkaError(KafkaClientError):
     """A transient client error (``org.apache.kafka.common.errors.RetriableException``)."""
 

@@ -32,6 +32,7 @@ from kafka.future import Future
 from kafka.net.compat import KafkaNetClient
 
 from kconnect.kafka import outage_log
+from kconnect.kafka.client_security import client_security, kafka_python_config
 from kconnect.kafka.connect_protocol import (
     ConnectProtocolCompatibility,
     ExtendedAssignment,
@@ -76,8 +77,14 @@ class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
         client_id: str = "",
         task_id: Callable[[str, int], Any] = lambda c, t: (c, t),
         client_configs: Mapping[str, Any] | None = None,
+        security_props: Mapping[str, object] | None = None,
     ) -> None:
+        """``security_props``: the worker's Java-named client security settings
+        (``security.protocol``, ``sasl.*``, ``ssl.*``), translated for kafka-python by
+        :mod:`kconnect.kafka.client_security` (raises its ``ClientSecurityError``)."""
         extra = dict(client_configs or {})
+        if security_props:
+            extra.update(kafka_python_config(client_security(security_props)))
         outage_log.install_for_group_member(bootstrap_servers)
         self._client_obj = KafkaNetClient(
             bootstrap_servers=bootstrap_servers.split(","),

@@ -47,6 +47,9 @@ class KafkaSettings:
     node_id: int = 1
     heap: str = DEFAULT_HEAP
     extra: dict[str, str] = field(default_factory=dict)
+    #: also listen with SASL_SSL, mTLS and SASL_PLAINTEXT (:mod:`kconnect.local.secure`)
+    secure: bool = False
+    jvm_options: tuple[str, ...] = ()
 
     @property
     def bootstrap(self) -> str:
@@ -189,6 +192,7 @@ def java_command(
         "-XX:+ExplicitGCInvokesConcurrent",
         "-XX:TieredStopAtLevel=1" if main != "kafka.Kafka" else "-XX:+UseStringDeduplication",
         "-Djava.awt.headless=true",
+        *(settings.jvm_options if main == "kafka.Kafka" else ()),
         f"-Dlog4j2.configurationFile={settings.directory / 'log4j2.properties'}",
         f"-Dkafka.logs.dir={settings.directory}",
         "-cp",
@@ -271,6 +275,10 @@ def start(
 
     say = progress or (lambda _msg: None)
     current = status()
+    if current["state"] == "running" and settings.secure and not current.get("secure"):
+        say("Restarting Kafka with the secured listeners (--secure)")
+        stop(progress=progress)
+        current = status()
     if current["state"] == "running":
         say(f"Kafka already running on {current.get('address', settings.bootstrap)}")
         return current
@@ -293,6 +301,25 @@ def start(
     dist = distribution(progress)
     d = settings.directory
     d.mkdir(parents=True, exist_ok=True)
+    material = None
+    if settings.secure:
+        from dataclasses import replace
+
+        from kconnect.local import secure
+
+        say("Preparing the secured listeners (CA, key and trust stores, users)")
+        material = secure.ensure_material(d / "secure")
+        listeners = secure.SecureListeners(settings.host, settings.port)
+        settings = replace(
+            settings,
+            extra={
+                **secure.broker_properties(
+                    material, listeners, f"{settings.host}:{settings.controller_port}"
+                ),
+                **settings.extra,
+            },
+            jvm_options=(*secure.jvm_options(material), *settings.jvm_options),
+        )
     (d / "server.properties").write_text(server_properties(settings), encoding="utf-8")
     (d / "log4j2.properties").write_text(LOG4J2_PROPERTIES, encoding="utf-8")
     if not is_formatted(settings):
@@ -350,6 +377,18 @@ def start(
         except TimeoutError:
             continue
     state["cluster_id"] = cluster_id
+    if material is not None:
+        from kconnect.kafka.admin_ping import upsert_scram_user
+        from kconnect.local import secure
+
+        upsert_scram_user(settings.bootstrap, material.user, material.password)
+        listeners = secure.SecureListeners(settings.host, settings.port)
+        state["secure"] = {
+            "sasl_ssl": listeners.sasl_ssl,
+            "ssl": listeners.ssl,
+            "sasl_plaintext": listeners.sasl_plaintext,
+            "material": str(material.directory),
+        }
     paths.write_state(paths.state_file(SERVICE), state)
     say(f"Kafka up on {settings.bootstrap} in {time.monotonic() - t0:.1f} s (pid {proc.pid})")
     return {**state, "state": "running", "pid": proc.pid}

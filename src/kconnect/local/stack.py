@@ -37,12 +37,14 @@ class StackOptions:
     kafka_port: int = kafka_svc.DEFAULT_PORT
     controller_port: int | None = None  # default: kafka_port + 1
     pg_port: int = postgres_svc.DEFAULT_PORT
+    secure: bool = False  # Kafka also on SASL_SSL, mTLS and SASL_PLAINTEXT listeners
 
     def kafka_settings(self) -> kafka_svc.KafkaSettings:
         """Settings of the Kafka node these options describe."""
         return kafka_svc.KafkaSettings(
             port=self.kafka_port,
             controller_port=self.controller_port or self.kafka_port + 1,
+            secure=self.secure,
         )
 
     def postgres_settings(self) -> postgres_svc.PostgresSettings:

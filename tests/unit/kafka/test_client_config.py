@@ -31,7 +31,6 @@ def test_renames_and_value_translation() -> None:
             "max.request.size": "2000000",
             "send.buffer.bytes": "1024",
             "enable.idempotence": False,
-            "ssl.endpoint.identification.algorithm": "",
             "auto.offset.reset": "none",
             "partition.assignment.strategy": "org.apache.kafka.clients.consumer.RangeAssignor,"
             "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
@@ -41,7 +40,6 @@ def test_renames_and_value_translation() -> None:
         "message.max.bytes": "2000000",
         "socket.send.buffer.bytes": "1024",
         "enable.idempotence": "false",
-        "ssl.endpoint.identification.algorithm": "none",
         "auto.offset.reset": "error",
         "partition.assignment.strategy": "range",
         "reconnect.backoff.ms": 50,
@@ -54,6 +52,7 @@ def test_jaas_plain_credentials_become_sasl_username_password() -> None:
             "sasl.jaas.config": "org.apache.kafka.common.security.plain.PlainLoginModule required "
             'username="alice" password="s3cr\\"et";',
             "sasl.mechanism": "PLAIN",
+            "security.protocol": "SASL_PLAINTEXT",
         }
     )
     assert out["sasl.username"] == "alice"

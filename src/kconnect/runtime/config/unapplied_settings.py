@@ -35,9 +35,6 @@ UNAPPLIED_WORKER_SETTINGS: dict[str, str] = {
         "librdkafka has no growing connection set-up timeout: every attempt waits "
         "socket.connection.setup.timeout.ms"
     ),
-    "sasl.client.callback.handler.class": (
-        "a Java SASL client callback handler cannot run in a Python worker"
-    ),
 }
 
 #: Prefixes under which the worker file configures the task clients; an unapplied client

@@ -551,7 +551,7 @@ class WorkerConfig(AbstractConfig):
         """Top-level security settings shared by the worker's own clients."""
         base: dict[str, object] = {"bootstrap.servers": self.bootstrap_servers}
         for key, value in self.originals_strings().items():
-            if key in _CLIENT_SECURITY_KEYS or key.startswith("sasl."):
+            if key in _CLIENT_SECURITY_KEYS or key.startswith(("sasl.", "ssl.")):
                 base[key] = value
         return base
 

@@ -59,6 +59,19 @@ def _get(config: Any, key: str, default: Any) -> Any:
     return default if value is None else value
 
 
+def _security_props(config: Any) -> dict[str, object]:
+    """The worker-level client security settings the group member connects with (as the
+    worker's internal clients: top-level ``security.protocol``, ``sasl.*``, ``ssl.*``)."""
+    props = getattr(config, "internal_client_props", None)
+    if props is None:
+        return {}
+    return {
+        k: v
+        for k, v in props().items()
+        if k == "security.protocol" or k.startswith(("sasl.", "ssl."))
+    }
+
+
 class WorkerGroupMember:
     """Membership of ``group.id``; start() spawns the member thread, stop() leaves the group."""
 
@@ -117,6 +130,7 @@ class WorkerGroupMember:
             retry_backoff_ms=int(_get(cfg, "retry.backoff.ms", 100)),
             client_id=str(_get(cfg, "client.id", "")),
             task_id=ConnectorTaskId,
+            security_props=_security_props(cfg),
         )
         self._thread = threading.Thread(target=self._run, name="connect-group-member", daemon=True)
         self._thread.start()

@@ -23,6 +23,7 @@ from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.errors import ConfigException, ConnectException
 from kconnect.kafka.admin import Admin
+from kconnect.kafka.errors import KafkaSecurityError
 from kconnect.kafka.fencing import fence_producers
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -161,6 +162,20 @@ class Worker:
         if self._cluster_id is None:
             self._cluster_id = self._shared_admin().cluster_id()
         return self._cluster_id
+
+    def check_cluster_access(self) -> None:
+        """At start-up, as Kafka Connect: a cluster that refuses the worker's login or TLS
+        handshake stops the worker (raises :class:`~kconnect.kafka.errors.KafkaSecurityError`
+        naming the settings). A cluster not reachable yet is only logged: the worker starts
+        and its clients keep retrying."""
+        try:  # a refused login or handshake is known within a second; don't wait long for more
+            self._cluster_id = self._shared_admin().cluster_id(timeout=5.0)
+        except KafkaSecurityError:
+            raise
+        except ConnectException as e:
+            log.warning(
+                "Kafka cluster not reachable at start-up (%s); its clients keep retrying", e
+            )
 
     # -- connectors -----------------------------------------------------------------------------
 

@@ -35,8 +35,6 @@ def _warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
         ("metric.reporters", "com.example.MyReporter", "GET /metrics"),
         ("metrics.recording.level", "DEBUG", "no DEBUG-only sensors"),
         ("socket.connection.setup.timeout.max.ms", "60000", "socket.connection.setup.timeout.ms"),
-        ("sasl.client.callback.handler.class", "com.example.Handler", "Java SASL"),
-        ("producer.sasl.client.callback.handler.class", "com.example.Handler", "Java SASL"),
         ("consumer.metrics.recording.level", "DEBUG", "no DEBUG-only sensors"),
     ],
 )
@@ -77,8 +75,7 @@ def test_every_listed_setting_warns(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, LOGGER):
         DistributedConfig({**DISTRIBUTED, **{k: "99" for k in UNAPPLIED_WORKER_SETTINGS
                                              if k.endswith(".ms")},
-                           "metric.reporters": "x.Y", "metrics.recording.level": "DEBUG",
-                           "sasl.client.callback.handler.class": "x.Z"})  # fmt: skip
+                           "metric.reporters": "x.Y", "metrics.recording.level": "DEBUG"})  # fmt: skip
     assert len(_warnings(caplog)) == len(UNAPPLIED_WORKER_SETTINGS)
 
 

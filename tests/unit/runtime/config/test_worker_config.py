@@ -137,7 +137,6 @@ def test_prefixed_settings() -> None:
     assert c.admin_props() == {
         **java_defaults,
         "bootstrap.servers": "a:1,b:2",
-        "security.protocol": "PLAINTEXT",
         "request.timeout.ms": "900",
     }
 

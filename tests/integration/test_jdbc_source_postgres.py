@@ -6,8 +6,11 @@ import datetime as dt
 import decimal
 import subprocess
 import sys
+import threading
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 from urllib.parse import urlparse
 
 import psycopg
@@ -222,6 +225,128 @@ def test_resume_from_java_offset_and_legacy_partition(pg) -> None:
     task = _task(props, reader)
     assert [r.value.get("v") for r in _drain(task, 2)] == ["c"]
     task.stop()
+
+
+class _Gate:
+    """Holds the thread that calls :meth:`wait_here` until :meth:`open`; ``reached`` tells
+    the test that it got there (once armed)."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.reached = threading.Event()
+        self._open = threading.Event()
+
+    def wait_here(self) -> None:
+        if self.armed:
+            self.reached.set()
+            assert self._open.wait(30), "the test never opened the gate"
+
+    def open(self) -> None:
+        self._open.set()
+
+
+class _GatedReader(MemoryOffsetReader):
+    """Offsets whose look-up (in the task's start()) waits at ``gate``."""
+
+    def __init__(self, gate: _Gate) -> None:
+        super().__init__()
+        self.gate = gate
+
+    def offset(self, partition: Mapping[str, Any]) -> dict[str, Any] | None:
+        self.gate.wait_here()
+        return super().offset(partition)
+
+
+def _sessions(conn: psycopg.Connection, app: str) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", (app,)
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def _until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def _in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[BaseException]]:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as e:
+            errors.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, errors
+
+
+def _stop_race_props(cprops: dict[str, str], schema: str, app: str) -> dict[str, str]:
+    return {
+        **cprops,
+        "connection.url": f"{cprops['connection.url']}?ApplicationName={app}",
+        "mode": "incrementing",
+        "incrementing.column.name": "id",
+        "tables": f'"{schema}"."t"',
+        "tables.fetched": "true",
+        "poll.interval.ms": "600000",
+    }
+
+
+def test_a_stop_during_start_ends_the_task_quietly_and_closes_its_connection(pg) -> None:
+    # The runtime asks a task to stop from another thread, possibly while start() still runs
+    # (a task revoked or its connector stopped right after the task was started): start()
+    # must not fail on a connection provider that stop() closed under it ("Connection
+    # provider ... is closed" made the task FAILED), and the connection must end closed.
+    conn, cprops, schema = pg
+    conn.execute(f'CREATE TABLE "{schema}".t (id int PRIMARY KEY, v text)')
+    app = "kc-stop-start-" + uuid.uuid4().hex[:8]
+    props = _stop_race_props(cprops, schema, app)
+    gate = _Gate()
+    gate.armed = True
+    task = JdbcSourceTask()
+    task.initialize(FakeSourceTaskContext(props, _GatedReader(gate)))
+    thread, errors = _in_thread(lambda: task.start(props))
+    assert gate.reached.wait(30), "start() never read its offsets"
+    task.stop()  # start() is between reading its offsets and connecting
+    gate.open()
+    thread.join(30)
+    assert not thread.is_alive() and errors == []
+    assert task.poll() is None
+    _until(lambda: _sessions(conn, app) == 0, "the task's connection to close")
+
+
+def test_a_stop_during_poll_closes_the_connection_when_the_poll_returns(pg) -> None:
+    # stop() finds poll() holding the task's lock and only signals; the runtime polls no
+    # more after that, so the poll itself must close the connection on its way out.
+    conn, cprops, schema = pg
+    conn.execute(f'CREATE TABLE "{schema}".t (id int PRIMARY KEY, v text)')
+    conn.execute(f"INSERT INTO \"{schema}\".t VALUES (1, 'a')")
+    app = "kc-stop-poll-" + uuid.uuid4().hex[:8]
+    props = _stop_race_props(cprops, schema, app)
+    gate = _Gate()
+
+    def clock() -> float:
+        gate.wait_here()
+        return time.monotonic()
+
+    task = JdbcSourceTask(clock=clock)
+    task.initialize(FakeSourceTaskContext(props, MemoryOffsetReader()))
+    task.start(props)
+    assert [r.value.get("v") for r in _drain(task, 1)] == ["a"]
+    assert _sessions(conn, app) == 1
+    gate.armed = True
+    thread, errors = _in_thread(task.poll)
+    assert gate.reached.wait(30), "poll() never started"
+    task.stop()  # poll() holds the task's lock
+    gate.open()
+    thread.join(30)
+    assert not thread.is_alive() and errors == []
+    _until(lambda: _sessions(conn, app) == 0, "the task's connection to close")
 
 
 def test_incrementing_autodetects_serial_and_rejects_nullable(pg) -> None:

@@ -141,8 +141,34 @@ def test_lifecycle_over_http(worker, tmp_path):
     )
     assert r.status_code == 200, r.text
     assert _offset_position(worker.url, "src") == 7
+    # a STOPPED connector resumes with its tasks (the worker still holds it, STOPPED)
+    r = httpx.put(worker.url + "/connectors/src/resume")
+    assert r.status_code == 202, r.text
+    _wait(lambda: _states(worker.url, "src") == ("RUNNING", ["RUNNING"]), what="src resumed")
     assert httpx.delete(worker.url + "/connectors/src").status_code == 204
     assert httpx.get(worker.url + "/connectors/src").status_code == 404
+    assert httpx.put(worker.url + "/connectors/src/resume").json() == {
+        "error_code": 404, "message": "Unknown connector src",
+    }  # fmt: skip
+
+
+def _states(url, name):
+    status = httpx.get(f"{url}/connectors/{name}/status").json()
+    return status["connector"]["state"], [t["state"] for t in status["tasks"]]
+
+
+def test_a_connector_created_stopped_resumes(worker, tmp_path):
+    _, config = _source(tmp_path, f"h-stopped-{os.getpid()}-{time.time_ns()}")
+    r = httpx.post(
+        worker.url + "/connectors",
+        json={"name": "c", "config": config, "initial_state": "STOPPED"},
+    )
+    assert r.status_code == 201, r.text
+    _wait(lambda: _states(worker.url, "c") == ("STOPPED", []), what="c STOPPED")
+    for _ in range(2):  # a second resume of a running connector changes nothing
+        r = httpx.put(worker.url + "/connectors/c/resume")
+        assert r.status_code == 202, r.text
+        _wait(lambda: _states(worker.url, "c") == ("RUNNING", ["RUNNING"]), what="c resumed")
 
 
 def test_offsets_survive_clean_restart_and_kill_9(tmp_path, kafka_bootstrap):

@@ -4,8 +4,10 @@ Each task runs on its own thread, created by the worker. Lifecycle:
 
 * **SourceTask**: ``initialize(context)`` → ``start(props)`` → repeated ``poll()`` (on the
   task thread; may block briefly, should return within about a second so pause/stop are
-  noticed) → ``stop()``. ``stop`` is called from *another* thread to interrupt a blocking
-  ``poll``; it must be thread-safe and should only signal. ``commit()`` is called after offsets
+  noticed) → ``stop()``. ``stop`` is called once, usually from *another* thread to interrupt
+  a blocking ``poll``, so it must be thread-safe and should only signal; it is made on the
+  task thread when the task failed, or when the stop came while ``start`` ran (it never runs
+  beside ``start``, as in Kafka Connect). No ``poll`` follows it. ``commit()`` is called after offsets
   were flushed; ``commit_record(record, metadata)`` after the producer acknowledged a record,
   or -- for a task that overrides it -- ``commit_records(records, offsets)`` once per source
   partition and batch. kconnect makes all three calls on the task thread, between polls (an

@@ -176,9 +176,11 @@ class StandaloneHerder(AbstractHerder):
         with self._lock:
             if not self._snapshot().contains(name):
                 raise NotFoundException(f"Unknown connector {name}")
-            state = self._snapshot()
-            if state.target_state(name) is TargetState.STOPPED and not self.worker.is_running(name):
-                # a connector created STOPPED never ran: start it now
+            stopped = self._snapshot().target_state(name) is TargetState.STOPPED
+            if stopped and name not in self.worker.connector_names():
+                # The worker keeps a STOPPED connector (its WorkerConnector goes back to
+                # STARTED below, as Kafka's does); it lacks one only if it could not create
+                # it: try again now. (Starting one it holds failed: "already exists".)
                 self.config_store.put_target_state(name, TargetState.STARTED)
                 self._start_connector(name)
                 self._update_connector_tasks(name)

@@ -38,7 +38,9 @@ acknowledged. Every ``offset.flush.interval.ms``, and on pause and stop,
 
 **Threads.** Everything above runs on the task thread, as do ``SourceTask.commit``,
 ``commit_record`` and ``commit_records``. ``stop()`` (another thread) only calls
-``SourceTask.stop()``, which must only signal.
+``SourceTask.stop()``, which must only signal, and not while ``SourceTask.start()`` runs:
+a stop requested then is made on the task thread once ``start()`` returned, as Kafka makes
+it (a task may release in ``stop()`` what its ``start()`` still uses).
 
 **Hooks.** What :class:`~kconnect.runtime.worker.exactly_once_source_task.
 ExactlyOnceWorkerSourceTask` changes (called on the task thread unless said otherwise):
@@ -58,6 +60,7 @@ ExactlyOnceWorkerSourceTask` changes (called on the task thread unless said othe
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -191,6 +194,11 @@ class WorkerSourceTask(WorkerTask):
         self.submitted = SubmittedRecords()
         self._task_started = False
         self._task_stopped = False
+        # SourceTask.stop() is called once: from the stopping thread to interrupt a poll, or
+        # by the task thread once start() returned when the stop came during start() (Kafka
+        # never runs stop() beside start(): a task may free in stop() what start() uses).
+        self._stop_lock = threading.Lock()
+        self._in_start = False
         # The batch being sent (steps 3-4); kept across loop turns while the producer's
         # queue is full.
         self._batch: SourceBatch | None = None
@@ -211,8 +219,13 @@ class WorkerSourceTask(WorkerTask):
         if self.is_stopping():
             return
         self.task.initialize(self._new_context())
-        self._task_started = True
-        self.task.start(self.task_props)
+        with self._stop_lock:
+            self._task_started = self._in_start = True
+        try:
+            self.task.start(self.task_props)
+        finally:
+            with self._stop_lock:
+                self._in_start = False
         self.log.info("Source task finished initialization and start")
         self._next_commit = self.clock.monotonic_ms() + self.flush_interval_ms
 
@@ -230,15 +243,20 @@ class WorkerSourceTask(WorkerTask):
 
     def _on_stop_requested(self) -> None:
         # SourceTask.stop is the documented way to interrupt a blocking poll; it only signals.
-        self._stop_task()
+        # During start() it waits: the task thread calls it once start() returned (_close).
+        self._stop_task(unless_starting=True)
 
-    def _stop_task(self) -> None:
-        if self._task_started and not self._task_stopped:
+    def _stop_task(self, *, unless_starting: bool = False) -> None:
+        with self._stop_lock:
+            if not self._task_started or self._task_stopped:
+                return
+            if unless_starting and self._in_start:
+                return
             self._task_stopped = True
-            try:
-                self.task.stop()
-            except Exception:
-                self.log.exception("Exception thrown while calling task.stop()")
+        try:
+            self.task.stop()
+        except Exception:
+            self.log.exception("Exception thrown while calling task.stop()")
 
     def _close(self) -> None:
         failed = self._failed or self._producer_error is not None

@@ -243,3 +243,67 @@ def test_a_refused_record_is_skipped_under_tolerance_all_and_does_not_hold_offse
     assert source.groups == [({"p": 1}, ["v0", "v1", "v2"], [0, -1, 1])]
     assert committed_offset(store, 1) == {"n": 2}
     assert wt._source_metrics._active_count == 0
+
+
+class SlowStartSource(ScriptedSource):
+    """start() waits for ``release``; every plugin call is logged with its thread."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.starting = threading.Event()
+        self.release = threading.Event()
+        self.calls: list[tuple[str, str]] = []
+
+    def start(self, props: Mapping[str, str]) -> None:
+        self.calls.append(("start", threading.current_thread().name))
+        self.starting.set()
+        assert self.release.wait(WAIT_S)
+        self.calls.append(("started", threading.current_thread().name))
+
+    def stop(self) -> None:
+        self.calls.append(("stop", threading.current_thread().name))
+        super().stop()
+
+
+def test_a_stop_requested_during_start_reaches_the_task_once_start_returned() -> None:
+    # As in Kafka Connect, SourceTask.stop() never runs while start() does: a task may free
+    # in stop() what its start() is still using (the JDBC source's connection).
+    source = SlowStartSource()
+    wt = source_task(source, QueueProducer(), MemoryOffsetBackingStore())
+    wt.start()
+    assert source.starting.wait(WAIT_S)
+    wt.stop()
+    assert source.calls == [("start", TASK_THREAD)]
+    source.release.set()
+    assert wt.await_stop(WAIT_S)
+    assert source.calls == [("start", TASK_THREAD), ("started", TASK_THREAD), ("stop", TASK_THREAD)]
+
+
+class PollingSource(ScriptedSource):
+    """poll() blocks until stop(), telling the test when it began."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.polling = threading.Event()
+        self.stop_thread: str | None = None
+
+    def poll(self) -> Sequence[SourceRecord] | None:
+        self.polling.set()
+        self.stopped.wait(WAIT_S)
+        return None
+
+    def stop(self) -> None:
+        self.stop_thread = threading.current_thread().name
+        super().stop()
+
+
+def test_a_stop_requested_while_polling_interrupts_the_poll_from_the_stopping_thread() -> None:
+    source = PollingSource()
+    wt = source_task(source, QueueProducer(), MemoryOffsetBackingStore())
+    wt.start()
+    assert source.polling.wait(WAIT_S)
+    stopper = threading.Thread(target=wt.stop, name="stopper")
+    stopper.start()
+    stopper.join(WAIT_S)
+    assert wt.await_stop(WAIT_S)
+    assert source.stop_thread == "stopper"

@@ -3,8 +3,12 @@
 Lifecycle: ``initialize(context)`` → ``start(props)`` (task thread: opens the connection,
 reads stored offsets through ``context.offset_storage_reader()``) → ``poll()`` repeatedly
 (task thread; returns within about a second, at most ``batch.max.rows`` records) →
-``stop()`` (any thread: only signals; the resources are closed by whichever of ``stop`` and
-``poll`` runs last, never while the other uses them).
+``stop()`` (any thread, possibly while ``start`` or ``poll`` runs: the runtime calls it to
+interrupt a poll). ``start`` and ``poll`` hold the task's lock; ``stop`` signals, and closes
+the connection itself only when neither runs. Otherwise the one running closes it on its way
+out, as the runtime calls neither again after a stop: so the connection is always closed, and
+never under a ``start`` or ``poll`` that still uses it (a stop during start() used to fail the
+task with "Connection provider ... is closed").
 
 Errors: a lost connection or other transient driver error resets the querier and is retried
 (``query.retry.attempts``, -1 = forever; ``poll`` returns no records meanwhile); any other
@@ -83,6 +87,12 @@ class JdbcSourceTask(SourceTask):
         return VERSION
 
     def start(self, props: Mapping[str, str]) -> None:
+        with self._lock:
+            self._start(props)
+            if self._stop.is_set():  # stop() came while we started: it left the closing to us
+                self._close()
+
+    def _start(self, props: Mapping[str, str]) -> None:
         config = JdbcSourceTaskConfig(props)
         mode = config.mode
         query = config.query or None
@@ -132,8 +142,9 @@ class JdbcSourceTask(SourceTask):
                     config.get_boolean("validate.non.null") and query is None,
                 )
             )
-        # Fail fast on an unreachable database, as Confluent's task does.
-        self._connection()
+        if not self._stop.is_set():
+            # Fail fast on an unreachable database, as Confluent's task does.
+            self._connection()
 
     def _stored_offsets(
         self, mode: str, targets: list[TableId | None]
@@ -173,7 +184,11 @@ class JdbcSourceTask(SourceTask):
             if self._stop.is_set():
                 self._close()
                 return None
-            return self._poll_once()
+            try:
+                return self._poll_once()
+            finally:
+                if self._stop.is_set():  # stop() came during the poll and left the closing to us
+                    self._close()
 
     def _poll_once(self) -> list[SourceRecord] | None:
         if not self._queriers:

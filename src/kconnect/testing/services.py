@@ -2,7 +2,8 @@
 
 Plain functions (no pytest needed, so benchmarks and scripts use them too):
 
-- :func:`ensure_kafka` / :func:`ensure_postgres` -- the address of a running broker / database.
+- :func:`ensure_kafka` / :func:`ensure_postgres` -- the address of a running broker / database
+  (the broker with its secured listeners too: :func:`ensure_secure_kafka` names them).
 - :func:`unique_name` / :func:`create_unique_topic` -- names and topics no other test uses.
 - :func:`require_java` -- skip (or, under CI, fail) a test when Java is missing.
 
@@ -43,8 +44,23 @@ def ensure_kafka() -> str:
     configured = os.environ.get(ENV_BOOTSTRAP)
     if configured:
         return configured
-    state = start(StackOptions(postgres=False), progress=_progress)["kafka"]
+    state = start(StackOptions(postgres=False, secure=True), progress=_progress)["kafka"]
     return str(state["address"])
+
+
+def ensure_secure_kafka() -> dict[str, Any]:
+    """The local node's secured listeners (``kconnect local start --secure``): ``sasl_ssl``,
+    ``ssl`` (mutual TLS) and ``sasl_plaintext`` addresses, ``material`` (the directory of the
+    CA, stores and ``credentials.json``) and ``plaintext`` (the PLAINTEXT listener). Restarts a
+    running local node without them."""
+    state = start(StackOptions(postgres=False, secure=True), progress=_progress)["kafka"]
+    secure = state.get("secure")
+    if not isinstance(secure, dict):
+        raise RuntimeError(
+            f"the Kafka node at {state.get('address')} has no secured listeners; run "
+            "`kconnect local stop && kconnect local start --secure`"
+        )
+    return {**secure, "plaintext": str(state["address"])}
 
 
 def ensure_postgres() -> str:
@@ -121,6 +137,7 @@ __all__ = [
     "create_unique_topic",
     "ensure_kafka",
     "ensure_postgres",
+    "ensure_secure_kafka",
     "require_java",
     "unique_name",
 ]

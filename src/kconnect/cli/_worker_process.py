@@ -106,6 +106,18 @@ def load_plugins(config: Any, worker_props: dict[str, str]) -> tuple[Any, Any]:
     return plugins, (ConfigTransformer(providers) if providers else None)
 
 
+def resolve_worker_variables(worker_props: dict[str, str], transformer: Any) -> dict[str, str]:
+    """The worker properties with ``${provider:path:key}`` variables resolved, as Kafka's
+    ``AbstractConfig`` resolves them in a config that defines ``config.providers`` (the
+    provider settings themselves stay as written). Values read this way are remembered as
+    secrets by the transformer, so they never reach a log line."""
+    if transformer is None:
+        return worker_props
+    keep = {k: v for k, v in worker_props.items() if k.startswith("config.providers")}
+    resolved = transformer.transform({k: v for k, v in worker_props.items() if k not in keep})
+    return {**{k: str(v) for k, v in resolved.items() if v is not None}, **keep}
+
+
 def serve(herder: Any, config: Any) -> Any:
     """Start the REST server, then the herder; tune the GC for the worker. The server."""
     from kconnect.rest.app import admin_listeners, create_admin_app, create_app

@@ -18,7 +18,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kconnect.cli._worker_process import add_worker_arguments, load_plugins, run_worker, serve
+from kconnect.cli._worker_process import (
+    add_worker_arguments,
+    load_plugins,
+    resolve_worker_variables,
+    run_worker,
+    serve,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -57,6 +63,9 @@ def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
     from kconnect.runtime.worker.worker import Worker
 
     plugins, transformer = load_plugins(config, worker_props)
+    if transformer is not None:  # ${file:...} and friends in the worker file itself
+        worker_props = resolve_worker_variables(worker_props, transformer)
+        config = DistributedConfig(worker_props)
     worker = Worker(config.worker_id(), config, plugins, KafkaOffsetBackingStore(config))
     worker.check_cluster_access()  # a refused login or TLS handshake ends the start-up
     herder = DistributedHerder(

@@ -22,6 +22,7 @@ from kconnect.cli._worker_process import (
     StartupError,
     add_worker_arguments,
     load_plugins,
+    resolve_worker_variables,
     run_worker,
     serve,
 )
@@ -108,6 +109,9 @@ def _start(worker_props: dict[str, str]) -> tuple[Any, Any]:
     from kconnect.runtime.worker.worker import Worker
 
     plugins, transformer = load_plugins(config, worker_props)
+    if transformer is not None:  # ${file:...} and friends in the worker file itself
+        worker_props = resolve_worker_variables(worker_props, transformer)
+        config = StandaloneConfig(worker_props)
     offsets_path = config.offset_storage_file
     parent = os.path.dirname(os.path.abspath(offsets_path))
     if not os.path.isdir(parent):

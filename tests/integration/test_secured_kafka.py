@@ -1,0 +1,344 @@
+"""kconnect on a secured Kafka cluster: every mechanism and store type through both client
+libraries (librdkafka: producers, consumers, admin clients; kafka-python: the group member),
+failures that name the setting, and workers (a distributed group with a DLQ and exactly-once
+source, a standalone worker over mutual TLS) configured as Kafka Connect documents it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from confluent_kafka import Consumer, Producer
+from kafka.admin import KafkaAdminClient
+
+from kconnect.kafka.admin import Admin
+from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.client_security import (
+    ClientSecurityError,
+    client_security,
+    kafka_python_config,
+)
+from kconnect.kafka.errors import KafkaSecurityError
+from tests.integration.distributed_support import Cluster, free_port, wait_for
+from tests.integration.secure_support import (
+    OAUTH,
+    OIDC_HANDLER,
+    SecureCluster,
+    oidc_token_endpoint,
+    secure_cluster,
+)
+
+# (listener, mechanism or None for mTLS, trust store type, key store type or None)
+MATRIX = [
+    ("sasl_ssl", "PLAIN", "PEM", None),
+    ("sasl_ssl", "SCRAM-SHA-256", "JKS", None),
+    ("sasl_ssl", "SCRAM-SHA-512", "PKCS12", None),
+    ("sasl_ssl", "PLAIN", "PEM-inline", None),
+    ("ssl", None, "JKS", "JKS"),
+    ("ssl", None, "PKCS12", "PKCS12"),
+    ("ssl", None, "PEM-inline", "PEM-inline"),
+    ("sasl_plaintext", "PLAIN", None, None),
+    ("sasl_plaintext", "SCRAM-SHA-256", None, None),
+]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> SecureCluster:
+    return secure_cluster()
+
+
+def _props(c: SecureCluster, listener: str, mechanism: str | None, trust: str | None,
+           key: str | None) -> dict[str, str]:  # fmt: skip
+    if listener == "ssl":
+        assert trust and key
+        return c.mtls_props(keystore=key, trust=trust)
+    if listener == "sasl_ssl":
+        assert mechanism and trust
+        return c.sasl_ssl_props(mechanism, trust)
+    assert mechanism
+    return {"bootstrap.servers": c.sasl_plaintext, "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": mechanism, "sasl.jaas.config": c.jaas(mechanism)}  # fmt: skip
+
+
+@pytest.mark.parametrize(("listener", "mechanism", "trust", "key"), MATRIX)
+def test_each_mechanism_and_store_type_reaches_the_cluster_with_both_client_libraries(
+    cluster: SecureCluster, listener: str, mechanism: str | None, trust: str | None,
+    key: str | None,
+) -> None:  # fmt: skip
+    props = _props(cluster, listener, mechanism, trust, key)
+    # librdkafka (every producer, consumer and admin client of a worker)
+    assert Admin(props).cluster_id(timeout=15)
+    # kafka-python (the distributed worker's group member)
+    security = {k: v for k, v in props.items() if k != "bootstrap.servers"}
+    admin = KafkaAdminClient(
+        bootstrap_servers=props["bootstrap.servers"],
+        request_timeout_ms=15000,
+        **kafka_python_config(client_security(security)),
+    )
+    try:
+        assert isinstance(admin.list_topics(), list)
+    finally:
+        admin.close()
+
+
+def test_records_round_trip_over_sasl_ssl(cluster: SecureCluster) -> None:
+    topic = f"secured-{uuid.uuid4().hex[:10]}"
+    props = cluster.sasl_ssl_props("SCRAM-SHA-512", "JKS")
+    producer = Producer(to_librdkafka({**props, "acks": "all"}))
+    for i in range(100):
+        producer.produce(topic, f"v{i}".encode())
+    assert producer.flush(30) == 0
+    consumer = Consumer(to_librdkafka({**props, "group.id": f"g-{topic}",
+                                       "auto.offset.reset": "earliest"}))  # fmt: skip
+    consumer.subscribe([topic])
+    seen: list[bytes] = []
+    deadline = time.monotonic() + 60
+    while len(seen) < 100 and time.monotonic() < deadline:
+        msg = consumer.poll(1.0)
+        if msg is not None and msg.error() is None:
+            seen.append(msg.value())
+    consumer.close()
+    assert seen == [f"v{i}".encode() for i in range(100)]
+
+
+def test_oauthbearer_with_oidc_client_credentials(cluster: SecureCluster) -> None:
+    with oidc_token_endpoint(cluster, "connect-client", "s3cret") as url:
+        props = {
+            **cluster.truststore("PKCS12"),
+            "bootstrap.servers": cluster.sasl_ssl,
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": "OAUTHBEARER",
+            "sasl.login.callback.handler.class": OIDC_HANDLER,
+            "sasl.oauthbearer.token.endpoint.url": url,
+            "sasl.jaas.config": f'{OAUTH} required clientId="connect-client" '
+            'clientSecret="s3cret" scope="kafka";',
+        }
+        assert Admin(props).cluster_id(timeout=15)
+        security = {k: v for k, v in props.items() if k != "bootstrap.servers"}
+        admin = KafkaAdminClient(bootstrap_servers=cluster.sasl_ssl, request_timeout_ms=15000,
+                                 **kafka_python_config(client_security(security)))  # fmt: skip
+        try:
+            assert isinstance(admin.list_topics(), list)
+        finally:
+            admin.close()
+        wrong = {**props, "sasl.jaas.config": f'{OAUTH} required clientId="connect-client" '
+                 'clientSecret="nope";'}  # fmt: skip
+        with pytest.raises(KafkaSecurityError):
+            Admin(wrong).cluster_id(timeout=15)
+
+
+# -- failures ------------------------------------------------------------------------------------
+
+
+def _fails_fast(props: dict[str, str], *words: str) -> str:
+    started = time.monotonic()
+    with pytest.raises(KafkaSecurityError) as failure:
+        Admin(props, "admin.").cluster_id(timeout=30)
+    assert time.monotonic() - started < 10
+    message = str(failure.value)
+    for word in words:
+        assert word in message, message
+    return message
+
+
+def test_wrong_password_fails_within_seconds_naming_the_jaas_setting(
+    cluster: SecureCluster,
+) -> None:
+    props = cluster.sasl_ssl_props("PLAIN", "PEM")
+    props["sasl.jaas.config"] = cluster.jaas("PLAIN", password="wrong-password")
+    message = _fails_fast(props, "sasl.jaas.config", "Authentication")
+    assert "wrong-password" not in message
+
+
+def test_untrusted_broker_certificate_fails_naming_the_trust_store(cluster: SecureCluster) -> None:
+    props = cluster.sasl_ssl_props("PLAIN", "PEM")
+    for key in ("ssl.truststore.type", "ssl.truststore.location"):
+        props.pop(key)  # the system's CAs, which never signed the local CA's certificate
+    _fails_fast(props, "ssl.truststore.location", "certificate")
+
+
+def test_missing_client_certificate_fails_naming_the_key_store(cluster: SecureCluster) -> None:
+    props = cluster.mtls_props()
+    for key in ("ssl.keystore.location", "ssl.keystore.password", "ssl.key.password"):
+        props.pop(key)
+    _fails_fast(props, "ssl.keystore.location")
+
+
+def test_unreadable_store_and_wrong_store_password_name_the_setting(
+    cluster: SecureCluster, tmp_path: Path
+) -> None:
+    props = cluster.sasl_ssl_props("PLAIN", "JKS")
+    missing = {**props, "ssl.truststore.location": str(tmp_path / "nope.jks")}
+    with pytest.raises(ClientSecurityError, match=r"admin\.ssl\.truststore\.location"):
+        Admin(missing, "admin.")
+    wrong = {**props, "ssl.truststore.password": "not-the-password"}
+    with pytest.raises(ClientSecurityError, match=r"admin\.ssl\.truststore\.password") as e:
+        Admin(wrong, "admin.")
+    assert "not-the-password" not in str(e.value)
+
+
+def test_a_worker_with_a_wrong_password_exits_at_start(
+    cluster: SecureCluster, tmp_path: Path
+) -> None:
+    props = {**cluster.sasl_ssl_props("SCRAM-SHA-512", "PKCS12")}
+    props["sasl.jaas.config"] = cluster.jaas("SCRAM-SHA-512", password="bad-secret")
+    text = "".join(f"{k}={v}\n" for k, v in props.items() if k != "ssl.truststore.certificates")
+    text += (
+        "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        f"offset.storage.file.filename={tmp_path / 'offsets'}\n"
+        f"listeners=http://127.0.0.1:{free_port()}\n"
+    )
+    worker_props = tmp_path / "worker.properties"
+    worker_props.write_text(text)
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "kconnect.cli.main", "standalone", str(worker_props)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert time.monotonic() - started < 15
+    assert "sasl.jaas.config" in done.stderr
+    assert "bad-secret" not in done.stderr + done.stdout
+
+
+# -- workers -------------------------------------------------------------------------------------
+
+
+def _security_lines(props: dict[str, str], prefixes: tuple[str, ...]) -> str:
+    lines = []
+    for prefix in prefixes:
+        for key, value in props.items():
+            if key != "bootstrap.servers":
+                lines.append(f"{prefix}{key}={value}")
+    return "\n".join(lines) + "\n"
+
+
+class SecuredCluster(Cluster):
+    """Distributed workers on SASL_SSL (SCRAM-SHA-512, PKCS12 trust store), the JAAS password
+    read through the file config provider, exactly-once source support on."""
+
+    def __init__(self, tmp_path: Path, c: SecureCluster) -> None:
+        super().__init__(tmp_path, c.sasl_ssl)
+        secrets = tmp_path / "secrets.properties"
+        secrets.write_text(f"password={c.password}\n")
+        props = c.sasl_ssl_props("SCRAM-SHA-512", "PKCS12")
+        props["sasl.jaas.config"] = (
+            "org.apache.kafka.common.security.scram.ScramLoginModule required "
+            f'username="{c.user}" password="${{file:{secrets}:password}}";'
+        )
+        self.security = (
+            "config.providers=file\n"
+            "config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider\n"
+            "exactly.once.source.support=enabled\n"
+            + _security_lines(props, ("", "producer.", "consumer.", "admin."))
+        )
+
+    def props(self, port: int) -> str:
+        return super().props(port) + self.security
+
+
+def test_distributed_group_copies_a_file_with_a_dlq_and_exactly_once(
+    cluster: SecureCluster, tmp_path: Path
+) -> None:
+    group = SecuredCluster(tmp_path, cluster)
+    topic, dlq = f"sec-{uuid.uuid4().hex[:8]}", f"sec-dlq-{uuid.uuid4().hex[:8]}"
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    good = [f'{{"n": {i}}}' for i in range(300)]
+    bad = [f"not json {i}" for i in range(20)]
+    source_file.write_text("\n".join(good + bad) + "\n")
+    try:
+        first = group.add_worker()
+        group.add_worker()
+        r = first.request("PUT", "/connectors/sec-source/config", json={
+            "connector.class": "FileStreamSource", "file": str(source_file), "topic": topic,
+            "tasks.max": "1", "exactly.once.support": "required",
+        })  # fmt: skip
+        assert r.status_code in (200, 201), r.text
+        r = first.request("PUT", "/connectors/sec-sink/config", json={
+            "connector.class": "FileStreamSink", "file": str(sink_file), "topics": topic,
+            "tasks.max": "1",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "false",
+            "errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq,
+            "errors.deadletterqueue.topic.replication.factor": "1",
+        })  # fmt: skip
+        assert r.status_code in (200, 201), r.text
+
+        def copied() -> bool:
+            return sink_file.exists() and len(sink_file.read_text().splitlines()) >= len(good)
+
+        wait_for(copied, timeout=120, what="the sink file holds every JSON line")
+        assert sink_file.read_text().splitlines() == [f"{{n={i}}}" for i in range(300)]
+        consumer = Consumer(to_librdkafka({**cluster.sasl_ssl_props("SCRAM-SHA-512", "PKCS12"),
+                                           "group.id": f"g-{dlq}",
+                                           "auto.offset.reset": "earliest"}))  # fmt: skip
+        consumer.subscribe([dlq])
+        dead: list[bytes] = []
+        deadline = time.monotonic() + 60
+        while len(dead) < len(bad) and time.monotonic() < deadline:
+            msg = consumer.poll(1.0)
+            if msg is not None and msg.error() is None:
+                dead.append(msg.value())
+        consumer.close()
+        assert sorted(dead) == sorted(x.encode() for x in bad)
+        status = first.get("/connectors/sec-source/status").json()
+        assert status["connector"]["state"] == "RUNNING", status
+        log = "".join(w.log.read_text() for w in group.workers)
+        assert cluster.password not in log
+    finally:
+        group.close()
+
+
+def test_standalone_worker_over_mutual_tls_with_jks_stores(
+    cluster: SecureCluster, tmp_path: Path
+) -> None:
+    topic = f"mtls-{uuid.uuid4().hex[:8]}"
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    lines = [f"line {i} ü" for i in range(500)]
+    source_file.write_text("\n".join(lines) + "\n")
+    port = free_port()
+    props = cluster.mtls_props("JKS", "JKS")
+    worker = tmp_path / "worker.properties"
+    worker.write_text(
+        f"bootstrap.servers={props['bootstrap.servers']}\n"
+        + _security_lines(props, ("", "producer.", "consumer.", "admin."))
+        + "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        f"offset.storage.file.filename={tmp_path / 'offsets'}\n"
+        f"listeners=http://127.0.0.1:{port}\n"
+    )
+    source = tmp_path / "source.properties"
+    source.write_text(f"name=mtls-source\nconnector.class=FileStreamSource\nfile={source_file}\n"
+                      f"topic={topic}\n")  # fmt: skip
+    sink = tmp_path / "sink.properties"
+    sink.write_text(f"name=mtls-sink\nconnector.class=FileStreamSink\nfile={sink_file}\n"
+                    f"topics={topic}\n")  # fmt: skip
+    log = tmp_path / "worker.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(worker), str(source),
+             str(sink)],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+    try:
+        wait_for(
+            lambda: sink_file.exists() and len(sink_file.read_text().splitlines()) >= len(lines),
+            timeout=90, what=f"the sink file; worker log {log}",
+        )  # fmt: skip
+        assert sink_file.read_text(encoding="utf-8").splitlines() == lines
+        assert (
+            httpx.get(f"http://127.0.0.1:{port}/connectors/mtls-sink/status").json()["connector"][
+                "state"
+            ]
+            == "RUNNING"
+        )
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)

@@ -12,14 +12,9 @@ One Java worker runs per module on fresh internal topics:
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import time
 import uuid
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -48,10 +43,11 @@ from kconnect.runtime.storage.kafka_status_store import (
     encode_topic_status,
 )
 from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
+from tests.integration.java_worker_support import CONNECT_VERSION, JavaWorker
+from tests.integration.java_worker_support import eventually as _eventually
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
-CONNECT_VERSION = "4.1.2"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 
 
@@ -59,20 +55,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _eventually(check: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-            if last:
-                return last
-        except (httpx.HTTPError, KeyError, IndexError) as e:
-            last = e
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}: {last!r}")
 
 
 def _raw_all(bootstrap: str, topic: str) -> list[tuple[bytes, bytes | None]]:
@@ -97,60 +79,6 @@ def _raw_all(bootstrap: str, topic: str) -> list[tuple[bytes, bytes | None]]:
 def _raw_latest(bootstrap: str, topic: str) -> dict[bytes, bytes | None]:
     """The newest value per key in ``topic``."""
     return dict(_raw_all(bootstrap, topic))
-
-
-class JavaWorker:
-    def __init__(self, props: dict[str, str], work: Path) -> None:
-        from kconnect.local import maven
-        from kconnect.testing.services import require_java
-
-        require_java()
-        cp = maven.resolve_classpath(
-            [
-                f"org.apache.kafka:connect-runtime:{CONNECT_VERSION}",
-                f"org.apache.kafka:connect-file:{CONNECT_VERSION}",
-                f"org.apache.kafka:connect-json:{CONNECT_VERSION}",
-                "org.apache.logging.log4j:log4j-core:2.25.5",
-                # slf4j 1.7's binding, as kafka-clients: with slf4j2's the worker logged nothing
-                "org.apache.logging.log4j:log4j-slf4j-impl:2.25.5",
-            ]
-        )
-        path = work / "worker.properties"
-        path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-        self.log_path = work / "java-worker.log"
-        self.proc = subprocess.Popen(
-            [
-                maven.require_java(),
-                "-Xmx512m",
-                "-cp",
-                os.pathsep.join(map(str, cp)),
-                "-Dlog4j2.level=WARN",
-                "org.apache.kafka.connect.cli.ConnectDistributed",
-                str(path),
-            ],
-            stdout=self.log_path.open("wb"),
-            stderr=subprocess.STDOUT,
-        )
-        self.url = props["listeners"]
-
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        def ready() -> bool:
-            if self.proc.poll() is not None:
-                raise AssertionError(
-                    "Java worker exited: " + self.log_path.read_text(errors="replace")[-3000:]
-                )
-            return httpx.get(self.url + "/connectors", timeout=2).status_code == 200
-
-        _eventually(ready, timeout, "the Java worker's REST API")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,10 @@ endpoints Java's serves included.
 
 Refused at start, with a line naming the setting: a bad or missing key, a cluster listed
 twice in ``clusters``, a cluster without ``<alias>.bootstrap.servers``, a target cluster that
-cannot be reached, and ``A->B`` plus ``B->A`` under ``IdentityReplicationPolicy`` (a cycle:
-topic names do not change, so records would go round forever). SIGINT/SIGTERM stop every flow.
+cannot be reached or refuses the login or TLS handshake of its clients (``B.security.protocol``,
+``B.sasl.*``, ``B.ssl.*``: the error names the setting), and ``A->B`` plus ``B->A`` under
+``IdentityReplicationPolicy`` (a cycle: topic names do not change, so records would go round
+forever). SIGINT/SIGTERM stop every flow.
 """
 
 from __future__ import annotations
@@ -183,22 +185,56 @@ class MirrorMakerNode:
     # -- start-up -------------------------------------------------------------------------------
 
     def _check_clusters(self) -> None:
-        from kconnect.kafka.admin_ping import wait_for_broker
-
+        """Each cluster answers its admin client, built from its bootstrap and security
+        settings (``B.security.protocol``, ``B.sasl.*``, ``B.ssl.*``, refined by ``B.admin.*``)
+        as every client of the cluster is. A target that cannot be reached, or refuses the
+        login or TLS handshake, stops the start; a source only logs, its flows' connectors fail
+        until it answers."""
         targets = {p.target for p in self.pairs}
-        for alias in sorted({p.source for p in self.pairs} | targets):
-            servers = self.maker.cluster_props(alias).get("bootstrap.servers")
+        # targets first: a refused one stops the start without waiting on the sources
+        for alias in sorted(targets) + sorted({p.source for p in self.pairs} - targets):
+            props = self.maker.client_config(alias)
+            servers = props.get("bootstrap.servers")
             key = f"{alias}.bootstrap.servers"
             if not servers:
                 raise StartupError(f"{key} is not set: give the brokers of cluster '{alias}'")
-            try:
-                wait_for_broker(servers, REACH_TIMEOUT_S)
-            except TimeoutError as e:
-                message = f"cannot reach cluster '{alias}' at {key}={servers}: {e}"
-                if alias in targets:
-                    raise StartupError(message + f"; check {key}") from None
-                log.error("%s; its flows' MirrorSourceConnector fails until it is reachable "
-                          "(check %s)", message, key)  # fmt: skip
+            message = self._reach(alias, props)
+            if message is None:
+                continue
+            if alias in targets:
+                raise StartupError(message)
+            log.error("%s; its flows' MirrorSourceConnector fails until it answers", message)
+
+    @staticmethod
+    def _reach(alias: str, props: dict[str, str]) -> str | None:
+        """Why cluster ``alias`` cannot be used (naming the settings to check), or None."""
+        from kconnect.kafka.admin import Admin
+        from kconnect.kafka.client_security import ClientSecurityError
+        from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError
+
+        servers = props["bootstrap.servers"]
+        protocol = props.get("security.protocol", "PLAINTEXT")
+        try:
+            # errors name the settings with the cluster's prefix (B.ssl.truststore.location)
+            Admin({**props, "client.id": f"mirror-maker-{alias}-check"}, f"{alias}.").cluster_id(
+                REACH_TIMEOUT_S
+            )
+        except ClientSecurityError as e:
+            return f"cluster '{alias}': {e}"
+        except KafkaSecurityError as e:
+            # the failure names sasl.jaas.config, ssl.truststore.location...: the cluster's own
+            return (
+                f"cluster '{alias}' at {alias}.bootstrap.servers={servers} refused the "
+                f"connection ({alias}.security.protocol={protocol}): {e}; the settings named "
+                f"are {alias}.<setting> (or {alias}.admin.<setting>) in the file"
+            )
+        except KafkaClientError as e:
+            return (
+                f"cannot reach cluster '{alias}' at {alias}.bootstrap.servers={servers} "
+                f"({alias}.security.protocol={protocol}): {e}; check {alias}.bootstrap.servers "
+                f"and {alias}.security.protocol"
+            )
+        return None
 
     def _rest_config(self) -> Any:
         from kconnect.runtime.config.distributed_config import DistributedConfig

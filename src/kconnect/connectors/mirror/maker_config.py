@@ -209,6 +209,18 @@ class MirrorMakerConfig(AbstractConfig):
                     props.setdefault(client + key, value)
         return props
 
+    def client_config(self, cluster: str, client: str = "admin") -> dict[str, str]:
+        """The bootstrap and security settings of one of ``cluster``'s ``client`` clients
+        (``admin``, ``consumer``, ``producer``), ``${provider:...}`` variables resolved: Java's
+        ``clientConfig(cluster).adminConfig()``, where ``B.admin.sasl.jaas.config`` refines
+        ``B.sasl.jaas.config`` and other client settings are left out."""
+        props = self.cluster_props(cluster)
+        merged = {k: v for k, v in props.items() if k in CLIENT_CONFIG_NAMES}
+        merged.update(
+            (k, v) for k, v in _strip(props, client + ".").items() if k in CLIENT_CONFIG_NAMES
+        )
+        return self._transform(merged)
+
     def worker_config(self, pair: SourceAndTarget) -> dict[str, str]:
         """The Connect worker config of one flow (a distributed worker on the target)."""
         props = self.cluster_props(pair.target)

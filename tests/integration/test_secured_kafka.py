@@ -342,3 +342,58 @@ def test_standalone_worker_over_mutual_tls_with_jks_stores(
     finally:
         proc.terminate()
         proc.wait(timeout=60)
+
+
+def test_a_wrong_client_override_fails_the_task_with_the_setting_in_its_trace(
+    cluster: SecureCluster, tmp_path: Path
+) -> None:
+    topic = f"ovr-{uuid.uuid4().hex[:8]}"
+    source_file = tmp_path / "in.txt"
+    source_file.write_text("a\nb\n")
+    port = free_port()
+    props = cluster.sasl_ssl_props("SCRAM-SHA-512", "PKCS12")
+    worker = tmp_path / "worker.properties"
+    worker.write_text(
+        f"bootstrap.servers={props['bootstrap.servers']}\n"
+        + _security_lines(props, ("", "producer.", "consumer.", "admin."))
+        + "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        f"offset.storage.file.filename={tmp_path / 'offsets'}\n"
+        f"listeners=http://127.0.0.1:{port}\n"
+        "auto.restart.enable=false\n"
+    )
+    log = tmp_path / "worker.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(worker)],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    wrong = cluster.jaas("SCRAM-SHA-512", password="override-secret-wrong")
+    try:
+        wait_for(lambda: httpx.get(url + "/", timeout=5).status_code == 200, what="worker up")
+        for name, config in {
+            "bad-sink": {"connector.class": "FileStreamSink", "topics": topic,
+                         "file": str(tmp_path / "out.txt"),
+                         "consumer.override.sasl.jaas.config": wrong},
+            "bad-source": {"connector.class": "FileStreamSource", "topic": topic,
+                           "file": str(source_file),
+                           "producer.override.sasl.jaas.config": wrong},
+        }.items():  # fmt: skip
+            r = httpx.put(f"{url}/connectors/{name}/config", json=config, timeout=30)
+            assert r.status_code in (200, 201), r.text
+
+        def failed_trace(name: str) -> str | None:
+            tasks = httpx.get(f"{url}/connectors/{name}/status", timeout=10).json()["tasks"]
+            if tasks and tasks[0]["state"] == "FAILED":
+                return str(tasks[0]["trace"])
+            return None
+
+        for name in ("bad-sink", "bad-source"):
+            trace = wait_for(lambda n=name: failed_trace(n), timeout=60, what=f"{name} FAILED")
+            assert "sasl.jaas.config" in trace and "Authentication" in trace, trace
+            assert "override-secret-wrong" not in trace
+        assert "override-secret-wrong" not in log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)

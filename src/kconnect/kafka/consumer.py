@@ -30,7 +30,8 @@ from confluent_kafka import TopicPartition as _TP
 from kconnect.api.records import TopicPartition
 from kconnect.kafka.client_config import to_librdkafka, with_client_logger
 from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
-from kconnect.kafka.errors import from_kafka_error
+from kconnect.kafka.errors import KafkaSecurityError, from_kafka_error
+from kconnect.kafka.security_errors import SecurityFailure, error_callback
 
 __all__ = ["Consumer", "consume_available", "consumer_defaults"]
 
@@ -92,6 +93,8 @@ class Consumer:
         # Java's consumer fetches again as soon as its buffer drains; a short backoff does
         # the same at the cost of a few wake-ups of the fetch thread while the queue is full.
         config.setdefault("fetch.queue.backoff.ms", FETCH_QUEUE_BACKOFF_MS)
+        self._security_failure: SecurityFailure | None = None
+        config["error_cb"] = error_callback(self._on_security_failure)
         try:
             self._consumer = _Consumer(with_client_logger(config))
         except KafkaException as e:
@@ -163,12 +166,28 @@ class Consumer:
             for r in committed
         }
 
+    def _on_security_failure(self, failure: SecurityFailure) -> None:
+        self._security_failure = failure
+
     def consume(self, max_records: int, timeout: float) -> list[Any]:
-        """Up to ``max_records`` messages, waiting at most ``timeout`` s for the first."""
+        """Up to ``max_records`` messages, waiting at most ``timeout`` s for the first.
+
+        Raises:
+            KafkaSecurityError: the cluster refused the consumer's login or TLS handshake (as
+                Java's consumer, fatal: a sink task fails with it).
+        """
         try:
-            return consume_available(self._consumer, max_records, timeout)
+            messages = consume_available(self._consumer, max_records, timeout)
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to poll consumer") from e
+        if messages:  # the client reaches the cluster: a failure seen before is past
+            self._security_failure = None
+        elif self._security_failure is not None:
+            raise KafkaSecurityError(
+                f"Consumer of group {self.group_id} cannot read from the Kafka cluster: "
+                f"{self._security_failure}"
+            )
+        return messages
 
     def assignment(self) -> set[TopicPartition]:
         return set(_ours(self._consumer.assignment()))

@@ -22,7 +22,8 @@ from confluent_kafka import Producer as _Producer
 
 from kconnect.kafka.client_config import to_librdkafka, with_client_logger
 from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
-from kconnect.kafka.errors import KafkaClientError, from_kafka_error
+from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
+from kconnect.kafka.security_errors import SecurityFailure, error_callback
 
 __all__ = ["Producer", "producer_defaults"]
 
@@ -96,6 +97,8 @@ class Producer:
             config.setdefault("statistics.interval.ms", DEFAULT_STATS_INTERVAL_MS)
             config["stats_cb"] = stats_callback(stats_listener)
         config.setdefault("partitioner", "murmur2_random")
+        self._security_failure: SecurityFailure | None = None
+        config["error_cb"] = error_callback(self._on_security_failure)
         try:
             self._producer = _Producer(with_client_logger(config))
         except KafkaException as e:
@@ -138,13 +141,36 @@ class Producer:
         except KafkaException as e:
             raise from_kafka_error(e, f"Failed to send record to topic {topic}") from e
 
+    def _on_security_failure(self, failure: SecurityFailure) -> None:
+        self._security_failure = failure
+
+    def _raise_security_failure(self) -> None:
+        if self._security_failure is not None:  # as Java's producer: fatal for the client
+            raise KafkaSecurityError(
+                f"Producer {self.client_id} cannot write to the Kafka cluster: "
+                f"{self._security_failure}"
+            )
+
     def poll(self, timeout: float = 0.0) -> int:
-        """Serve delivery callbacks; returns how many were served."""
-        return int(self._producer.poll(timeout))
+        """Serve delivery callbacks; returns how many were served.
+
+        Raises:
+            KafkaSecurityError: the cluster refused the producer's login or TLS handshake.
+        """
+        served = int(self._producer.poll(timeout))
+        self._raise_security_failure()
+        return served
 
     def flush(self, timeout: float) -> int:
-        """Wait up to ``timeout`` s for every queued record; returns how many are still queued."""
-        return int(self._producer.flush(timeout))
+        """Wait up to ``timeout`` s for every queued record; returns how many are still queued.
+
+        Raises:
+            KafkaSecurityError: the cluster refused the producer's login or TLS handshake.
+        """
+        remaining = int(self._producer.flush(timeout))
+        if remaining:
+            self._raise_security_failure()
+        return remaining
 
     def __len__(self) -> int:
         return len(self._producer)

@@ -24,7 +24,7 @@ from kconnect.kafka.client_security import (
     client_security,
     kafka_python_config,
 )
-from kconnect.kafka.errors import KafkaSecurityError
+from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError
 from tests.integration.distributed_support import Cluster, free_port, wait_for
 from tests.integration.secure_support import (
     OAUTH,
@@ -181,6 +181,14 @@ def test_unreadable_store_and_wrong_store_password_name_the_setting(
     with pytest.raises(ClientSecurityError, match=r"admin\.ssl\.truststore\.password") as e:
         Admin(wrong, "admin.")
     assert "not-the-password" not in str(e.value)
+
+
+def test_a_plaintext_client_on_a_tls_listener_is_told_to_check_security_protocol(
+    cluster: SecureCluster,
+) -> None:
+    with pytest.raises(KafkaClientError, match=r"check security\.protocol") as e:
+        Admin({"bootstrap.servers": cluster.sasl_ssl}).cluster_id(timeout=3)
+    assert "security.protocol=PLAINTEXT" in str(e.value)
 
 
 def test_a_worker_with_a_wrong_password_exits_at_start(

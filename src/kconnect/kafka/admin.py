@@ -7,6 +7,7 @@ client is).
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ class Admin:
     def __init__(self, props: Mapping[str, object], prefix: str = "") -> None:
         """``prefix`` names the settings' origin in errors (``admin.``, ``source.cluster.``)."""
         self._security_failure: SecurityFailure | None = None
+        self._bootstrap = str(props.get("bootstrap.servers", ""))
+        self._protocol = str(props.get("security.protocol", "PLAINTEXT")).upper()
         config = with_client_logger(to_librdkafka(props, prefix))
         config["error_cb"] = error_callback(self._on_security_failure)
         try:
@@ -67,8 +70,24 @@ class Admin:
                     ) from None
                 if deadline - time.monotonic() <= 0:
                     raise from_kafka_error(
-                        e, "Failed to connect to and describe Kafka cluster"
+                        e, "Failed to connect to and describe Kafka cluster" + self._hint()
                     ) from e
+
+    def _hint(self) -> str:
+        """Why a cluster that accepts connections may still not answer: the listener speaks
+        another protocol (librdkafka says so only at debug level)."""
+        for server in self._bootstrap.split(","):
+            host, _, port = server.strip().rpartition(":")
+            try:
+                with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), 1.0):
+                    return (
+                        f" ({server.strip()} accepts connections but did not answer as a Kafka "
+                        f"broker speaking security.protocol={self._protocol}: check "
+                        "security.protocol against the listener -- TLS, SASL or plaintext)"
+                    )
+            except (OSError, ValueError):
+                continue
+        return ""
 
     def topic_partition_counts(
         self, topics: Iterable[str] | None = None, timeout: float = 10.0

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from kconnect.ui.proxy_app import create_proxy_app
 
     host, _, port = str(args.listen).rpartition(":")
-    if not port.isdigit():
+    if not port.isdecimal():
         print(f"kconnect ui: error: --listen {args.listen}: give HOST:PORT", file=sys.stderr)
         return 2
     kafka = {"bootstrap.servers": args.bootstrap_servers} if args.bootstrap_servers else None

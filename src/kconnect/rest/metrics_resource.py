@@ -100,7 +100,7 @@ def connector_metrics(registry: MetricsRegistry, name: str) -> dict[str, Any]:
         client = metric.tag_dict.get("client-id", "")
         prefix = f"connector-producer-{name}-", f"connector-consumer-{name}-"
         for p in prefix:
-            if client.startswith(p) and client[len(p) :].isdigit():
+            if client.startswith(p) and client[len(p) :].isdecimal():
                 task = int(client[len(p) :])
                 group = f"{metric.domain}:{metric.group}"
                 tasks.setdefault(task, {}).setdefault(group, {})[metric.name] = _json_value(value)

@@ -71,7 +71,7 @@ def _chart_values(
             continue
         tags = name.tag_dict
         task = tags.get("task")
-        if "connector" not in tags or task is None or not task.isdigit():
+        if "connector" not in tags or task is None or not task.isdecimal():
             continue
         number = float(value)  # type: ignore[arg-type]
         if math.isfinite(number):

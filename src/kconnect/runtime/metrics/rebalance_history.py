@@ -65,7 +65,7 @@ class RebalanceRecord:
 
 def _task_key(text: str) -> tuple[str, int]:
     name, _, number = text.rpartition("-")
-    return (name, int(number)) if number.isdigit() else (text, -1)
+    return (name, int(number)) if number.isdecimal() else (text, -1)
 
 
 class RebalanceHistory:

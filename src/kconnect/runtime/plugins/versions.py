@@ -94,7 +94,7 @@ def _parse_items(text: str) -> list[object]:
                 current.append(sub)
                 current = sub
                 stack.append(sub)
-        elif c.isdigit():
+        elif c.isdecimal():
             if token and not is_digit:
                 current.append(flush(token, False, True))
                 token = ""

@@ -205,7 +205,7 @@ def _set(key: str) -> Callable[[dict[str, int], str], None]:
 
 def _two_digit_year(f: dict[str, int], text: str) -> None:
     value = int(text)
-    if len(text) == 2 and text.isdigit():
+    if len(text) == 2 and text.isdecimal():
         # SimpleDateFormat: the century that puts the year within [now-80y, now+20y).
         now = _dt.datetime.now(_dt.UTC).year
         start = now - 80

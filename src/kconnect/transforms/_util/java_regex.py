@@ -146,13 +146,13 @@ def java_replacement(replacement: str, regex: re.Pattern[str]) -> Callable[[re.M
                 ref: int = regex.groupindex[name]
                 i = close + 1
             else:
-                if not replacement[i].isdigit():
+                if not replacement[i].isdecimal():
                     raise ValueError("Illegal group reference")
                 ref = int(replacement[i])
                 if ref > regex.groups:
                     raise IndexError(f"No group {ref}")
                 i += 1
-                while i < n and replacement[i].isdigit():
+                while i < n and replacement[i].isdecimal():
                     longer = ref * 10 + int(replacement[i])
                     if longer > regex.groups:
                         break

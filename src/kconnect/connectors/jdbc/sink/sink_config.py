@@ -126,7 +126,7 @@ def _zone(zone_id: str) -> zoneinfo.ZoneInfo | _dt.tzinfo:
     if body[:1] in "+-":
         sign = -1 if body[0] == "-" else 1
         hh, _, mm = body[1:].partition(":")
-        if not hh.isdigit() or (mm and not mm.isdigit()) or int(hh) > 18:
+        if not hh.isdecimal() or (mm and not mm.isdecimal()) or int(hh) > 18:
             raise ValueError(zone_id)
         return _dt.timezone(sign * _dt.timedelta(hours=int(hh), minutes=int(mm or 0)))
     if not z or ".." in z or z.startswith("/"):

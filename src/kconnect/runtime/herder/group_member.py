@@ -72,6 +72,33 @@ def _security_props(config: Any) -> dict[str, object]:
     }
 
 
+#: Worker client settings the group member's kafka-python client takes, Java name -> its name.
+_NETWORK_SETTINGS = {
+    "reconnect.backoff.ms": "reconnect_backoff_ms",
+    "reconnect.backoff.max.ms": "reconnect_backoff_max_ms",
+    "metadata.max.age.ms": "metadata_max_age_ms",
+    "connections.max.idle.ms": "connections_max_idle_ms",
+    "socket.connection.setup.timeout.ms": "socket_connection_setup_timeout_ms",
+}
+
+
+def _network_settings(config: Any) -> dict[str, int]:
+    """The worker's network settings the group member uses too, as Java's WorkerGroupMember
+    does (only those set in the worker file; kafka-python's defaults are Java's)."""
+    props = getattr(config, "internal_client_props", None)
+    if props is None:
+        return {}
+    given = props()
+    out: dict[str, int] = {}
+    for key, name in _NETWORK_SETTINGS.items():
+        if key in given:
+            try:
+                out[name] = int(str(given[key]))
+            except ValueError:
+                continue  # the worker config validated it; a non-number cannot reach here
+    return out
+
+
 class WorkerGroupMember:
     """Membership of ``group.id``; start() spawns the member thread, stop() leaves the group."""
 
@@ -131,6 +158,7 @@ class WorkerGroupMember:
             client_id=str(_get(cfg, "client.id", "")),
             task_id=ConnectorTaskId,
             security_props=_security_props(cfg),
+            client_configs=_network_settings(cfg),
         )
         self._thread = threading.Thread(target=self._run, name="connect-group-member", daemon=True)
         self._thread.start()

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -304,15 +306,13 @@ def test_distributed_group_copies_a_file_with_a_dlq_and_exactly_once(
         group.close()
 
 
-def test_standalone_worker_over_mutual_tls_with_jks_stores(
-    cluster: SecureCluster, tmp_path: Path
-) -> None:
-    topic = f"mtls-{uuid.uuid4().hex[:8]}"
-    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
-    lines = [f"line {i} ü" for i in range(500)]
-    source_file.write_text("\n".join(lines) + "\n")
+@contextmanager
+def _standalone_worker(
+    tmp_path: Path, props: dict[str, str], *connectors: Path, extra: str = ""
+) -> Iterator[tuple[str, Path]]:
+    """A ``kconnect standalone`` process with ``props``' security settings at the top level and
+    under ``producer.`` / ``consumer.`` / ``admin.``; yields its REST URL and log file."""
     port = free_port()
-    props = cluster.mtls_props("JKS", "JKS")
     worker = tmp_path / "worker.properties"
     worker.write_text(
         f"bootstrap.servers={props['bootstrap.servers']}\n"
@@ -320,36 +320,46 @@ def test_standalone_worker_over_mutual_tls_with_jks_stores(
         + "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
         "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
         f"offset.storage.file.filename={tmp_path / 'offsets'}\n"
-        f"listeners=http://127.0.0.1:{port}\n"
+        f"listeners=http://127.0.0.1:{port}\n" + extra
     )
+    log = tmp_path / "worker.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(worker),
+             *map(str, connectors)],
+            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: httpx.get(url + "/", timeout=5).status_code == 200,
+                 what=f"worker up; log {log}")  # fmt: skip
+        yield url, log
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def test_standalone_worker_over_mutual_tls_with_jks_stores(
+    cluster: SecureCluster, tmp_path: Path
+) -> None:
+    topic = f"mtls-{uuid.uuid4().hex[:8]}"
+    source_file, sink_file = tmp_path / "in.txt", tmp_path / "out.txt"
+    lines = [f"line {i} ü" for i in range(500)]
+    source_file.write_text("\n".join(lines) + "\n")
     source = tmp_path / "source.properties"
     source.write_text(f"name=mtls-source\nconnector.class=FileStreamSource\nfile={source_file}\n"
                       f"topic={topic}\n")  # fmt: skip
     sink = tmp_path / "sink.properties"
     sink.write_text(f"name=mtls-sink\nconnector.class=FileStreamSink\nfile={sink_file}\n"
                     f"topics={topic}\n")  # fmt: skip
-    log = tmp_path / "worker.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(worker), str(source),
-             str(sink)],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
-    try:
+    with _standalone_worker(tmp_path, cluster.mtls_props("JKS", "JKS"), source, sink) as (url, log):
         wait_for(
             lambda: sink_file.exists() and len(sink_file.read_text().splitlines()) >= len(lines),
             timeout=90, what=f"the sink file; worker log {log}",
         )  # fmt: skip
         assert sink_file.read_text(encoding="utf-8").splitlines() == lines
-        assert (
-            httpx.get(f"http://127.0.0.1:{port}/connectors/mtls-sink/status").json()["connector"][
-                "state"
-            ]
-            == "RUNNING"
-        )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+        status = httpx.get(f"{url}/connectors/mtls-sink/status").json()
+        assert status["connector"]["state"] == "RUNNING"
 
 
 def test_a_wrong_client_override_fails_the_task_with_the_setting_in_its_trace(
@@ -358,28 +368,9 @@ def test_a_wrong_client_override_fails_the_task_with_the_setting_in_its_trace(
     topic = f"ovr-{uuid.uuid4().hex[:8]}"
     source_file = tmp_path / "in.txt"
     source_file.write_text("a\nb\n")
-    port = free_port()
     props = cluster.sasl_ssl_props("SCRAM-SHA-512", "PKCS12")
-    worker = tmp_path / "worker.properties"
-    worker.write_text(
-        f"bootstrap.servers={props['bootstrap.servers']}\n"
-        + _security_lines(props, ("", "producer.", "consumer.", "admin."))
-        + "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
-        "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
-        f"offset.storage.file.filename={tmp_path / 'offsets'}\n"
-        f"listeners=http://127.0.0.1:{port}\n"
-        "auto.restart.enable=false\n"
-    )
-    log = tmp_path / "worker.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(worker)],
-            stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
     wrong = cluster.jaas("SCRAM-SHA-512", password="override-secret-wrong")
-    try:
-        wait_for(lambda: httpx.get(url + "/", timeout=5).status_code == 200, what="worker up")
+    with _standalone_worker(tmp_path, props, extra="auto.restart.enable=false\n") as (url, log):
         for name, config in {
             "bad-sink": {"connector.class": "FileStreamSink", "topics": topic,
                          "file": str(tmp_path / "out.txt"),
@@ -402,6 +393,3 @@ def test_a_wrong_client_override_fails_the_task_with_the_setting_in_its_trace(
             assert "sasl.jaas.config" in trace and "Authentication" in trace, trace
             assert "override-secret-wrong" not in trace
         assert "override-secret-wrong" not in log.read_text()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)

@@ -393,3 +393,70 @@ def test_a_wrong_client_override_fails_the_task_with_the_setting_in_its_trace(
             assert "sasl.jaas.config" in trace and "Authentication" in trace, trace
             assert "override-secret-wrong" not in trace
         assert "override-secret-wrong" not in log.read_text()
+
+
+def test_a_broker_certificate_for_another_host_name_fails_naming_the_host_check(
+    cluster: SecureCluster, tmp_path: Path
+) -> None:
+    """A TLS endpoint on 127.0.0.1 whose certificate (signed by the trusted local CA) names
+    another host: the handshake fails on the host name and says which setting skips the check."""
+    import datetime
+    import socket
+    import ssl
+    import threading
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
+
+    ca_key = serialization.load_pem_private_key((cluster.dir / "ca.key").read_bytes(), None)
+    ca = x509.load_pem_x509_certificate((cluster.dir / "ca.pem").read_bytes())
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "other.example")]))
+        .issuer_name(ca.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName("other.example")]), False)
+        .sign(ca_key, hashes.SHA256())  # type: ignore[arg-type]
+    )
+    pem = tmp_path / "other.pem"
+    pem.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                          serialization.NoEncryption())
+        + cert.public_bytes(serialization.Encoding.PEM)
+    )  # fmt: skip
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(pem)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    stop = threading.Event()
+
+    def serve() -> None:  # handshakes, then closes: enough for the client's check
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            try:
+                with server_ctx.wrap_socket(conn, server_side=True):
+                    pass
+            except (OSError, ssl.SSLError):
+                pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        props = {"bootstrap.servers": f"127.0.0.1:{port}", "security.protocol": "SSL",
+                 **cluster.truststore("PEM")}  # fmt: skip
+        _fails_fast(props, "ssl.endpoint.identification.algorithm", "host name")
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        listener.close()

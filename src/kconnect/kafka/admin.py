@@ -19,8 +19,13 @@ from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.records import TopicPartition
 from kconnect.kafka.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.client_security import client_security, ssl_context
 from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
-from kconnect.kafka.security_errors import SecurityFailure, error_callback
+from kconnect.kafka.security_errors import (
+    SecurityFailure,
+    error_callback,
+    verify_broker_certificate,
+)
 
 __all__ = ["Admin", "NewTopicSpec"]
 
@@ -44,6 +49,8 @@ class Admin:
         self._bootstrap = str(props.get("bootstrap.servers", ""))
         self._protocol = str(props.get("security.protocol", "PLAINTEXT")).upper()
         config = with_client_logger(to_librdkafka(props, prefix))
+        security = client_security(props, prefix)
+        self._tls_context = ssl_context(security) if security.uses_tls else None
         config["error_cb"] = error_callback(self._on_security_failure)
         try:
             self._admin = AdminClient(config)  # type: ignore[arg-type]
@@ -66,12 +73,22 @@ class Admin:
                 self._admin.poll(0)  # serves the error callback
                 if self._security_failure is not None:
                     raise KafkaSecurityError(
-                        f"Failed to connect to the Kafka cluster: {self._security_failure}"
+                        f"Failed to connect to the Kafka cluster: {self._diagnosed()}"
                     ) from None
                 if deadline - time.monotonic() <= 0:
                     raise from_kafka_error(
                         e, "Failed to connect to and describe Kafka cluster" + self._hint()
                     ) from e
+
+    def _diagnosed(self) -> SecurityFailure:
+        """The recorded failure, made precise where librdkafka is vague: a certificate that
+        fails verification is checked again here to tell an unknown CA from a host-name
+        mismatch."""
+        failure = self._security_failure
+        assert failure is not None
+        if "certificate verify failed" not in failure or self._tls_context is None:
+            return failure
+        return verify_broker_certificate(self._bootstrap, self._tls_context) or failure
 
     def _hint(self) -> str:
         """Why a cluster that accepts connections may still not answer: the listener speaks

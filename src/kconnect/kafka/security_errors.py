@@ -12,13 +12,22 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
+import ssl
 import threading
 from collections.abc import Callable
 from typing import Any
 
 from confluent_kafka import KafkaError
 
-__all__ = ["SecurityFailure", "SecurityLogFilter", "describe", "describe_text", "error_callback"]
+__all__ = [
+    "SecurityFailure",
+    "SecurityLogFilter",
+    "describe",
+    "describe_text",
+    "error_callback",
+    "verify_broker_certificate",
+]
 
 
 _BROKER = re.compile(r"^(?:\w+://)?(?P<broker>[^/\s:]+:\d+)")
@@ -139,3 +148,25 @@ class SecurityLogFilter(logging.Filter):
         record.levelno, record.levelname = logging.ERROR, "ERROR"
         record.msg, record.args = f"{found.group('client')}: {failure}", None
         return True
+
+
+def verify_broker_certificate(bootstrap: str, context: ssl.SSLContext) -> SecurityFailure | None:
+    """Why the first reachable broker of ``bootstrap`` fails certificate verification with
+    ``context`` (the client's own trust material and host-name check), as OpenSSL tells Python:
+    librdkafka reports a host-name mismatch and an unknown CA alike ("certificate verify
+    failed"). None when the handshake succeeds or no broker answers."""
+    for server in bootstrap.split(","):
+        host, _, port = server.strip().rpartition(":")
+        host = host.strip("[]") or "127.0.0.1"
+        try:
+            with (
+                socket.create_connection((host, int(port)), timeout=3.0) as raw,
+                context.wrap_socket(raw, server_hostname=host),
+            ):
+                return None
+        except ssl.SSLCertVerificationError as e:
+            reason = str(e.verify_message or e.reason)
+            return _tls(server.strip(), f"certificate verify failed: {reason}")
+        except (OSError, ValueError):
+            continue
+    return None

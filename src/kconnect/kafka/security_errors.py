@@ -31,6 +31,8 @@ __all__ = [
 
 
 _BROKER = re.compile(r"^(?:\w+://)?(?P<broker>[^/\s:]+:\d+)")
+#: OpenSSL's verify results that mean "no trusted CA signed it" (Python's ssl names them).
+_UNTRUSTED = re.compile(r"issuer certificate|self[- ]signed|unknown ca|untrusted|not trusted")
 _AFTER = re.compile(r"\s*\(after \d+ms in state \w+\)\s*$")
 
 
@@ -90,10 +92,17 @@ def _tls(broker: str, detail: str) -> SecurityFailure:
             "a name the certificate holds, or set ssl.endpoint.identification.algorithm= "
             "(empty) to skip the host name check"
         )
-    elif "certificate verify failed" in lower:
+    elif "certificate verify failed" in lower and _UNTRUSTED.search(lower):
         hint = (
             "the broker's certificate is not signed by a CA the client trusts: check "
             "ssl.truststore.location / ssl.truststore.certificates (and ssl.truststore.type)"
+        )
+    elif "certificate verify failed" in lower:  # librdkafka does not say which check failed
+        hint = (
+            "the broker's certificate is not signed by a CA the client trusts (check "
+            "ssl.truststore.location / ssl.truststore.certificates and ssl.truststore.type) "
+            "or does not name the host in bootstrap.servers (connect by a name it holds, or "
+            "set ssl.endpoint.identification.algorithm= to skip the host name check)"
         )
     elif "certificate required" in lower or "bad certificate" in lower or "unknown ca" in lower:
         hint = (

@@ -36,6 +36,8 @@ from tests.integration.secure_support import (
     secure_cluster,
 )
 
+pytestmark = [pytest.mark.kafka]
+
 # (listener, mechanism or None for mTLS, trust store type, key store type or None)
 MATRIX = [
     ("sasl_ssl", "PLAIN", "PEM", None),
@@ -308,7 +310,11 @@ def test_distributed_group_copies_a_file_with_a_dlq_and_exactly_once(
 
 @contextmanager
 def _standalone_worker(
-    tmp_path: Path, props: dict[str, str], *connectors: Path, extra: str = ""
+    tmp_path: Path,
+    props: dict[str, str],
+    *connectors: Path,
+    extra: str = "",
+    converter: str = "org.apache.kafka.connect.storage.StringConverter",
 ) -> Iterator[tuple[str, Path]]:
     """A ``kconnect standalone`` process with ``props``' security settings at the top level and
     under ``producer.`` / ``consumer.`` / ``admin.``; yields its REST URL and log file."""
@@ -317,8 +323,7 @@ def _standalone_worker(
     worker.write_text(
         f"bootstrap.servers={props['bootstrap.servers']}\n"
         + _security_lines(props, ("", "producer.", "consumer.", "admin."))
-        + "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
-        "value.converter=org.apache.kafka.connect.storage.StringConverter\n"
+        + f"key.converter={converter}\nvalue.converter={converter}\n"
         f"offset.storage.file.filename={tmp_path / 'offsets'}\n"
         f"listeners=http://127.0.0.1:{port}\n" + extra
     )
@@ -460,3 +465,50 @@ def test_a_broker_certificate_for_another_host_name_fails_naming_the_host_check(
         stop.set()
         thread.join(timeout=5)
         listener.close()
+
+
+@pytest.mark.postgres
+def test_jdbc_source_and_sink_over_sasl_ssl(
+    cluster: SecureCluster, tmp_path: Path, pg_dsn: str
+) -> None:
+    """PostgreSQL table -> JDBC source -> SASL_SSL topic -> JDBC sink -> table, the worker
+    configured as Kafka Connect documents it (JsonConverter with schemas)."""
+    psycopg = pytest.importorskip("psycopg")
+    from tests.integration.test_jdbc_pipeline import _sink, _source
+
+    tag = uuid.uuid4().hex[:10]
+    src, dst, prefix = f"kc_secsrc_{tag}", f"kc_secdst_{tag}", f"sec_{tag}_"
+    db = psycopg.connect(pg_dsn, autocommit=True)
+    try:
+        db.execute(f"CREATE TABLE {src} (id serial PRIMARY KEY, name text, amount numeric(10,2), "
+                   "note text)")  # fmt: skip
+        for i in range(200):
+            db.execute(f"INSERT INTO {src} (name, amount, note) VALUES (%s, %s, %s)",
+                       (f"名前 {i}", i * 1.25, None if i % 5 == 0 else f"n{i}"))  # fmt: skip
+        props = cluster.sasl_ssl_props("SCRAM-SHA-256", "JKS")
+        json = "org.apache.kafka.connect.json.JsonConverter"
+        with _standalone_worker(tmp_path, props, converter=json) as (url, _log):
+            for name, config in {
+                f"secsrc-{tag}": _source(pg_dsn, src, prefix),
+                f"secsink-{tag}": _sink(pg_dsn, prefix + src, **{
+                    "table.name.format": dst, "auto.create": "true",
+                    "pk.mode": "record_value", "pk.fields": "id", "insert.mode": "upsert"}),
+            }.items():  # fmt: skip
+                r = httpx.put(f"{url}/connectors/{name}/config", json=config, timeout=30)
+                assert r.status_code in (200, 201), r.text
+
+            def copied() -> bool:
+                try:
+                    return db.execute(f"SELECT count(*) FROM {dst}").fetchone()[0] == 200
+                except psycopg.errors.UndefinedTable:
+                    return False
+
+            wait_for(copied, timeout=120, what=f"200 rows in {dst}")
+        rows = db.execute(f"SELECT id, name, amount, note FROM {dst} ORDER BY id").fetchall()
+        assert (
+            rows == db.execute(f"SELECT id, name, amount, note FROM {src} ORDER BY id").fetchall()
+        )
+    finally:
+        db.execute(f"DROP TABLE IF EXISTS {src}")
+        db.execute(f"DROP TABLE IF EXISTS {dst}")
+        db.close()

@@ -3,6 +3,7 @@ files and PKCS12 stores."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,14 +11,22 @@ from typing import Any
 
 import pytest
 
-__all__ = ["Pki", "require_openssl"]
+__all__ = ["Pki", "require_openssl", "require_tool"]
 
 
 def require_openssl() -> str:
-    path = shutil.which("openssl")
-    if path is None:
-        pytest.skip("needs the openssl CLI")
-    return path
+    return require_tool("openssl", "the openssl CLI")
+
+
+def require_tool(binary: str, what: str) -> str:
+    """The path of ``binary``; skips the test without it -- except under CI (``CI`` set), where
+    a missing tool must fail the run rather than let its tests pass unrun."""
+    path = shutil.which(binary)
+    if path is not None:
+        return path
+    if os.environ.get("CI"):
+        pytest.fail(f"needs {what} (CI must run these tests)")
+    pytest.skip(f"needs {what}")
 
 
 class Pki:

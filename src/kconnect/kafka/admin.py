@@ -7,7 +7,6 @@ client is).
 
 from __future__ import annotations
 
-import socket
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError, from_kaf
 from kconnect.kafka.security_errors import (
     SecurityFailure,
     error_callback,
+    protocol_mismatch,
     verify_broker_certificate,
 )
 
@@ -47,10 +47,8 @@ class Admin:
         """``prefix`` names the settings' origin in errors (``admin.``, ``source.cluster.``)."""
         self._security_failure: SecurityFailure | None = None
         self._bootstrap = str(props.get("bootstrap.servers", ""))
-        self._protocol = str(props.get("security.protocol", "PLAINTEXT")).upper()
-        config = with_client_logger(to_librdkafka(props, prefix))
-        security = client_security(props, prefix)
-        self._tls_context = ssl_context(security) if security.uses_tls else None
+        self._security = client_security(props, prefix)
+        config = with_client_logger(to_librdkafka(props, prefix, self._security))
         config["error_cb"] = error_callback(self._on_security_failure)
         try:
             self._admin = AdminClient(config)  # type: ignore[arg-type]
@@ -86,25 +84,14 @@ class Admin:
         mismatch."""
         failure = self._security_failure
         assert failure is not None
-        if "certificate verify failed" not in failure or self._tls_context is None:
+        if "certificate verify failed" not in failure or not self._security.uses_tls:
             return failure
-        return verify_broker_certificate(self._bootstrap, self._tls_context) or failure
+        context = ssl_context(self._security)
+        return verify_broker_certificate(self._bootstrap, context) or failure
 
     def _hint(self) -> str:
-        """Why a cluster that accepts connections may still not answer: the listener speaks
-        another protocol (librdkafka says so only at debug level)."""
-        for server in self._bootstrap.split(","):
-            host, _, port = server.strip().rpartition(":")
-            try:
-                with socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), 1.0):
-                    return (
-                        f" ({server.strip()} accepts connections but did not answer as a Kafka "
-                        f"broker speaking security.protocol={self._protocol}: check "
-                        "security.protocol against the listener -- TLS, SASL or plaintext)"
-                    )
-            except (OSError, ValueError):
-                continue
-        return ""
+        hint = protocol_mismatch(self._bootstrap, self._security.protocol)
+        return f" ({hint})" if hint else ""
 
     def topic_partition_counts(
         self, topics: Iterable[str] | None = None, timeout: float = 10.0

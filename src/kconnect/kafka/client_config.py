@@ -13,7 +13,12 @@ import logging
 from collections.abc import Mapping
 
 from kconnect.kafka import outage_log
-from kconnect.kafka.client_security import client_security, is_security_key, librdkafka_config
+from kconnect.kafka.client_security import (
+    ClientSecurity,
+    client_security,
+    is_security_key,
+    librdkafka_config,
+)
 from kconnect.kafka.security_errors import SecurityLogFilter
 
 __all__ = [
@@ -88,7 +93,9 @@ outage_log.install(CLIENT_LOG)
 CLIENT_LOG.addFilter(SecurityLogFilter())
 
 
-def to_librdkafka(props: Mapping[str, object], prefix: str = "") -> dict[str, object]:
+def to_librdkafka(
+    props: Mapping[str, object], prefix: str = "", security: ClientSecurity | None = None
+) -> dict[str, object]:
     """Translate Java client properties into a librdkafka config dict.
 
     Security settings (``security.protocol``, ``sasl.*``, ``ssl.*``) are read and checked by
@@ -97,9 +104,12 @@ def to_librdkafka(props: Mapping[str, object], prefix: str = "") -> dict[str, ob
     ``prefix``, e.g. ``producer.override.``). Other values are stringified (booleans as
     ``true``/``false``) except ints, which librdkafka accepts either way. Unknown names pass
     through: librdkafka rejects them at client creation with a message naming the property.
-    :data:`JAVA_DEFAULTS` fill in what is not given.
+    :data:`JAVA_DEFAULTS` fill in what is not given. ``security``: the settings already read
+    by a caller that needs them too (they are not read again).
     """
-    out: dict[str, object] = librdkafka_config(client_security(props, prefix))
+    if security is None:
+        security = client_security(props, prefix)
+    out: dict[str, object] = librdkafka_config(security)
     for key, value in props.items():
         if value is None or is_security_key(key):
             continue

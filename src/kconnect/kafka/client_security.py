@@ -23,9 +23,7 @@ tunes Java's own machinery (refresh windows of the Java login thread...) is list
 from __future__ import annotations
 
 import logging
-import os
 import ssl
-import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -521,13 +519,7 @@ def ssl_context(sec: ClientSecurity) -> ssl.SSLContext:
     else:
         ctx.load_default_certs(ssl.Purpose.SERVER_AUTH)
     if sec.key is not None:
-        fd, path = tempfile.mkstemp(prefix="kconnect-tls-", suffix=".pem")
-        try:  # load_cert_chain reads files only: a private file removed at once
-            with os.fdopen(fd, "w", encoding="ascii") as f:
-                f.write(sec.key.key_pem + "\n" + sec.key.chain_pem)
-            ctx.load_cert_chain(path, path)
-        finally:
-            os.unlink(path)
+        sec.key.load_into(ctx)
     if sec.cipher_list:
         ctx.set_ciphers(sec.cipher_list)
     return ctx

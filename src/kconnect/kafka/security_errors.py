@@ -26,6 +26,7 @@ __all__ = [
     "describe",
     "describe_text",
     "error_callback",
+    "protocol_mismatch",
     "verify_broker_certificate",
 ]
 
@@ -159,23 +160,48 @@ class SecurityLogFilter(logging.Filter):
         return True
 
 
+def _addresses(bootstrap: str) -> list[tuple[str, str, int]]:
+    """(as written, host, port) of each ``host:port`` of ``bootstrap`` that parses."""
+    out = []
+    for server in bootstrap.split(","):
+        host, _, port = server.strip().rpartition(":")
+        if port.isdecimal():
+            out.append((server.strip(), host.strip("[]") or "127.0.0.1", int(port)))
+    return out
+
+
 def verify_broker_certificate(bootstrap: str, context: ssl.SSLContext) -> SecurityFailure | None:
     """Why the first reachable broker of ``bootstrap`` fails certificate verification with
     ``context`` (the client's own trust material and host-name check), as OpenSSL tells Python:
     librdkafka reports a host-name mismatch and an unknown CA alike ("certificate verify
     failed"). None when the handshake succeeds or no broker answers."""
-    for server in bootstrap.split(","):
-        host, _, port = server.strip().rpartition(":")
-        host = host.strip("[]") or "127.0.0.1"
+    for server, host, port in _addresses(bootstrap):
         try:
             with (
-                socket.create_connection((host, int(port)), timeout=3.0) as raw,
+                socket.create_connection((host, port), timeout=3.0) as raw,
                 context.wrap_socket(raw, server_hostname=host),
             ):
                 return None
         except ssl.SSLCertVerificationError as e:
             reason = str(e.verify_message or e.reason)
-            return _tls(server.strip(), f"certificate verify failed: {reason}")
-        except (OSError, ValueError):
+            return _tls(server, f"certificate verify failed: {reason}")
+        except OSError:
             continue
     return None
+
+
+def protocol_mismatch(bootstrap: str, protocol: str) -> str:
+    """Why a cluster that accepts connections may still not answer: its listener speaks another
+    protocol (librdkafka says so only at debug level). A sentence, or "" when no broker of
+    ``bootstrap`` accepts a TCP connection."""
+    for server, host, port in _addresses(bootstrap):
+        try:
+            with socket.create_connection((host, port), 1.0):
+                return (
+                    f"{server} accepts connections but did not answer as a Kafka broker "
+                    f"speaking security.protocol={protocol}: check security.protocol against "
+                    "the listener -- TLS, SASL or plaintext"
+                )
+        except OSError:
+            continue
+    return ""

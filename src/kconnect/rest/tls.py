@@ -30,9 +30,7 @@ once: ``load_cert_chain`` reads files only):
 from __future__ import annotations
 
 import logging
-import os
 import ssl
-import tempfile
 from collections.abc import Mapping
 from typing import Any
 
@@ -127,18 +125,6 @@ def _store_values(v: Mapping[str, str], chosen: Mapping[str, Any], prefix: str) 
     return out
 
 
-def _load_pem_bytes(ctx: ssl.SSLContext, pem: bytes, password: str | None) -> None:
-    """Load a key and chain held in memory: ``load_cert_chain`` reads files only, so they go
-    to a private temporary file that is removed at once (the context keeps them)."""
-    fd, path = tempfile.mkstemp(prefix="kconnect-tls-", suffix=".pem")
-    try:
-        with os.fdopen(fd, "wb") as f:  # mkstemp: mode 0600
-            f.write(pem)
-        ctx.load_cert_chain(path, path, password or None)
-    finally:
-        os.unlink(path)
-
-
 def _load_keystore(ctx: ssl.SSLContext, v: Mapping[str, str], prefix: str) -> bool:
     try:
         material = key_material(v, prefix)
@@ -147,7 +133,7 @@ def _load_keystore(ctx: ssl.SSLContext, v: Mapping[str, str], prefix: str) -> bo
     if material is None:
         return False
     try:
-        _load_pem_bytes(ctx, f"{material.key_pem}{material.chain_pem}".encode(), None)
+        material.load_into(ctx)
     except (OSError, ssl.SSLError) as e:
         raise TlsConfigError(
             f"{_where(prefix, 'ssl.keystore.location')}: cannot load the key and certificate: "

@@ -32,7 +32,10 @@ for expiry or purpose here: the TLS handshake does that, as in Java.
 
 from __future__ import annotations
 
+import os
 import re
+import ssl
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -82,6 +85,18 @@ class StoreError(ValueError):
 class KeyMaterial:
     key_pem: str  # the private key, unencrypted PKCS#8 PEM
     chain_pem: str  # the certificate chain, leaf first, PEM
+
+    def load_into(self, context: ssl.SSLContext) -> None:
+        """Present this key and chain from ``context``. ``load_cert_chain`` reads files only:
+        they go to a private temporary file (mode 0600) that is removed at once (the context
+        keeps them). Raises ``ssl.SSLError`` / ``OSError``."""
+        fd, path = tempfile.mkstemp(prefix="kconnect-tls-", suffix=".pem")
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(f"{self.key_pem}\n{self.chain_pem}")
+            context.load_cert_chain(path, path)
+        finally:
+            os.unlink(path)
 
 
 def trust_material(values: Mapping[str, str], prefix: str = "") -> str | None:

@@ -4,7 +4,6 @@ names are refused with the setting named."""
 
 from __future__ import annotations
 
-import shutil
 import ssl
 import subprocess
 
@@ -12,6 +11,7 @@ import pytest
 
 from kconnect.security.ciphers import TLS12_SUITES, TLS13_SUITES, openssl_cipher_list
 from kconnect.security.stores import StoreError
+from tests.pki import require_openssl
 
 KEY = "producer.ssl.cipher.suites"
 
@@ -30,9 +30,7 @@ def test_every_mapped_suite_is_one_openssl_takes(iana: str) -> None:
 
 
 def test_the_table_agrees_with_the_openssl_cli() -> None:
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("needs the openssl CLI")
+    openssl = require_openssl()
     out = subprocess.run(
         [openssl, "ciphers", "-stdname", "ALL:@SECLEVEL=0"],
         capture_output=True,

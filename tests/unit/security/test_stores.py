@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-import shutil
 import socket
 import ssl
 import struct
@@ -26,7 +25,7 @@ from cryptography.hazmat.primitives.serialization import (
 from kconnect.rest.tls import LISTENER_PREFIX, TlsConfigError, server_context
 from kconnect.security import jks
 from kconnect.security.stores import KeyMaterial, StoreError, key_material, trust_material
-from tests.pki import Pki
+from tests.pki import Pki, require_tool
 
 STORE_PW, KEY_PW, TRUST_PW, P12_PW = (
     "store-secret-1",
@@ -39,10 +38,7 @@ PREFIX = "producer."
 
 
 def _keytool() -> str:
-    path = shutil.which("keytool")
-    if path is None:
-        pytest.skip("needs Java's keytool")
-    return path
+    return require_tool("keytool", "Java's keytool")
 
 
 class Stores:

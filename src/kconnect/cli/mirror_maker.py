@@ -208,9 +208,9 @@ class MirrorMakerNode:
     @staticmethod
     def _reach(alias: str, props: dict[str, str]) -> str | None:
         """Why cluster ``alias`` cannot be used (naming the settings to check), or None."""
-        from kconnect.kafka.admin import Admin
-        from kconnect.kafka.client_security import ClientSecurityError
-        from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError
+        from kconnect.kafka.clients.admin import Admin
+        from kconnect.kafka.clients.client_security import ClientSecurityError
+        from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError
 
         servers = props["bootstrap.servers"]
         protocol = props.get("security.protocol", "PLAINTEXT")

@@ -13,7 +13,7 @@ Modules:
 - :mod:`kconnect.local.stack` -- start/stop/status of the whole stack.
 
 This package is a utility for ``kconnect.cli`` and ``kconnect.testing``; it never imports a Kafka
-client library itself (broker readiness goes through :mod:`kconnect.kafka.admin_ping`).
+client library itself (broker readiness goes through :mod:`kconnect.kafka.tools.admin_ping`).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from kconnect.api.config_def import (
 )
 from kconnect.api.config_types import Type, class_name
 from kconnect.api.errors import ConfigException
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.clients.client_config import to_librdkafka
 from kconnect.runtime.config.client_overrides import (
     ConnectorClientConfigOverridePolicy,
     define_policy_keys,
@@ -473,7 +473,7 @@ _CLIENT_SECURITY_KEYS = ("security.protocol",)
 #: declares them) and that kconnect hands, like Java, to the worker's own clients
 #: (``DistributedConfig.internal_client_props``) and to the connectors' admin clients, which
 #: Java builds from every top-level worker setting. The ones librdkafka has no equivalent
-#: for are dropped by :func:`~kconnect.kafka.client_config.to_librdkafka` and warned about at
+#: for are dropped by :func:`~kconnect.kafka.clients.client_config.to_librdkafka` and warned about at
 #: start (:mod:`~kconnect.runtime.config.unapplied_settings`).
 WORKER_CLIENT_SETTINGS = (
     "client.dns.lookup",

@@ -22,9 +22,9 @@ from typing import Any
 from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.errors import ConfigException, ConnectException
-from kconnect.kafka.admin import Admin
-from kconnect.kafka.errors import KafkaSecurityError
-from kconnect.kafka.fencing import fence_producers
+from kconnect.kafka.clients.admin import Admin
+from kconnect.kafka.clients.errors import KafkaSecurityError
+from kconnect.kafka.clients.fencing import fence_producers
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
@@ -165,7 +165,7 @@ class Worker:
 
     def check_cluster_access(self) -> None:
         """At start-up, as Kafka Connect: a cluster that refuses the worker's login or TLS
-        handshake stops the worker (raises :class:`~kconnect.kafka.errors.KafkaSecurityError`
+        handshake stops the worker (raises :class:`~kconnect.kafka.clients.errors.KafkaSecurityError`
         naming the settings). A cluster not reachable yet is only logged: the worker starts
         and its clients keep retrying."""
         try:  # a refused login or handshake is known within a second; don't wait long for more

@@ -21,7 +21,7 @@ from kconnect.connectors.mirror.maker_config import (
     SourceAndTarget,
 )
 from kconnect.connectors.mirror.source_config import MirrorSourceConfig
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.clients.client_config import to_librdkafka
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from tests.pki import Pki
 

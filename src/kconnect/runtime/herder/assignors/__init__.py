@@ -1,6 +1,6 @@
 """Connect group assignors: who runs which connector and task (Kafka's ``ConnectAssignor``).
 
-The group leader's :class:`~kconnect.kafka.worker_coordinator.WorkerCoordinator` calls
+The group leader's :class:`~kconnect.kafka.group.worker_coordinator.WorkerCoordinator` calls
 ``perform_assignment`` on its IO thread with every member's decoded metadata and the leader's
 config snapshot; the result maps member id to the :class:`ExtendedAssignment` to send it.
 Assignors never do I/O themselves: ``fresh_snapshot`` (optional) is how the leader re-reads the
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kconnect.kafka.connect_protocol import (
+from kconnect.kafka.group.connect_protocol import (
     CONFIG_MISMATCH,
     ExtendedAssignment,
     WorkerState,

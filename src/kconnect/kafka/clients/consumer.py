@@ -28,10 +28,14 @@ from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import TopicPartition as _TP
 
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
-from kconnect.kafka.errors import KafkaSecurityError, from_kafka_error
-from kconnect.kafka.security_errors import SecurityFailure, error_callback
+from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.client_stats import (
+    DEFAULT_STATS_INTERVAL_MS,
+    ClientStats,
+    stats_callback,
+)
+from kconnect.kafka.clients.errors import KafkaSecurityError, from_kafka_error
+from kconnect.kafka.clients.security_errors import SecurityFailure, error_callback
 
 __all__ = ["Consumer", "consume_available", "consumer_defaults"]
 

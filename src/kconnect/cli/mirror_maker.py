@@ -33,7 +33,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote, unquote
 
-from kconnect.cli._worker_process import (
+from kconnect.cli.worker_startup import (
     LEVELS,
     StartupError,
     StopSignal,
@@ -163,7 +163,7 @@ class MirrorMakerNode:
 
     @classmethod
     def from_file(cls, path: str, clusters: list[str] | None) -> MirrorMakerNode:
-        from kconnect.cli._worker_process import load_worker_props
+        from kconnect.cli.worker_startup import load_worker_props
         from kconnect.connectors.mirror.maker_config import MirrorMakerConfig
         from kconnect.runtime.config.config_transformer import (
             ConfigTransformer,
@@ -280,7 +280,7 @@ class MirrorMakerNode:
             self._serve(rest)
         for herder in self.herders.values():
             herder.start()
-        from kconnect.runtime.gc_tuning import tune_for_worker
+        from kconnect.runtime.common.gc_tuning import tune_for_worker
 
         tune_for_worker()
         self._configurer = threading.Thread(

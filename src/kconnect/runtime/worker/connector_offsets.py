@@ -17,7 +17,7 @@ from kconnect.api.connector import SinkConnector, SourceConnector
 from kconnect.api.errors import ConnectException
 from kconnect.api.records import TopicPartition
 from kconnect.kafka.clients.admin import Admin
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.storage.offset_utils import (
     deserialize_key,

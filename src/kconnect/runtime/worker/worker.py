@@ -2,10 +2,10 @@
 
 The worker owns no cluster state: the herder tells it what to start and stop. Each connector
 runs on its own thread (:class:`~kconnect.runtime.worker.worker_connector.WorkerConnector`);
-tasks go to the worker's :class:`~kconnect.runtime.worker.task_executor.TaskExecutor` -- threads
-of this process (:class:`~kconnect.runtime.worker.local_tasks.LocalTasks`) or, with
+tasks go to the worker's :class:`~kconnect.runtime.worker.task_processes.task_executor.TaskExecutor` -- threads
+of this process (:class:`~kconnect.runtime.worker.task_processes.local_tasks.LocalTasks`) or, with
 ``task.processes`` above 1, child task processes
-(:class:`~kconnect.runtime.worker.task_pool.TaskProcessPool`), so busy tasks use every core.
+(:class:`~kconnect.runtime.worker.task_processes.task_pool.TaskProcessPool`), so busy tasks use every core.
 Statuses are reported to the listener the herder passes in. The offsets API lives in
 :mod:`kconnect.runtime.worker.connector_offsets`.
 
@@ -43,15 +43,15 @@ from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.connector_offsets import SinkOffsets, SourceOffsets
 from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
-from kconnect.runtime.worker.local_tasks import (
+from kconnect.runtime.worker.task_builder import TaskBuilder
+from kconnect.runtime.worker.task_processes.local_tasks import (
     LocalTasks,
     connector_info,
     new_connector,
     plugin_version_of,
 )
-from kconnect.runtime.worker.task_builder import TaskBuilder
-from kconnect.runtime.worker.task_executor import TaskExecutor
-from kconnect.runtime.worker.task_pool import TaskProcessPool
+from kconnect.runtime.worker.task_processes.task_executor import TaskExecutor
+from kconnect.runtime.worker.task_processes.task_pool import TaskProcessPool
 from kconnect.runtime.worker.worker_connector import WorkerConnector
 
 __all__ = ["CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S", "TooManyTasksException", "Worker"]

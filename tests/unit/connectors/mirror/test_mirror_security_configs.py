@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.cli._worker_process import StartupError
+from kconnect.cli.worker_startup import StartupError
 from kconnect.cli.mirror_maker import MirrorMakerNode
 from kconnect.connectors.mirror.checkpoint_config import MirrorCheckpointConfig
 from kconnect.connectors.mirror.heartbeat_config import MirrorHeartbeatConfig

@@ -18,7 +18,7 @@ from kconnect.kafka.group.connect_protocol import (
     WorkerState,
 )
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.herder.assignors import (
+from kconnect.runtime.herder.assignors.contract import (
     LeaderState,
     mismatch_assignments,
     resolve_leader_snapshot,

@@ -31,7 +31,7 @@ from kconnect.kafka.group.connect_protocol import (
 )
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.herder.assignors import (
+from kconnect.runtime.herder.assignors.contract import (
     LeaderState,
     mismatch_assignments,
     resolve_leader_snapshot,

@@ -33,7 +33,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote, unquote
 
-from kconnect.cli._worker_process import (
+from kconnect.cli.worker_startup import (
     LEVELS,
     StartupError,
     StopSignal,
@@ -163,7 +163,7 @@ class MirrorMakerNode:
 
     @classmethod
     def from_file(cls, path: str, clusters: list[str] | None) -> MirrorMakerNode:
-        from kconnect.cli._worker_process import load_worker_props
+        from kconnect.cli.worker_startup import load_worker_props
         from kconnect.connectors.mirror.maker_config import MirrorMakerConfig
         from kconnect.runtime.config.config_transformer import (
             ConfigTransformer,
@@ -208,9 +208,9 @@ class MirrorMakerNode:
     @staticmethod
     def _reach(alias: str, props: dict[str, str]) -> str | None:
         """Why cluster ``alias`` cannot be used (naming the settings to check), or None."""
-        from kconnect.kafka.admin import Admin
-        from kconnect.kafka.client_security import ClientSecurityError
-        from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError
+        from kconnect.kafka.clients.admin import Admin
+        from kconnect.kafka.clients.client_security import ClientSecurityError
+        from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError
 
         servers = props["bootstrap.servers"]
         protocol = props.get("security.protocol", "PLAINTEXT")
@@ -280,7 +280,7 @@ class MirrorMakerNode:
             self._serve(rest)
         for herder in self.herders.values():
             herder.start()
-        from kconnect.runtime.gc_tuning import tune_for_worker
+        from kconnect.runtime.common.gc_tuning import tune_for_worker
 
         tune_for_worker()
         self._configurer = threading.Thread(

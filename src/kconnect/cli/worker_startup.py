@@ -16,6 +16,8 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from kconnect.runtime.common.failures import StartupError
+
 __all__ = [
     "LEVELS",
     "StartupError",
@@ -37,10 +39,6 @@ EXIT_GRACE_S = 15.0
 SIGNAL_POLL_S = 0.5
 
 log = logging.getLogger("kconnect.worker_process")
-
-
-class StartupError(Exception):
-    """A problem the operator must fix before the worker can start (one line, no trace)."""
 
 
 class StopSignal:

@@ -31,7 +31,7 @@ from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.config.config_transformer import reverse_transform
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.herder.abstract_herder import AbstractHerder
+from kconnect.runtime.herder.herder_hooks import HerderHooks
 from kconnect.runtime.herder.request_queue import HerderRequestQueue
 from kconnect.runtime.herder.session_keys import signature_headers
 from kconnect.runtime.storage.config_store import ClusterConfigState
@@ -142,7 +142,7 @@ class LeaderTaskConfigClient:
 class ReconfigurationHost(Protocol):
     """What task reconfiguration needs from the herder thread."""
 
-    herder: AbstractHerder
+    hooks: HerderHooks
     config: DistributedConfig
     worker: Worker
     config_store: KafkaConfigBackingStore
@@ -154,7 +154,8 @@ class ReconfigurationHost(Protocol):
     @property
     def session_key(self) -> SessionKey | None: ...
 
-    internal_tls: Callable[[], ssl.SSLContext] | None
+    @property
+    def internal_tls(self) -> Callable[[], ssl.SSLContext] | None: ...
 
     def is_leader(self) -> bool: ...
 
@@ -199,7 +200,7 @@ class TaskReconfiguration:
                      name, state.target_state(name))  # fmt: skip
             return
         try:
-            configs = host.worker.connector_task_configs(name, host.herder.resolved_config(raw))
+            configs = host.worker.connector_task_configs(name, host.hooks.resolve_config(raw))
         except Exception as e:
             log.error("Connector %s failed to generate task configs: %s", name, e)
             self._retry(name)

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from kconnect.runtime.common.loggers import Loggers
 from kconnect.runtime.herder.auto_restart import AutoRestarter
 from kconnect.runtime.herder.herder_status import HerderStatusListener
-from kconnect.runtime.loggers import Loggers
 
 __all__ = ["HerderHooks"]
 

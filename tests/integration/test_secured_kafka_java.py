@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.kafka.admin_ping import delete_topics
+from kconnect.kafka.tools.admin_ping import delete_topics
 from kconnect.local.secure import SecureListeners, SecureMaterial, worker_properties
 from kconnect.testing.services import create_unique_topic, ensure_secure_kafka, require_java
 from tests.integration.java_worker_support import STANDALONE, JavaWorker, eventually

@@ -30,9 +30,10 @@ from typing import Any
 from kconnect.api.errors import AlreadyExistsException, ConnectException, NotFoundException
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.common.restart import RestartPlan, RestartRequest
 from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.herder.abstract_herder import STOPPED_REQUIRED, AbstractHerder
@@ -66,7 +67,7 @@ class DistributedHerder(AbstractHerder):
         *,
         config_transformer: ConfigTransformer | None = None,
         kafka_cluster_id: str | None = None,
-        request_timeout_s: float = 90.0,
+        request_timeout_s: float = REST_REQUEST_TIMEOUT_S,
         health_timeout_s: float = 10.0,
         clock: Clock | None = None,
     ) -> None:

@@ -28,6 +28,7 @@ import orjson
 from kconnect.api.errors import ConnectException
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.config.config_transformer import reverse_transform
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.herder.abstract_herder import AbstractHerder
@@ -77,7 +78,7 @@ def task_configs_changed(
 class LeaderTaskConfigClient:
     """Sends task configs to the leader's internal endpoint from its own thread."""
 
-    def __init__(self, timeout_s: float = 90.0) -> None:
+    def __init__(self, timeout_s: float = REST_REQUEST_TIMEOUT_S) -> None:
         self._timeout_s = timeout_s
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="herder-forward")
 

@@ -34,8 +34,9 @@ import httpx
 
 from kconnect.api.errors import ConnectException, NotFoundException
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import BadRequestException, ConflictException
+from kconnect.runtime.common.request_errors import BadRequestException, ConflictException
 from kconnect.runtime.common.session_key import SessionKey
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.herder.abstract_herder import AbstractHerder
 from kconnect.runtime.herder.distributed_errors import NotLeaderException
@@ -55,7 +56,7 @@ __all__ = ["ZombieFencing"]
 log = logging.getLogger(__name__)
 
 #: Java's ``FenceProducersOptions.timeoutMs`` (the REST request timeout).
-FENCING_TIMEOUT_S = 90.0
+FENCING_TIMEOUT_S = REST_REQUEST_TIMEOUT_S
 
 
 class FencingHost(Protocol):

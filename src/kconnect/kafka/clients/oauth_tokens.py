@@ -26,7 +26,7 @@ from typing import Any
 
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
-from kconnect.kafka.client_security import OAuthSettings
+from kconnect.kafka.clients.client_security import OAuthSettings
 
 __all__ = ["TokenError", "token_provider"]
 

@@ -20,8 +20,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException
 from confluent_kafka import TopicPartition as _TP
 from confluent_kafka.admin import AdminClient
 
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.consumer import consume_available
+from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.consumer import consume_available
 
 __all__ = [
     "GroupView",

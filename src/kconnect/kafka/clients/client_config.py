@@ -15,14 +15,14 @@ from typing import cast
 
 from confluent_kafka.admin import AdminClient
 
-from kconnect.kafka import outage_log
-from kconnect.kafka.client_security import (
+from kconnect.kafka.clients import outage_log
+from kconnect.kafka.clients.client_security import (
     ClientSecurity,
     client_security,
     is_security_key,
     librdkafka_config,
 )
-from kconnect.kafka.security_errors import SecurityLogFilter
+from kconnect.kafka.clients.security_errors import SecurityLogFilter
 
 __all__ = [
     "CLIENT_LOG",
@@ -103,8 +103,8 @@ def to_librdkafka(
     """Translate Java client properties into a librdkafka config dict.
 
     Security settings (``security.protocol``, ``sasl.*``, ``ssl.*``) are read and checked by
-    :mod:`kconnect.kafka.client_security` (stores loaded, JAAS parsed; a setting that cannot be
-    applied raises its :class:`~kconnect.kafka.client_security.ClientSecurityError`, named with
+    :mod:`kconnect.kafka.clients.client_security` (stores loaded, JAAS parsed; a setting that cannot be
+    applied raises its :class:`~kconnect.kafka.clients.client_security.ClientSecurityError`, named with
     ``prefix``, e.g. ``producer.override.``). Other values are stringified (booleans as
     ``true``/``false``) except ints, which librdkafka accepts either way. Unknown names pass
     through: librdkafka rejects them at client creation with a message naming the property.

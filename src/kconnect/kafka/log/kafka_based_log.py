@@ -33,9 +33,9 @@ from confluent_kafka.admin import ConfigResource
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.client_config import admin_client, to_librdkafka, with_client_logger
-from kconnect.kafka.consumer import consume_available
-from kconnect.kafka.errors import from_kafka_error
+from kconnect.kafka.clients.client_config import admin_client, to_librdkafka, with_client_logger
+from kconnect.kafka.clients.consumer import consume_available
+from kconnect.kafka.clients.errors import from_kafka_error
 
 __all__ = ["ConsumedCallback", "InternalTopicAdmin", "KafkaBasedLog", "RecordPosition"]
 
@@ -231,7 +231,7 @@ class KafkaBasedLog:
     def send(self, key: bytes | None, value: bytes | None) -> Future[RecordPosition]:
         """Write one record; the future completes when the broker acknowledged it.
 
-        The future fails with :class:`~kconnect.kafka.errors.KafkaClientError` (``retriable``
+        The future fails with :class:`~kconnect.kafka.clients.errors.KafkaClientError` (``retriable``
         set for transient errors) when the write failed. Never blocks, except briefly when
         the local queue is full.
         """
@@ -266,7 +266,7 @@ class KafkaBasedLog:
         """A future completing once everything written before this call was consumed.
 
         Fetches the end offsets in the calling thread (a quick broker round trip); the future
-        fails with :class:`~kconnect.kafka.errors.KafkaClientError` if that fails.
+        fails with :class:`~kconnect.kafka.clients.errors.KafkaClientError` if that fails.
         """
         req = _EndRequest()
         if self._stopping.is_set() or self._offsets_client is None:

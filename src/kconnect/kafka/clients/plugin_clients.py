@@ -3,7 +3,7 @@
 Registered as the entry point ``confluent-kafka`` of the group ``kconnect.kafka_clients``, so a
 plugin reaches it through :func:`kconnect.api.kafka_clients.default_kafka_clients` without
 importing this package (plugins may import only the plugin API). Properties are Java client
-names, translated by :func:`~kconnect.kafka.client_config.to_librdkafka`; a property librdkafka
+names, translated by :func:`~kconnect.kafka.clients.client_config.to_librdkafka`; a property librdkafka
 does not know is dropped with one warning naming it (Java's clients warn about unused settings
 and go on), so a connector config written for Java clients works unchanged.
 """
@@ -46,9 +46,9 @@ from confluent_kafka.cimpl import NewTopic as _NewTopic
 
 from kconnect.api import kafka_clients as api
 from kconnect.api.records import RecordMetadata, TopicPartition
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.consumer import consume_available
-from kconnect.kafka.errors import consume_error_is_transient
+from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.consumer import consume_available
+from kconnect.kafka.clients.errors import consume_error_is_transient
 
 __all__ = ["ConfluentKafkaClients"]
 

@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as _TP
-from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.client_config import admin_client, to_librdkafka, with_client_logger
 from kconnect.kafka.clients.client_security import client_security, ssl_context
 from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
 from kconnect.kafka.clients.security_errors import (
@@ -51,7 +50,7 @@ class Admin:
         config = with_client_logger(to_librdkafka(props, prefix, self._security))
         config["error_cb"] = error_callback(self._on_security_failure)
         try:
-            self._admin = AdminClient(config)  # type: ignore[arg-type]
+            self._admin = admin_client(config)
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import cast
+
+from confluent_kafka.admin import AdminClient
 
 from kconnect.kafka.clients import outage_log
 from kconnect.kafka.clients.client_security import (
@@ -26,6 +29,7 @@ __all__ = [
     "JAVA_DEFAULTS",
     "JAVA_ONLY",
     "RENAMED",
+    "admin_client",
     "to_librdkafka",
     "with_client_logger",
 ]
@@ -147,3 +151,12 @@ def with_client_logger(config: dict[str, object]) -> dict[str, object]:
     ``%4|...|`` lines on stderr."""
     config.setdefault("logger", CLIENT_LOG)
     return config
+
+
+def admin_client(config: dict[str, object]) -> AdminClient:
+    """A confluent-kafka ``AdminClient`` over a librdkafka ``config`` (callbacks and the
+    logger of :func:`with_client_logger` included)."""
+    # confluent-kafka's annotation of AdminClient's conf allows only str/int/float/bool values,
+    # but the dict goes to librdkafka as Producer's and Consumer's (annotated Dict[str, Any])
+    # does: error_cb, oauth_cb and logger are accepted there as for the other clients.
+    return AdminClient(cast("dict[str, str | int | float | bool]", config))

@@ -41,7 +41,7 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-class _Provider(AbstractTokenProvider):  # type: ignore[misc]
+class _Provider(AbstractTokenProvider):  # type: ignore[misc]  # kafka-python is untyped
     def __init__(self, settings: OAuthSettings, timeout_s: float = 10.0) -> None:
         self._settings = settings
         self._timeout = timeout_s

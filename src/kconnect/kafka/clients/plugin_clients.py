@@ -64,6 +64,14 @@ _UNKNOWN_PROPERTY = re.compile(r'No such configuration property: "([^"]+)"')
 
 _C = TypeVar("_C")
 
+# AclBindingFilter inherits AclBinding's annotations (name, principal and host: str), though
+# confluent-kafka documents None for them in a filter: "None matches any value".
+_acl_filter = cast(
+    "Callable[[ResourceType, str | None, ResourcePatternType, str | None, str | None, "
+    "AclOperation, AclPermissionType], AclBindingFilter]",
+    AclBindingFilter,
+)
+
 
 def _error(err: Any, what: str) -> api.KafkaClientException:
     """A confluent-kafka KafkaError / KafkaException as the plugin API's exception."""
@@ -379,12 +387,12 @@ class _AdminAdapter(api.Admin):
         )
 
     def describe_topic_acls(self, timeout_s: float) -> list[api.AclBinding]:
-        flt = AclBindingFilter(
+        flt = _acl_filter(
             ResourceType.TOPIC,
-            None,  # type: ignore[arg-type]  # None matches any name, principal and host
+            None,  # None matches any name, principal and host
             ResourcePatternType.LITERAL,
-            None,  # type: ignore[arg-type]
-            None,  # type: ignore[arg-type]
+            None,
+            None,
             AclOperation.ANY,
             AclPermissionType.ANY,
         )

@@ -56,7 +56,7 @@ class CoordinatorListener(Protocol):
     def on_revoked(self, leader: str | None, connectors: list[str], tasks: list[Any]) -> None: ...
 
 
-class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
+class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]  # kafka-python is untyped
     """Group membership for one worker. Create, then call :meth:`poll` in a loop; :meth:`close`."""
 
     def __init__(

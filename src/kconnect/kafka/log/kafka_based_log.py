@@ -29,11 +29,11 @@ from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException
 from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import Producer as _Producer
 from confluent_kafka import TopicPartition as _TP
-from confluent_kafka.admin import AdminClient, ConfigResource  # type: ignore[attr-defined]
+from confluent_kafka.admin import ConfigResource
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.client_config import admin_client, to_librdkafka, with_client_logger
 from kconnect.kafka.clients.consumer import consume_available
 from kconnect.kafka.clients.errors import from_kafka_error
 
@@ -402,7 +402,7 @@ class InternalTopicAdmin:
 
     def __init__(self, props: Mapping[str, object]) -> None:
         try:
-            self._admin = AdminClient(with_client_logger(to_librdkafka(props)))  # type: ignore[arg-type]
+            self._admin = admin_client(with_client_logger(to_librdkafka(props)))
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 

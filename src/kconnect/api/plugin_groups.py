@@ -17,6 +17,7 @@ __all__ = [
     "CONVERTER_GROUP",
     "HEADER_CONVERTER_GROUP",
     "PLUGIN_GROUPS",
+    "PLUGIN_SOURCE_GROUP",
     "PREDICATE_GROUP",
     "REST_EXTENSION_GROUP",
     "SINK_CONNECTOR_GROUP",
@@ -32,6 +33,12 @@ TRANSFORMATION_GROUP = "kconnect.transformation"
 PREDICATE_GROUP = "kconnect.predicate"
 CONFIG_PROVIDER_GROUP = "kconnect.config_provider"
 REST_EXTENSION_GROUP = "kconnect.rest_extension"
+#: Sources of plugins that are not Python entry points (kconnect's own: ``java``, the Java
+#: plugins of ``plugin.path``). An entry point of this group loads a callable taking the
+#: worker's ``plugin.path`` (a list of directories) and returning ``(type, class name,
+#: loader, location, version)`` tuples: ``type`` a key of :data:`PLUGIN_GROUPS`, ``loader`` a
+#: no-argument callable returning the plugin class.
+PLUGIN_SOURCE_GROUP = "kconnect.plugin_source"
 
 #: plugin type name (as in REST ``connector-plugins``) -> entry-point group
 PLUGIN_GROUPS: dict[str, str] = {

@@ -99,7 +99,10 @@ def load_plugins(config: Any, worker_props: dict[str, str]) -> tuple[Any, Any]:
     from kconnect.runtime.config.config_transformer import ConfigTransformer, load_config_providers
     from kconnect.runtime.plugins.plugins import Plugins
 
-    plugins = Plugins.load(config.get_list("plugin.path") or [])
+    plugins = Plugins.load(
+        config.get_list("plugin.path") or [],
+        sources_first=bool(config.get("plugin.java.preferred")),
+    )
     providers = load_config_providers(
         worker_props, instantiate=lambda n: plugins.new_instance("config_provider", n)
     )

@@ -160,7 +160,10 @@ class MirrorMakerNode:
         for pair in self.pairs:
             config = FlowConfig(self.maker.worker_config(pair), pair, base)
             if plugins is None:  # one plugin registry for every flow of the node
-                plugins = Plugins.load(config.get_list("plugin.path") or [])
+                plugins = Plugins.load(
+                    config.get_list("plugin.path") or [],
+                    sources_first=bool(config.get("plugin.java.preferred")),
+                )
             transformer = _config_transformer(plugins, config)
             worker = Worker(config.worker_id(), config, plugins, KafkaOffsetBackingStore(config))
             self.herders[pair] = DistributedHerder(

@@ -257,6 +257,16 @@ def _common_def() -> ConfigDef:
             "Directories containing plugins.",
         )
         .define(
+            "plugin.java.preferred",
+            Type.BOOLEAN,
+            False,
+            None,
+            LOW,
+            "kconnect only: when a Java plugin in plugin.path has the class name of a built-in "
+            "or pip-installed Python plugin (Kafka's FileStreamSourceConnector, for instance), "
+            "use the Java one. By default the Python plugin is used.",
+        )
+        .define(
             "plugin.discovery",
             Type.STRING,
             "hybrid_warn",

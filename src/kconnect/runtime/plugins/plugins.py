@@ -49,7 +49,7 @@ from kconnect.api import (
     Converter,
     HeaderConverter,
 )
-from kconnect.api.plugin_groups import PLUGIN_GROUPS
+from kconnect.api.plugin_groups import PLUGIN_GROUPS, PLUGIN_SOURCE_GROUP
 from kconnect.runtime.plugins.descriptors import (
     BASES,
     CLASSPATH,
@@ -213,11 +213,14 @@ class Plugins:
         return self
 
     @classmethod
-    def load(cls, plugin_path: list[str] | None = None) -> Plugins:
+    def load(cls, plugin_path: list[str] | None = None, *, sources_first: bool = False) -> Plugins:
         """Discover plugins from this environment's entry points and from ``plugin_path``.
 
         Called once at worker start-up, before any other thread uses the result. A missing or
         unreadable ``plugin.path`` directory is logged and ignored, like a broken plugin.
+        The ``kconnect.plugin_source`` entry points add plugins that are not Python entry points
+        (the Java plugins of ``plugin_path``); when one has the class name of a Python plugin,
+        the Python one is used unless ``sources_first`` (``plugin.java.preferred``).
         """
         entries: list[PluginEntry] = []
         kind_of = {group: kind for kind, group in PLUGIN_GROUPS.items()}
@@ -243,7 +246,8 @@ class Plugins:
                         entries.append(
                             PluginEntry(found_kind, ep.name, ep.load, location, dist.version)
                         )
-        plugins = cls(entries)
+        found = _from_plugin_sources(list(plugin_path or []))
+        plugins = cls(found + entries if sources_first else entries + found)
         log.info(
             "Loaded %d plugins (%d could not be loaded)",
             sum(len(t) for t in plugins._by_kind.values()),
@@ -521,6 +525,26 @@ def _python_name(obj: Any) -> str:
     if isinstance(obj, type):
         return f"{obj.__module__}.{obj.__qualname__}"
     return str(obj)
+
+
+def _from_plugin_sources(plugin_path: list[str]) -> list[PluginEntry]:
+    """The plugins every ``kconnect.plugin_source`` entry point finds in ``plugin_path``; a
+    source that fails is logged and contributes nothing, like a broken plugin."""
+    entries: list[PluginEntry] = []
+    for ep in importlib.metadata.entry_points(group=PLUGIN_SOURCE_GROUP):
+        try:
+            discover = ep.load()
+            for kind, class_name, loader, location, version in discover(plugin_path):
+                entries.append(PluginEntry(kind, class_name, loader, location, version))
+        except Exception as e:
+            log.error(
+                "Could not list the plugins of plugin source '%s' (%s): %s: %s",
+                ep.name,
+                ep.value,
+                type(e).__name__,
+                e,
+            )
+    return entries
 
 
 def _plugin_locations(plugin_path: Iterable[str]) -> list[str]:

@@ -1,0 +1,23 @@
+"""Java connector plugins from ``plugin.path``, run by a JVM plugin host beside the worker.
+
+A worker whose ``plugin.path`` holds Java plugins (jars, directories of jars, class
+directories) finds them through this package, registered as the ``kconnect.plugin_source``
+entry point ``java``:
+
+- :mod:`.discovery` -- which Java plugins ``plugin.path`` holds (classes, types, versions), asked
+  of the host once and remembered on disk, keyed by the files' names, sizes and times, so a
+  worker whose plugins did not change starts no JVM to list them;
+- :mod:`.host_process` -- :class:`~.host_process.JavaPluginHost`, the one JVM child process of
+  this worker: started when first needed, restarted when it died, gone with the worker (it exits
+  when its stdin closes, which a kill -9 of the worker does too);
+- :mod:`.host_jar` -- builds the host program (the Java sources in ``java/``) once per machine
+  against Kafka's ``connect-api`` jars;
+- :mod:`.frames` -- the wire format between the worker and the host (length-prefixed JSON
+  control messages);
+- :mod:`.proxies` -- Python classes standing for Java plugins, so ``GET /connector-plugins``,
+  ``PUT /connector-plugins/{class}/config/validate`` and the rest of the runtime see them as
+  plugins: a Java connector's ``config()`` and ``validate()`` are the Java plugin's own.
+
+Imports only :mod:`kconnect.api`, :mod:`kconnect.local` (Maven and the cache directory) and
+the standard library.
+"""

@@ -1,0 +1,268 @@
+"""``JavaPluginHost``: this worker's one JVM child process running Java plugins.
+
+Lifecycle: nothing runs until the first :meth:`JavaPluginHost.call`, which starts the JVM
+(building the host jar first if this machine never did). A JVM that exited -- crashed, killed,
+out of memory -- fails the calls that were waiting with a :class:`JavaHostError` naming its
+exit status, and the next call starts a new one. :meth:`JavaPluginHost.close` asks it to shut
+down and waits a little; whatever happens to the worker, the JVM exits when its stdin closes,
+which the operating system does when the worker dies (kill -9 included), so no JVM outlives
+its worker.
+
+Threads: any thread may call; calls are multiplexed over the one pipe pair by request id, so a
+slow call does not hold up the others. One reader thread per JVM reads replies, one more
+copies the JVM's stderr (its log) into the worker's log under ``kconnect.java_host.jvm``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import subprocess
+import threading
+from collections.abc import Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import IO, Any
+
+from kconnect.api.errors import ConnectException
+from kconnect.java_host.frames import FrameError, read_frame, write_frame
+from kconnect.java_host.host_jar import HOST_MAIN_CLASS, host_classpath
+from kconnect.local.maven import java_executable
+
+__all__ = ["JavaHostError", "JavaPluginHost", "JavaPluginError", "shared_host"]
+
+log = logging.getLogger(__name__)
+jvm_log = logging.getLogger("kconnect.java_host.jvm")
+
+#: How long a call waits for its reply unless told otherwise.
+DEFAULT_CALL_TIMEOUT_S = 120.0
+#: JVM options from the environment, as Kafka's scripts pass them (``kafka-run-class.sh``).
+JVM_OPTION_VARIABLES = ("KAFKA_HEAP_OPTS", "KAFKA_JVM_PERFORMANCE_OPTS", "KAFKA_OPTS")
+
+
+class JavaHostError(ConnectException):
+    """The host could not be started, or exited while a call waited for it."""
+
+
+class JavaPluginError(ConnectException):
+    """Java plugin code (or the host on its behalf) threw; carries the Java class and trace."""
+
+    def __init__(self, java_class: str, message: str | None, trace: str) -> None:
+        super().__init__(f"{java_class}: {message}" if message else java_class)
+        self.java_class = java_class
+        self.java_message = message
+        self.java_trace = trace
+
+
+class _Jvm:
+    """One started JVM: its process, pending calls and reader threads."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+        self.pending: dict[int, Future[dict[str, Any]]] = {}
+        self.write_lock = threading.Lock()
+        self.dead: str | None = None
+        self.stopping = False
+
+    @property
+    def stdin(self) -> IO[bytes]:
+        assert self.process.stdin is not None
+        return self.process.stdin
+
+
+class JavaPluginHost:
+    """See the module docstring for the lifecycle and threading contract."""
+
+    def __init__(self, java_options: list[str] | None = None) -> None:
+        self._java_options = list(java_options or [])
+        self._lock = threading.Lock()
+        self._jvm: _Jvm | None = None
+        self._ids = itertools.count(1)
+        self._closed = False
+        self.starts = 0
+
+    # -- public --------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        """A JVM is up (it may still die at any moment)."""
+        jvm = self._jvm
+        return jvm is not None and jvm.dead is None and jvm.process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        jvm = self._jvm
+        return jvm.process.pid if jvm is not None and self.running else None
+
+    def call(
+        self,
+        op: str,
+        fields: Mapping[str, Any] | None = None,
+        *,
+        timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    ) -> dict[str, Any]:
+        """Send ``op`` with ``fields``; the reply's ``result``.
+
+        Raises:
+            JavaPluginError: the plugin (or the host for it) threw.
+            JavaHostError: the JVM could not start or exited before replying.
+            TimeoutError: no reply within ``timeout_s``.
+        """
+        jvm = self._ensure_started()
+        request_id = next(self._ids)
+        future: Future[dict[str, Any]] = Future()
+        jvm.pending[request_id] = future
+        try:
+            with jvm.write_lock:
+                if jvm.dead is not None:
+                    raise JavaHostError(jvm.dead)
+                write_frame(jvm.stdin, {"id": request_id, "op": op, **(fields or {})})
+        except (BrokenPipeError, OSError) as e:
+            jvm.pending.pop(request_id, None)
+            raise JavaHostError(
+                f"The Java plugin host is gone ({e}); it is restarted on the next call"
+            ) from None
+        try:
+            reply = future.result(timeout_s)
+        except FutureTimeout:
+            jvm.pending.pop(request_id, None)
+            raise TimeoutError(
+                f"The Java plugin host did not answer '{op}' within {timeout_s:.0f} s"
+            ) from None
+        if reply.get("ok"):
+            result = reply.get("result")
+            return result if isinstance(result, dict) else {}
+        error = reply.get("error") or {}
+        raise JavaPluginError(
+            str(error.get("class") or "java.lang.Throwable"),
+            error.get("message"),
+            str(error.get("trace") or ""),
+        )
+
+    def stop_jvm(self, timeout_s: float = 5.0) -> None:
+        """Stop the running JVM, if any; the next call starts a new one."""
+        with self._lock:
+            jvm, self._jvm = self._jvm, None
+        if jvm is not None:
+            self._stop(jvm, timeout_s)
+
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Stop the JVM for good: further calls raise :class:`JavaHostError`."""
+        with self._lock:
+            self._closed = True
+            jvm, self._jvm = self._jvm, None
+        if jvm is not None:
+            self._stop(jvm, timeout_s)
+
+    @staticmethod
+    def _stop(jvm: _Jvm, timeout_s: float) -> None:
+        jvm.stopping = True
+        try:
+            with jvm.write_lock:
+                jvm.stdin.close()  # the host exits when its stdin ends
+        except OSError:
+            pass
+        try:
+            jvm.process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            jvm.process.kill()
+            jvm.process.wait(timeout_s)
+
+    # -- starting ------------------------------------------------------------------------------
+
+    def _ensure_started(self) -> _Jvm:
+        with self._lock:
+            if self._closed:
+                raise JavaHostError("The Java plugin host is closed (the worker is stopping)")
+            jvm = self._jvm
+            if jvm is not None and jvm.dead is None and jvm.process.poll() is None:
+                return jvm
+            if jvm is not None:
+                log.warning(
+                    "The Java plugin host exited (%s); starting a new one",
+                    jvm.dead or jvm.process.returncode,
+                )
+            self._jvm = self._start()
+            return self._jvm
+
+    def _start(self) -> _Jvm:
+        java = java_executable()
+        if java is None:
+            raise JavaHostError(
+                "Java plugins need Java 17+ (java on PATH or JAVA_HOME): apt-get install "
+                "openjdk-17-jdk-headless"
+            )
+        classpath = os.pathsep.join(str(p) for p in host_classpath())
+        command = [java, *self._jvm_options(), "-cp", classpath, HOST_MAIN_CLASS]
+        log.info("Starting the Java plugin host")
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            close_fds=True,
+        )
+        jvm = _Jvm(process)
+        self.starts += 1
+        threading.Thread(
+            target=self._read_replies, args=(jvm,), name="java-host-replies", daemon=True
+        ).start()
+        threading.Thread(
+            target=self._copy_log, args=(jvm,), name="java-host-log", daemon=True
+        ).start()
+        return jvm
+
+    def _jvm_options(self) -> list[str]:
+        options: list[str] = []
+        for variable in JVM_OPTION_VARIABLES:
+            options.extend((os.environ.get(variable) or "").split())
+        return [*options, *self._java_options]
+
+    # -- reader threads ------------------------------------------------------------------------
+
+    def _read_replies(self, jvm: _Jvm) -> None:
+        stdout = jvm.process.stdout
+        assert stdout is not None
+        reason = "the Java plugin host closed its output"
+        try:
+            while True:
+                message = read_frame(stdout)
+                if message is None:
+                    break
+                future = jvm.pending.pop(int(message.get("id", -1)), None)
+                if future is not None and not future.done():
+                    future.set_result(message)
+        except (FrameError, OSError, ValueError) as e:
+            reason = f"unreadable reply from the Java plugin host: {e}"
+        status = jvm.process.wait()
+        with jvm.write_lock:
+            jvm.dead = f"The Java plugin host exited with status {status} ({reason})"
+        for future in list(jvm.pending.values()):
+            if not future.done():
+                future.set_exception(JavaHostError(jvm.dead))
+        jvm.pending.clear()
+        if not jvm.stopping:
+            log.warning("%s; see the Java log lines above", jvm.dead)
+
+    @staticmethod
+    def _copy_log(jvm: _Jvm) -> None:
+        stderr = jvm.process.stderr
+        assert stderr is not None
+        for raw in stderr:
+            line = raw.decode("utf-8", "replace").rstrip()
+            if line:
+                jvm_log.info("%s", line)
+
+
+_shared: JavaPluginHost | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_host() -> JavaPluginHost:
+    """This process's plugin host (created, not started, on first use)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = JavaPluginHost()
+        return _shared

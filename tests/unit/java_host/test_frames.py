@@ -1,0 +1,49 @@
+"""The worker <-> plugin host framing: length-prefixed JSON objects."""
+
+from __future__ import annotations
+
+import io
+import struct
+
+import pytest
+
+from kconnect.java_host.frames import FrameError, read_frame, write_frame
+
+
+def test_frames_round_trip_in_order_with_unicode() -> None:
+    stream = io.BytesIO()
+    write_frame(stream, {"id": 1, "op": "hello"})
+    write_frame(stream, {"id": 2, "config": {"topic": "données-🚀"}})
+    stream.seek(0)
+    assert read_frame(stream) == {"id": 1, "op": "hello"}
+    assert read_frame(stream) == {"id": 2, "config": {"topic": "données-🚀"}}
+    assert read_frame(stream) is None  # clean end between frames
+
+
+def test_the_length_counts_utf8_bytes() -> None:
+    stream = io.BytesIO()
+    write_frame(stream, {"k": "é"})
+    raw = stream.getvalue()
+    (length,) = struct.unpack(">I", raw[:4])
+    assert length == len(raw) - 4 == len('{"k":"é"}'.encode())
+
+
+def test_a_stream_cut_inside_a_frame_is_an_error() -> None:
+    stream = io.BytesIO()
+    write_frame(stream, {"id": 1})
+    cut = io.BytesIO(stream.getvalue()[:-2])
+    with pytest.raises(FrameError, match="stream ended"):
+        read_frame(cut)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"), [(b"[1, 2]", "not a JSON object"), (b"{nope", "not JSON")]
+)
+def test_a_frame_that_is_not_one_json_object_is_refused(body: bytes, message: str) -> None:
+    with pytest.raises(FrameError, match=message):
+        read_frame(io.BytesIO(struct.pack(">I", len(body)) + body))
+
+
+def test_an_absurd_length_is_refused_before_reading() -> None:
+    with pytest.raises(FrameError, match="larger than the limit"):
+        read_frame(io.BytesIO(struct.pack(">I", 0xFFFFFFFF)))

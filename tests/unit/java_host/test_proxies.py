@@ -1,0 +1,181 @@
+"""Proxy classes: a Java plugin as the runtime sees a plugin (version, ConfigDef, validate)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kconnect.api import SinkConnector, SourceConnector, Transformation
+from kconnect.api.config_def import NO_DEFAULT_VALUE, Importance, Password, Type, Width
+from kconnect.api.errors import ConnectException
+from kconnect.java_host.proxies import proxy_class
+
+KEYS = [
+    {
+        "name": "topic",
+        "type": "STRING",
+        "default": None,
+        "has_default": False,
+        "importance": "HIGH",
+        "documentation": "The topic",
+        "group": "Common",
+        "order_in_group": 1,
+        "width": "LONG",
+        "display_name": "Topic",
+        "dependents": [],
+        "internal": False,
+    },
+    {
+        "name": "batch.size",
+        "type": "INT",
+        "default": "2000",
+        "has_default": True,
+        "importance": "LOW",
+        "documentation": "Batch",
+        "group": None,
+        "order_in_group": -1,
+        "width": "NONE",
+        "display_name": "batch.size",
+        "dependents": ["topic"],
+        "internal": False,
+    },
+    {
+        "name": "hosts",
+        "type": "LIST",
+        "default": "a,b",
+        "has_default": True,
+        "importance": "MEDIUM",
+        "documentation": "",
+        "group": None,
+        "order_in_group": -1,
+        "width": "NONE",
+        "display_name": "hosts",
+        "dependents": [],
+        "internal": False,
+    },
+    {
+        "name": "secret",
+        "type": "PASSWORD",
+        "default": None,
+        "has_default": True,
+        "importance": "MEDIUM",
+        "documentation": "",
+        "group": None,
+        "order_in_group": -1,
+        "width": "NONE",
+        "display_name": "secret",
+        "dependents": [],
+        "internal": True,
+    },
+]
+
+
+class _Host:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def call(self, op: str, fields: Any = None, *, timeout_s: float = 0) -> dict[str, Any]:
+        self.calls.append((op, fields))
+        if op == "config_def":
+            return {"keys": KEYS}
+        if op == "validate":
+            return {
+                "values": [
+                    {
+                        "name": "topic",
+                        "value": None,
+                        "recommended_values": [],
+                        "errors": [
+                            'Missing required configuration "topic" which has no default value.'
+                        ],
+                        "visible": True,
+                    },
+                    {
+                        "name": "batch.size",
+                        "value": "2000",
+                        "recommended_values": ["1", "2"],
+                        "errors": [],
+                        "visible": False,
+                    },
+                    {
+                        "name": "hosts",
+                        "value": "x,y",
+                        "recommended_values": [],
+                        "errors": [],
+                        "visible": True,
+                    },
+                    {
+                        "name": "secret",
+                        "value": "[hidden]",
+                        "recommended_values": [],
+                        "errors": [],
+                        "visible": True,
+                    },
+                ]
+            }
+        raise AssertionError(op)
+
+
+def test_a_java_connector_is_a_connector_of_its_kind_with_the_java_version() -> None:
+    host = _Host()
+    cls = proxy_class("com.example.ASource", "source", "3.6.1.Final", lambda: host)
+    sink = proxy_class("com.example.ASink", "sink", "1.0", lambda: host)
+    assert issubclass(cls, SourceConnector) and issubclass(sink, SinkConnector)
+    assert cls.__name__ == "ASource"
+    assert cls().version() == "3.6.1.Final"
+    assert host.calls == []  # listing needs no JVM
+
+
+def test_config_is_the_java_config_def() -> None:
+    host = _Host()
+    cls = proxy_class("com.example.ASource", "source", "1", lambda: host)
+    keys = cls().config().config_keys()
+    assert list(keys) == ["topic", "batch.size", "hosts", "secret"]
+    topic = keys["topic"]
+    assert (topic.type, topic.default_value, topic.importance, topic.group, topic.width) == (
+        Type.STRING,
+        NO_DEFAULT_VALUE,
+        Importance.HIGH,
+        "Common",
+        Width.LONG,
+    )
+    assert (topic.order_in_group, topic.display_name, topic.documentation) == (
+        1,
+        "Topic",
+        "The topic",
+    )
+    assert keys["batch.size"].default_value == 2000
+    assert keys["batch.size"].dependents == ("topic",)
+    assert keys["hosts"].default_value == ["a", "b"]
+    assert keys["secret"].internal_config and keys["secret"].default_value is None
+    cls().config()
+    assert [op for op, _ in host.calls] == ["config_def"]  # asked once per class
+
+
+def test_validate_is_the_java_connectors_answer_parsed_by_type() -> None:
+    host = _Host()
+    connector = proxy_class("com.example.ASource", "source", "1", lambda: host)()
+    values = {v.name: v for v in connector.validate({"batch.size": "2000"}).config_values()}
+    assert values["topic"].errors == [
+        'Missing required configuration "topic" which has no default value.'
+    ]
+    assert values["batch.size"].value == 2000 and values["batch.size"].recommended_values == [1, 2]
+    assert values["batch.size"].visible is False
+    assert values["hosts"].value == ["x", "y"]
+    assert isinstance(values["secret"].value, Password)
+    assert host.calls[-1] == (
+        "validate",
+        {"class": "com.example.ASource", "config": {"batch.size": "2000"}},
+    )
+
+
+def test_running_a_java_plugin_says_it_is_not_supported_yet() -> None:
+    host = _Host()
+    connector = proxy_class("com.example.ASource", "source", "1", lambda: host)()
+    with pytest.raises(ConnectException, match=r"com\.example\.ASource is a Java plugin"):
+        connector.start({})
+    smt = proxy_class("com.example.Smt", "transformation", "1", lambda: host)
+    assert issubclass(smt, Transformation)
+    with pytest.raises(ConnectException, match="does not run them yet"):
+        smt().configure({})

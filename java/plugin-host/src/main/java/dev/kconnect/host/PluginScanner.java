@@ -37,9 +37,9 @@ import org.apache.kafka.connect.components.Versioned;
  *
  * <p>A class counts as a plugin of a location only when that location's loader defines it (a
  * class the loader takes from the host is not the location's). Each plugin is instantiated once,
- * with the context class loader set to its loader, to ask its {@code version()}: a plugin that is
- * not {@code Versioned}, or whose {@code version()} throws, has version {@code "undefined"} (the
- * failure is reported as an error, as Kafka logs it, and the plugin is still listed). A class that
+ * with the context class loader set to its loader, to ask its {@code version()}. A plugin that is
+ * not {@code Versioned} has version {@code "undefined"}; so has one whose {@code version()}
+ * throws, and it is still listed, the failure reported as an error (Kafka logs it). A class that
  * cannot be loaded or instantiated is reported and not listed. Like Kafka, the scan also lets
  * each location's JDBC drivers register with {@code DriverManager}.
  *

@@ -1,0 +1,182 @@
+package dev.kconnect.host;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The kconnect Java plugin host: a JVM child of a Python worker that loads Kafka Connect plugins
+ * from {@code plugin.path} and runs them on the worker's behalf (protocol v1: see
+ * {@code notes/java_host_protocol.md}).
+ *
+ * <p>Requests arrive as frames on standard input and replies leave as frames on standard output
+ * ({@link FrameChannel}); standard error carries log lines. The real standard output is kept for
+ * frames only: {@code System.out} is pointed at standard error, so a plugin's stray
+ * {@code println} cannot corrupt the stream, and {@code System.in} is emptied.
+ *
+ * <p>Threading: the main thread reads requests and hands each to a pool thread, which parses it,
+ * runs the op ({@link Ops}) and writes the reply — so replies may come out of order, and a slow
+ * plugin call holds up nothing else. When standard input ends (the worker exited or was killed)
+ * the main thread exits the JVM at once with status 0, so no JVM outlives its worker; a
+ * {@code shutdown} request does the same after its reply. A watchdog halts the JVM if a plugin's
+ * shutdown hook holds up the exit for more than a few seconds.
+ */
+public final class PluginHost {
+
+    private static final long EXIT_GRACE_MS = 3000;
+
+    private final FrameChannel channel;
+    private final Ops ops;
+    private final ExecutorService pool;
+
+    PluginHost(FrameChannel channel, Ops ops) {
+        this.channel = channel;
+        this.ops = ops;
+        AtomicInteger count = new AtomicInteger();
+        this.pool = Executors.newCachedThreadPool(task -> {
+            Thread t = new Thread(task, "plugin-host-op-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static void main(String[] args) {
+        PrintStream stderr = System.err;
+        FileOutputStream stdout = new FileOutputStream(FileDescriptor.out);
+        FileInputStream stdin = new FileInputStream(FileDescriptor.in);
+        System.setOut(stderr);
+        System.setIn(new ByteArrayInputStream(new byte[0]));
+        HostLog.useStream(stderr);
+
+        FrameChannel channel = new FrameChannel(
+                new BufferedInputStream(stdin, 1 << 16), new BufferedOutputStream(stdout, 1 << 16));
+        new PluginHost(channel, new Ops(PluginHost.class.getClassLoader())).run();
+    }
+
+    /** Serves requests until standard input ends, then exits the JVM. */
+    void run() {
+        HostLog.info("Plugin host started (protocol " + Ops.PROTOCOL_VERSION + ", Java "
+                + System.getProperty("java.version") + ")");
+        while (true) {
+            String request;
+            try {
+                request = channel.read();
+            } catch (IOException e) {
+                HostLog.error("Cannot read requests any more; exiting", e);
+                exit(1);
+                return;
+            }
+            if (request == null) {
+                HostLog.info("Standard input closed: the worker is gone; exiting");
+                exit(0);
+                return;
+            }
+            pool.execute(() -> serve(request));
+        }
+    }
+
+    /** Runs one request on a pool thread and writes its reply. */
+    private void serve(String text) {
+        Object id = null;
+        Map<String, Object> reply;
+        boolean shutdown = false;
+        try {
+            Object parsed = Json.parse(text);
+            if (!(parsed instanceof Map)) {
+                throw new IllegalArgumentException("A request must be a JSON object");
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> request = (Map<String, Object>) parsed;
+            id = request.get("id");
+            Object op = request.get("op");
+            if (op != null && !(op instanceof String)) {
+                throw new IllegalArgumentException("Request field 'op' must be a string");
+            }
+            Map<String, Object> result;
+            if ("shutdown".equals(op)) {
+                result = new LinkedHashMap<>();
+                shutdown = true;
+            } else {
+                result = ops.handle((String) op, request);
+            }
+            reply = success(id, result);
+        } catch (Throwable t) {
+            reply = failure(id, t);
+        }
+        String json;
+        try {
+            json = Json.write(reply);
+        } catch (Throwable t) {
+            json = Json.write(failure(id, t)); // a result Json could not write
+        }
+        try {
+            channel.write(json);
+        } catch (IOException e) {
+            HostLog.error("Cannot write replies any more: the worker is gone; exiting", e);
+            exit(0);
+        }
+        if (shutdown) {
+            HostLog.info("Shutdown requested; exiting");
+            exit(0);
+        }
+    }
+
+    private static Map<String, Object> success(Object id, Map<String, Object> result) {
+        Map<String, Object> reply = new LinkedHashMap<>();
+        reply.put("id", id);
+        reply.put("ok", true);
+        reply.put("result", result);
+        return reply;
+    }
+
+    private static Map<String, Object> failure(Object id, Throwable t) {
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("class", t.getClass().getName());
+        error.put("message", safeMessage(t));
+        String trace;
+        try {
+            trace = HostLog.trace(t);
+        } catch (Throwable broken) {
+            trace = t.getClass().getName() + " (its stack trace could not be printed: " + broken + ")";
+        }
+        error.put("trace", trace);
+        Map<String, Object> reply = new LinkedHashMap<>();
+        reply.put("id", id);
+        reply.put("ok", false);
+        reply.put("error", error);
+        return reply;
+    }
+
+    private static String safeMessage(Throwable t) {
+        try {
+            return t.getMessage();
+        } catch (Throwable broken) {
+            return "(getMessage() threw " + broken.getClass().getName() + ")";
+        }
+    }
+
+    /** Exits the JVM; halts it if shutdown hooks have not let it go within the grace time. */
+    static void exit(int status) {
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(EXIT_GRACE_MS);
+            } catch (InterruptedException ignored) {
+                // halt anyway
+            }
+            Runtime.getRuntime().halt(status);
+        }, "plugin-host-exit-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+        System.exit(status);
+    }
+}

@@ -1,9 +1,11 @@
 """The Java plugin host (issue 32, first slice) driven over its real protocol from Python.
 
-``java/plugin-host`` is built with its own ``build.sh`` against connect-api, kafka-clients and
-slf4j-api 4.1.2 (cached under ``cache_dir()/java-plugin-host``), started as
-``java -cp plugin-host.jar:<deps> dev.kconnect.host.PluginHost``, and spoken to in
-length-prefixed JSON frames on its stdin/stdout (``notes/java_host_protocol.md``):
+The host (``src/kconnect/java_host/java``) is built as the worker builds it
+(:func:`kconnect.java_host.host_jar.host_classpath`, cached under
+``cache_dir()/java-plugin-host``), started as ``java -cp plugin-host.jar:<deps>
+dev.kconnect.host.PluginHost``, and spoken to in length-prefixed JSON frames on its
+stdin/stdout (the protocol is described in ``src/kconnect/java_host/frames.py`` and the host's
+``java/README.md``):
 
 - lifecycle: ``hello``; ``shutdown`` exits 0; closing stdin exits 0 at once; a kill -9 of the
   Python process that started the host leaves no JVM; requests are served concurrently;
@@ -53,7 +55,6 @@ import pytest
 pytestmark = pytest.mark.java
 
 REPO = Path(__file__).resolve().parents[2]
-HOST_DIR = REPO / "java" / "plugin-host"
 ORACLE_SRC = REPO / "tests" / "java" / "PluginScanOracle.java"
 RULES_CHECK_SRC = REPO / "tests" / "java" / "HostRulesCheck.java"
 
@@ -198,31 +199,10 @@ def connect_transforms_jar() -> Path:
 
 @pytest.fixture(scope="module")
 def host_jar(host_deps: list[Path]) -> Path:
-    """plugin-host.jar built by java/plugin-host/build.sh, cached by sources and dependencies."""
-    from kconnect.local.paths import cache_dir
+    """plugin-host.jar as the worker builds it (kconnect.java_host.host_jar), cached."""
+    from kconnect.java_host.host_jar import host_classpath
 
-    sources = [*sorted((HOST_DIR / "src").rglob("*.java")), HOST_DIR / "build.sh"]
-    digest = hashlib.sha256()
-    for path in sources + host_deps:
-        digest.update(str(path.relative_to(REPO) if path.is_relative_to(REPO) else path).encode())
-        if path.is_relative_to(REPO):
-            digest.update(path.read_bytes())
-    out = cache_dir() / "java-plugin-host" / digest.hexdigest()[:16]
-    jar = out / "plugin-host.jar"
-    if not jar.is_file():
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix="build.", dir=out.parent))
-        done = subprocess.run(
-            ["sh", str(HOST_DIR / "build.sh"), str(staging), _join(host_deps)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        out.mkdir(parents=True, exist_ok=True)
-        os.replace(staging / "plugin-host.jar", jar)
-        shutil.rmtree(staging, ignore_errors=True)
-    return jar
+    return host_classpath()[0]
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,10 @@
 """Building the Java plugin host program, once per machine and source version.
 
-The host's Java sources ship with kconnect (``java/dev/kconnect/host/*.java``, package data).
-:func:`host_classpath` compiles them with ``javac --release 17`` against Kafka's ``connect-api``
-(which brings ``kafka-clients`` and ``slf4j-api``: the only classes a plugin shares with the
-host) into ``<kconnect home>/cache/java-plugin-host/<key>/plugin-host.jar``, where ``key`` hashes
+The host's Java sources ship with kconnect (``java/dev/kconnect/host/*.java``, package data;
+``java/README.md`` describes its classes). :func:`host_classpath` compiles them with ``javac
+--release 17`` against Kafka's ``connect-api`` (which brings ``kafka-clients`` and ``slf4j-api``)
+and ``connect-transforms`` (on Kafka Connect's class path too: Debezium's SMTs build on Kafka's)
+into ``<kconnect home>/cache/java-plugin-host/<key>/plugin-host.jar``, where ``key`` hashes
 the sources and the classpath, and returns the classpath the JVM runs with. Later calls (any
 process) find the jar and run neither Maven nor javac. Concurrent builders serialise on a lock.
 """
@@ -22,10 +23,18 @@ from kconnect.api.errors import ConnectException
 from kconnect.local.maven import java_executable, resolve_classpath
 from kconnect.local.paths import cache_dir, file_lock
 
-__all__ = ["CONNECT_API_ARTIFACT", "HOST_MAIN_CLASS", "host_classpath", "java_sources"]
+__all__ = [
+    "CONNECT_API_ARTIFACT",
+    "CONNECT_TRANSFORMS_ARTIFACT",
+    "HOST_MAIN_CLASS",
+    "host_classpath",
+    "java_sources",
+]
 
-#: The plugin API the host gives plugins: Kafka Connect 4.1.2's, as the reference worker's.
+#: What the host gives plugins on its class path: Kafka Connect 4.1.2's plugin API and Kafka's
+#: transformations, as the reference worker's class path has them.
 CONNECT_API_ARTIFACT = "org.apache.kafka:connect-api:4.1.2"
+CONNECT_TRANSFORMS_ARTIFACT = "org.apache.kafka:connect-transforms:4.1.2"
 HOST_MAIN_CLASS = "dev.kconnect.host.PluginHost"
 _SOURCES = Path(__file__).parent / "java"
 _JAR = "plugin-host.jar"
@@ -47,10 +56,11 @@ def host_classpath() -> list[Path]:
         ConnectException: Maven, the JDK or the compilation failed; the message says which.
     """
     try:
-        api_jars = resolve_classpath([CONNECT_API_ARTIFACT])
+        api_jars = resolve_classpath([CONNECT_API_ARTIFACT, CONNECT_TRANSFORMS_ARTIFACT])
     except Exception as e:  # MissingToolError, LocalStackError: say what to do
         raise ConnectException(
-            f"Cannot resolve {CONNECT_API_ARTIFACT} for the Java plugin host: {e}"
+            f"Cannot resolve {CONNECT_API_ARTIFACT} and {CONNECT_TRANSFORMS_ARTIFACT} for the "
+            f"Java plugin host: {e}"
         ) from None
     sources = java_sources()
     if not sources:

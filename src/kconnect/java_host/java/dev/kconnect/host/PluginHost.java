@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The kconnect Java plugin host: a JVM child of a Python worker that loads Kafka Connect plugins
  * from {@code plugin.path} and runs them on the worker's behalf (protocol v1: see
- * {@code notes/java_host_protocol.md}).
+ * {@code PROTOCOL.md} beside these sources).
  *
  * <p>Requests arrive as frames on standard input and replies leave as frames on standard output
  * ({@link FrameChannel}); standard error carries log lines. The real standard output is kept for

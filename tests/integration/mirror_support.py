@@ -23,7 +23,8 @@ from confluent_kafka.admin import AdminClient, ConfigResource
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.local import maven, paths
-from tests.integration.distributed_support import free_port, wait_for
+from kconnect.testing.ports import free_port
+from tests.integration.distributed_support import wait_for
 
 MIRROR_VERSION = "4.1.2"
 HARNESS_SRC = Path(__file__).resolve().parents[1] / "java" / "MirrorHarness.java"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -16,13 +15,7 @@ from typing import Any
 
 import httpx
 
-__all__ = ["WorkerProcess", "base_props", "free_port", "jaas_file"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["WorkerProcess", "base_props", "jaas_file"]
 
 
 class WorkerProcess:

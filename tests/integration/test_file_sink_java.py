@@ -17,7 +17,6 @@ import datetime as dt
 import decimal
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ import pytest
 from kconnect.api import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from kconnect.api.data.java_numbers import to_float32
 from kconnect.converters.json_converter import JsonConverter
+from kconnect.testing.ports import free_port
 from tests.integration.worker_support import produce
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
@@ -36,12 +36,6 @@ pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 CONNECT_VERSION = "4.1.2"
 TZ = "Europe/Berlin"  # not UTC, so both must print the zone's local time and its name
 _IDENTITY = re.compile(r"\[B@[0-9a-f]+")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _java_command(props: Path, connectors: list[Path]) -> list[str]:
@@ -208,7 +202,7 @@ def test_file_sink_prints_every_connect_type_as_java(
     env = {**os.environ, "TZ": TZ, "PYTHONUNBUFFERED": "1"}
     try:
         for label in ("java", "kconnect"):
-            port = _free_port()
+            port = free_port()
             props = _worker_props(tmp_path, label, port)
             sink_schema, out_schema = _sink(tmp_path, label, "schema", with_schema, True)
             sink_plain, out_plain = _sink(tmp_path, label, "plain", schemaless, False)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,18 +26,14 @@ from typing import Any
 import httpx
 import pytest
 
+from kconnect.testing.ports import free_port
+
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
 KAFKA_42 = "4.2.0"
 FILTER = "org.apache.kafka.connect.transforms.Filter"
 TOMBSTONE = "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone"
 OVERRIDES = ("producer.override.", "consumer.override.", "admin.override.")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _java_command(props: Path) -> list[str]:
@@ -195,7 +190,7 @@ CASES: list[tuple[str, dict[str, str]]] = [
 def test_override_policy_and_list_rules_match_kafka_4_2(
     tmp_path: Path, kafka_bootstrap: str
 ) -> None:
-    jport, kport = _free_port(), _free_port()
+    jport, kport = free_port(), free_port()
     java = _Worker(
         "java",
         _java_command(_props(tmp_path, "java", jport, kafka_bootstrap)),
@@ -258,7 +253,7 @@ def test_override_policy_and_list_rules_match_kafka_4_2(
     # no bootstrap.servers: neither worker starts, both say which setting is missing
     missing = 'Missing required configuration "bootstrap.servers" which has no default value.'
     for label, command in (("java-nobs", _java_command), ("kc-nobs", _kconnect_command)):
-        port = _free_port()
+        port = free_port()
         worker = _Worker(
             label, command(_props(tmp_path, label, port, None)), port, tmp_path / f"{label}.log"
         )

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,18 +26,13 @@ import httpx
 import pytest
 
 from kconnect.runtime.config import connector_config as cc
+from kconnect.testing.ports import free_port
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
 CONNECT_VERSION = "4.1.2"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _java_command(props: Path) -> list[str]:
@@ -258,7 +252,7 @@ def pair(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
         return path
 
     try:
-        jport, kport = _free_port(), _free_port()
+        jport, kport = free_port(), free_port()
         java = _Process(
             "java",
             _java_command(props("java", jport)),

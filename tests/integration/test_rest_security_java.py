@@ -24,7 +24,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.rest_support import WorkerProcess, base_props, free_port, jaas_file
+from kconnect.testing.ports import free_port
+from tests.integration.rest_support import WorkerProcess, base_props, jaas_file
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ import pytest
 
 from kconnect.kafka.admin_ping import delete_topics
 from kconnect.local.secure import SecureListeners, SecureMaterial, worker_properties
+from kconnect.testing.ports import free_port
 from kconnect.testing.services import create_unique_topic, ensure_secure_kafka, require_java
 from tests.integration.java_worker_support import STANDALONE, JavaWorker, eventually
 
@@ -37,12 +37,6 @@ pytestmark = [pytest.mark.java, pytest.mark.kafka]
 
 LINES = 2000
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +72,7 @@ def _worker_text(material: SecureMaterial, listeners: SecureListeners, work: Pat
             "offset.storage.file.filename": str(work / "offsets"),
             # the sink's file is flushed at each offset commit
             "offset.flush.interval.ms": "1000",
-            "listeners": f"http://127.0.0.1:{_free_port()}",
+            "listeners": f"http://127.0.0.1:{free_port()}",
         }.items()
     )
 

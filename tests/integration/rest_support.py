@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import textwrap
 import time
 from collections.abc import Mapping
@@ -14,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from kconnect.testing.java_worker import kconnect_command
 
 __all__ = ["WorkerProcess", "base_props", "jaas_file"]
 
@@ -39,10 +40,14 @@ class WorkerProcess:
         self.mode = mode
         self.proc: subprocess.Popen[bytes] | None = None
 
+    def command(self) -> list[str]:
+        """What :meth:`start` runs: ``kconnect <mode>`` (a subclass runs Kafka Connect's)."""
+        return kconnect_command(self.mode, self.props_path)
+
     def start(self) -> WorkerProcess:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "kconnect.cli.main", self.mode, str(self.props_path)],
+                self.command(),
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=self.work, env=self.env,
             )  # fmt: skip

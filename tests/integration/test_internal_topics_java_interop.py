@@ -42,9 +42,9 @@ from kconnect.runtime.storage.kafka_status_store import (
     encode_topic_status,
 )
 from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
+from kconnect.testing.java_worker import CONNECT_VERSION, JavaWorker
+from kconnect.testing.java_worker import eventually as _eventually
 from kconnect.testing.ports import free_port
-from tests.integration.java_worker_support import CONNECT_VERSION, JavaWorker
-from tests.integration.java_worker_support import eventually as _eventually
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -28,9 +27,9 @@ import pytest
 
 from kconnect.kafka.admin_ping import delete_topics
 from kconnect.local.secure import SecureListeners, SecureMaterial, worker_properties
+from kconnect.testing.java_worker import STANDALONE, JavaWorker, eventually, kconnect_command
 from kconnect.testing.ports import free_port
 from kconnect.testing.services import create_unique_topic, ensure_secure_kafka, require_java
-from tests.integration.java_worker_support import STANDALONE, JavaWorker, eventually
 
 # ~15 s for the module (two JVMs, two kconnect workers): not marked slow
 pytestmark = [pytest.mark.java, pytest.mark.kafka]
@@ -114,14 +113,7 @@ class _Kconnect:
         self.err_path = work / "kconnect.err"
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "kconnect.cli.main",
-                "standalone",
-                str(path),
-                *map(str, connectors),
-            ],
+            kconnect_command("standalone", path, *connectors),
             stdout=self.out_path.open("wb"),
             stderr=self.err_path.open("wb"),
             env={**os.environ, "PYTHONUNBUFFERED": "1"},

@@ -35,7 +35,7 @@ from kconnect._hot_path import describe as hot_path
 from kconnect.api import Converter, Schema, SinkRecord, TimestampType
 from kconnect.api.data.java_strings import string_value_of
 from kconnect.connectors.file.sink_task import _text
-from kconnect.runtime.gc_tuning import tune_for_worker
+from kconnect.runtime.common.gc_tuning import tune_for_worker
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.worker.errors.retry_operator import (
     ProcessingContext,

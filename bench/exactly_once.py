@@ -115,7 +115,7 @@ def run_one(
                 pass
             time.sleep(0.2)
         topic = f"bench-{run_id}"
-        from kconnect.kafka.admin_ping import create_topic
+        from kconnect.kafka.tools.admin_ping import create_topic
 
         create_topic(bootstrap, topic, partitions=1)
         with httpx.Client(base_url=base, timeout=60.0) as client, TreeMeter(proc.pid) as meter:

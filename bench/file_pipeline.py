@@ -129,7 +129,7 @@ def run_one(
         # Created up front so neither sink waits for its consumer to discover a topic the
         # source auto-creates (that discovery delay differs between the Java and librdkafka
         # clients and is not what this bench measures).
-        from kconnect.kafka.admin_ping import create_topic
+        from kconnect.kafka.tools.admin_ping import create_topic
 
         create_topic(bootstrap, topic, partitions=1)
         with httpx.Client(base_url=base, timeout=30.0) as client, TreeMeter(proc.pid) as meter:

@@ -224,7 +224,7 @@ def run_one(
     timeout_s: float,
     task_processes: int | None,
 ) -> Result:
-    from kconnect.kafka.admin_ping import create_topic, delete_topics
+    from kconnect.kafka.tools.admin_ping import create_topic, delete_topics
 
     run_id = f"{runtime}-{tasks}-{uuid.uuid4().hex[:8]}"
     port = free_port()

@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     label, chain = resolve_chain(args.shape, args.chain, args.no_chain)
 
     from kconnect import _hot_path
-    from kconnect.kafka.admin_ping import create_topic, delete_topics
+    from kconnect.kafka.tools.admin_ping import create_topic, delete_topics
     from kconnect.testing.services import ensure_kafka
 
     bootstrap = ensure_kafka()

@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     label, chain = resolve_chain(args.chain, args.no_chain)
 
     from kconnect import _hot_path
-    from kconnect.kafka.admin_ping import create_topic, delete_topics
+    from kconnect.kafka.tools.admin_ping import create_topic, delete_topics
     from kconnect.testing.services import ensure_kafka
 
     bootstrap = ensure_kafka()

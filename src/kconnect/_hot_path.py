@@ -18,9 +18,20 @@ in-tree plugins may import it; it imports only the plugin API.
 from __future__ import annotations
 
 import os
-from typing import Any, Protocol, runtime_checkable
+from abc import abstractmethod
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from kconnect.api import Header, Headers, SchemaAndValue, SinkRecord, SourceRecord, Struct
+from kconnect.api import (
+    ConnectRecord,
+    Header,
+    Headers,
+    Schema,
+    SchemaAndValue,
+    SinkRecord,
+    SourceRecord,
+    Struct,
+)
 from kconnect.api.records import TimestampType
 
 __all__ = [
@@ -29,6 +40,7 @@ __all__ = [
     "NativeConverterProvider",
     "NativePredicateProvider",
     "NativeStepProvider",
+    "ProducerEntry",
     "describe",
     "native",
     "native_converter",
@@ -87,6 +99,82 @@ def _load() -> tuple[Any, str]:
 
 
 native, _DESCRIPTION = _load()
+
+ProducerEntry = tuple[
+    str, int | None, bytes | None, bytes | None, int | None, list[tuple[str, bytes | None]] | None
+]
+"""What the producer sends for one record: ``(topic, partition, key, value, timestamp,
+headers)``, the headers as ``(name, bytes)`` pairs."""
+
+if TYPE_CHECKING:
+    R = TypeVar("R", bound=ConnectRecord, covariant=True)
+
+    class NativeRecordBatch(Sequence[R]):
+        """The type of ``native.RecordBatch`` (``native/src/batch.rs``): records of one batch in
+        compiled memory, made into Python records of type ``R`` only when Python code reads
+        them. It is a sequence of its live records (``len``, indexes, slices, iteration)
+        without being registered as a ``collections.abc.Sequence``; declared here, for type
+        checking only, because the compiled module has no type information. ``i`` (``drop``,
+        ``set_*``, ``take``, ``put``) indexes every record of the batch, dropped ones included;
+        ``start`` and ``end`` are positions in the sequence."""
+
+        @abstractmethod
+        def drop(self, i: int) -> None: ...
+        @abstractmethod
+        def set_key(self, i: int, schema: Schema | None, value: object) -> None: ...
+        @abstractmethod
+        def set_value(self, i: int, schema: Schema | None, value: object) -> None: ...
+        @abstractmethod
+        def set_headers(self, i: int, headers: Headers) -> None: ...
+        @abstractmethod
+        def take(self, i: int) -> R | None:
+            """Record ``i`` as a Python record (None when dropped)."""
+
+        @abstractmethod
+        def put(self, i: int, record: ConnectRecord | None) -> None:
+            """Replace record ``i`` (None: drop it)."""
+
+        @abstractmethod
+        def live_indexes(self) -> list[int]: ...
+        @abstractmethod
+        def apply_step(self, step: object) -> list[int]:
+            """Run a ``native.Step`` over the batch; the indexes it handed back."""
+
+        @abstractmethod
+        def encode(
+            self, key_form: object, value_form: object, header_form: object
+        ) -> tuple[list[ProducerEntry | None], list[int]]:
+            """Each record's :data:`ProducerEntry` (None: dropped) by the converters' native
+            forms, and the indexes of the records they handed back (no entry yet)."""
+
+        @abstractmethod
+        def rows(
+            self,
+            start: int,
+            end: int,
+            sources: Sequence[tuple[int, str | None]],
+            schemaless: bool,
+        ) -> list[Sequence[Any]] | None:
+            """The JDBC sink's rows (tuples) of the records at ``start:end``; None when the
+            native code hands them back."""
+
+        @abstractmethod
+        def copy_binary(
+            self,
+            start: int,
+            end: int,
+            sources: Sequence[tuple[int, str | None]],
+            schemaless: bool,
+            oids: Sequence[int],
+        ) -> bytes | None: ...
+        @abstractmethod
+        def schema_run_end(
+            self, start: int, end: int, key_schema: object, value_schema: object
+        ) -> int: ...
+        @abstractmethod
+        def topic_run_end(self, start: int) -> int: ...
+        @abstractmethod
+        def render_values(self, fallback: Callable[[R], str]) -> bytes: ...
 
 
 def describe() -> str:

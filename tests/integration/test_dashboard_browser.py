@@ -71,7 +71,7 @@ def cluster(
         s.db().close()
         admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
         admin.close()
-        from kconnect.kafka.admin_ping import delete_topics
+        from kconnect.kafka.tools.admin_ping import delete_topics
 
         delete_topics(kafka_bootstrap, [*s.topics, s.dlq_topic, *s.internal_topics])
 

@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
 
 def _topics(bootstrap: str) -> set[str]:
-    from kconnect.kafka.admin import Admin
+    from kconnect.kafka.clients.admin import Admin
 
     return set(Admin({"bootstrap.servers": bootstrap}).topic_partition_counts())
 

@@ -255,7 +255,7 @@ def test_two_step_rolling_upgrade_and_the_fencable_leader(tmp_path, kafka_bootst
     """disabled -> preparing -> enabled, one worker at a time, with a connector running
     throughout; then the leader's config-topic writer (``connect-cluster-<group>``) is fenced
     from outside: its next write fails with Kafka's retriable error and the one after works."""
-    from kconnect.kafka.fencing import fence_producers
+    from kconnect.kafka.clients.fencing import fence_producers
 
     cluster = UpgradingCluster(tmp_path, kafka_bootstrap)
     try:

@@ -21,7 +21,7 @@ import orjson
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from kconnect.kafka.admin_ping import delete_topics
+from kconnect.kafka.tools.admin_ping import delete_topics
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig

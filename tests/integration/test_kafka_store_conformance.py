@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kconnect.kafka.admin_ping import delete_topics
+from kconnect.kafka.tools.admin_ping import delete_topics
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.storage.config_store import ConfigBackingStore
 from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore

@@ -12,7 +12,7 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from kconnect.api.errors import ConfigException
-from kconnect.kafka.admin_ping import create_topic, delete_topics
+from kconnect.kafka.tools.admin_ping import create_topic, delete_topics
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey

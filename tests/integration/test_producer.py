@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from kconnect.kafka.partitioner import partition_for_key
-from kconnect.kafka.producer import Producer
+from kconnect.kafka.clients.partitioner import partition_for_key
+from kconnect.kafka.clients.producer import Producer
 
 pytestmark = pytest.mark.kafka
 

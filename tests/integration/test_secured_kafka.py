@@ -19,14 +19,14 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from kafka.admin import KafkaAdminClient
 
-from kconnect.kafka.admin import Admin
-from kconnect.kafka.client_config import to_librdkafka
-from kconnect.kafka.client_security import (
+from kconnect.kafka.clients.admin import Admin
+from kconnect.kafka.clients.client_config import to_librdkafka
+from kconnect.kafka.clients.client_security import (
     ClientSecurityError,
     client_security,
     kafka_python_config,
 )
-from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError
+from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError
 from kconnect.testing.ports import free_port
 from tests.integration.distributed_support import Cluster, wait_for
 from tests.integration.secure_support import (

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.kafka.admin_ping import delete_topics
+from kconnect.kafka.tools.admin_ping import delete_topics
 from kconnect.local.secure import SecureListeners, SecureMaterial, worker_properties
 from kconnect.testing.java_worker import STANDALONE, JavaWorker, eventually, kconnect_command
 from kconnect.testing.ports import free_port

@@ -70,7 +70,7 @@ def scenario(tmp_path: Path, kafka_bootstrap: str, pg_dsn: str) -> Iterator[Scen
         s.db().close()
         admin.execute(f"DROP DATABASE IF EXISTS {database} WITH (FORCE)")
         admin.close()
-        from kconnect.kafka.admin_ping import delete_topics
+        from kconnect.kafka.tools.admin_ping import delete_topics
 
         delete_topics(kafka_bootstrap, [*s.topics, s.dlq_topic, *s.internal_topics])
 

@@ -20,7 +20,7 @@ import pytest
 from confluent_kafka import Producer
 
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.consumer import Consumer
+from kconnect.kafka.clients.consumer import Consumer
 
 pytestmark = pytest.mark.kafka
 

@@ -23,7 +23,7 @@ from tests.integration.distributed_support import Cluster, WorkerProcess, all_ru
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
 
-TASK_PROCESS = b"kconnect.runtime.worker.task_process"
+TASK_PROCESS = b"kconnect.runtime.worker.task_processes.task_process"
 
 
 def task_processes(worker: WorkerProcess) -> list[int]:

@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from kconnect.api import Schema, SourceConnector, SourceRecord, SourceTask, Task
-from kconnect.kafka.partitioner import partition_for_key
+from kconnect.kafka.clients.partitioner import partition_for_key
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.testing.fakes import RecordingStatusListener
 from tests.integration.worker_support import (
@@ -223,7 +223,7 @@ def test_keyed_records_land_on_java_murmur2_partition(
 def test_topic_creation_groups(kafka_bootstrap, tmp_path) -> None:
     import uuid
 
-    from kconnect.kafka.admin import Admin
+    from kconnect.kafka.clients.admin import Admin
 
     topic = f"created-{uuid.uuid4().hex[:10]}"
     src = tmp_path / "in.txt"

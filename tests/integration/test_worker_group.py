@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.kafka.connect_protocol import CONFIG_MISMATCH, NO_ERROR, ExtendedAssignment
+from kconnect.kafka.group.connect_protocol import CONFIG_MISMATCH, NO_ERROR, ExtendedAssignment
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.herder.group_member import WorkerGroupMember
 from kconnect.testing.fakes import config_snapshot

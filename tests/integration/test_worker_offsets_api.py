@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from tests.integration.worker_support import make_worker, produce
 
 pytestmark = pytest.mark.kafka

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from kconnect.api import ConfigDef, RetriableException, SinkConnector, SinkRecord, SinkTask, Task
-from kconnect.kafka.admin import Admin
+from kconnect.kafka.clients.admin import Admin
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.testing.fakes import RecordingStatusListener
 from tests.integration.worker_support import (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kconnect.kafka.admin_ping import create_topic, delete_topics
+from kconnect.kafka.tools.admin_ping import create_topic, delete_topics
 from tests.system.connect_service import ConnectServiceBase
 from tests.system.templates import SystemTestContext
 

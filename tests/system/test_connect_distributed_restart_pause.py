@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.kafka.admin_ping import create_topic, delete_topics
+from kconnect.kafka.tools.admin_ping import create_topic, delete_topics
 from tests.system.connect_service import ConnectDistributedService, wait_until
 from tests.system.distributed_support import Status
 from tests.system.templates import SystemTestContext, connect_distributed

@@ -7,7 +7,7 @@ the small interfaces below, and never imports a Kafka client library itself.
 
 ``default_kafka_clients()`` returns the implementation registered under the entry-point group
 ``kconnect.kafka_clients`` (kconnect's own, over confluent-kafka, is
-``kconnect.kafka.plugin_clients:ConfluentKafkaClients``); it is looked up once per process, so
+``kconnect.kafka.clients.plugin_clients:ConfluentKafkaClients``); it is looked up once per process, so
 it works in task processes too. Plugins take a :class:`KafkaClients` as an optional
 constructor argument for tests and default to this one.
 

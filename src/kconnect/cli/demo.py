@@ -154,7 +154,7 @@ def _stop(workdir: Any) -> int:
 def _check_stack(s: Any) -> None:
     import psycopg
 
-    from kconnect.kafka.admin_ping import wait_for_broker
+    from kconnect.kafka.tools.admin_ping import wait_for_broker
 
     try:
         wait_for_broker(s.bootstrap, timeout_s=10)
@@ -219,7 +219,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
         _cmd(f"kconnect distributed {s.workdir}/{node}.properties   # {node}, REST on {port}")
         w = s.start_worker(node)
         _say(f"  started, pid {w.proc.pid}, log {w.log_file}")
-    from kconnect.kafka.admin import Admin
+    from kconnect.kafka.clients.admin import Admin
 
     _say(
         "Worker ids are host:port: "

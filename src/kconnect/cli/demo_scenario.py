@@ -365,9 +365,9 @@ offset.flush.interval.ms={self.offset_flush_interval_ms}
         tables, the data/DLQ/internal topics and the sink's consumer group. Only these names
         are touched. Returns what was removed, for the narration."""
         from kconnect.cli.worker_processes import stop_recorded
-        from kconnect.kafka.admin import Admin
-        from kconnect.kafka.admin_ping import delete_topics
-        from kconnect.kafka.inspection import delete_group
+        from kconnect.kafka.clients.admin import Admin
+        from kconnect.kafka.tools.admin_ping import delete_topics
+        from kconnect.kafka.tools.inspection import delete_group
 
         removed = [f"worker {n}" for n in stop_recorded(self.workdir)]
         present = {
@@ -400,7 +400,7 @@ offset.flush.interval.ms={self.offset_flush_interval_ms}
     def create_topics(self, progress: Progress = _no_progress) -> list[str]:
         """dst_table01/dst_table02 with 2 partitions, as the document; and the DLQ topic with
         replication factor 1 (the connector would ask for 3, which one broker cannot give)."""
-        from kconnect.kafka.admin_ping import create_topic
+        from kconnect.kafka.tools.admin_ping import create_topic
 
         specs = [(t, 2) for t in self.topics] + [(self.dlq_topic, 1)]
         for name, partitions in specs:
@@ -414,20 +414,20 @@ offset.flush.interval.ms={self.offset_flush_interval_ms}
         return [name for name, _ in specs]
 
     def topic_records(self, table: str) -> list[Any]:
-        """Every record of ``table``'s topic from the beginning (kconnect.kafka.inspection)."""
-        from kconnect.kafka.inspection import read_topic
+        """Every record of ``table``'s topic from the beginning (kconnect.kafka.tools.inspection)."""
+        from kconnect.kafka.tools.inspection import read_topic
 
         return read_topic(self.bootstrap, self.topic(table))
 
     def dlq_records(self) -> list[Any]:
-        from kconnect.kafka.inspection import read_topic
+        from kconnect.kafka.tools.inspection import read_topic
 
         return read_topic(self.bootstrap, self.dlq_topic)
 
     def sink_partition_holders(self) -> dict[int, list[tuple[str, int]]] | None:
         """Task id → its partitions, once the sink's consumer group is stable with one member
         per task and every partition assigned; None while it is not."""
-        from kconnect.kafka.inspection import describe_group
+        from kconnect.kafka.tools.inspection import describe_group
 
         view = describe_group(self.bootstrap, self.sink_group)
         prefix = f"connector-consumer-{self.sink_name}-"

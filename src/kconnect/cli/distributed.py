@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from kconnect.cli._worker_process import (
+from kconnect.cli.worker_startup import (
     add_worker_arguments,
     load_plugins,
     resolve_worker_variables,

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any
 
-from kconnect.cli._worker_process import (
+from kconnect.cli.worker_startup import (
     StartupError,
     add_worker_arguments,
     load_plugins,
@@ -48,7 +48,7 @@ def add_parser(subparsers: Any) -> None:
 def read_connector_file(path: str) -> tuple[dict[str, str | None], Any]:
     """(config, target state or None) from a .properties or .json connector file."""
     from kconnect.rest.entities import config_map, parse_create_request
-    from kconnect.runtime.common.rest_errors import BadRequestException
+    from kconnect.runtime.common.request_errors import BadRequestException
     from kconnect.runtime.config.worker_config import load_properties
 
     try:

@@ -227,8 +227,11 @@ def run(args: argparse.Namespace) -> int:
 
     url = str(args.url).rstrip("/")
     user = getattr(args, "user", None)
-    auth = tuple(str(user).split(":", 1)) if user else None
-    with httpx.Client(timeout=args.timeout, auth=auth) as client:  # type: ignore[arg-type]
+    auth = None
+    if user:
+        name, _, password = str(user).partition(":")
+        auth = httpx.BasicAuth(name, password)
+    with httpx.Client(timeout=args.timeout, auth=auth) as client:
         while True:
             try:
                 text = render(collect(client, url))

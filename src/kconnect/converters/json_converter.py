@@ -383,13 +383,14 @@ class JsonConverter(DataHeaderConverter):
         """
         if native is not None and items:
             batch = items if items.__class__ is list else list(items)
+            out: list[bytes | None]  # FALLBACK where the Python loop below does the pair
             out, misses = self.native_converter().encode_values(batch, FALLBACK)
             if misses:
                 py = self._from_connect_batch_py
                 for i, r in enumerate(out):
                     if r is FALLBACK:
                         out[i] = py(topic, [batch[i]])[0]
-            return out  # type: ignore[no-any-return]
+            return out
         return self._from_connect_batch_py(topic, items)
 
     def _from_connect_batch_py(
@@ -455,13 +456,14 @@ class JsonConverter(DataHeaderConverter):
         """
         if native is not None and values:
             batch = values if values.__class__ is list else list(values)
+            out: list[SchemaAndValue]  # FALLBACK where the Python loop below does the value
             out, misses = self.native_converter().decode_values(batch, SchemaAndValue, FALLBACK)
             if misses:
                 py = self._to_connect_batch_py
                 for i, r in enumerate(out):
                     if r is FALLBACK:
                         out[i] = py(topic, [batch[i]])[0]
-            return out  # type: ignore[no-any-return]
+            return out
         return self._to_connect_batch_py(topic, values)
 
     def _to_connect_batch_py(

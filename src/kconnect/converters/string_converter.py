@@ -258,12 +258,13 @@ class StringConverter(DataHeaderConverter):
         if self._utf8:
             slow = self.from_connect_data
             if native is not None and items.__class__ is list:
+                out: list[bytes | None]  # FALLBACK where the loop below does the pair
                 out, misses = self.native_converter().encode_values(items, FALLBACK)
                 if misses:
                     for i, r in enumerate(out):
                         if r is FALLBACK:
                             out[i] = slow(topic, *items[i])
-                return out  # type: ignore[no-any-return]
+                return out
             return [
                 v.encode("utf-8", "replace") if type(v) is str else slow(topic, s, v)
                 for s, v in items
@@ -274,6 +275,7 @@ class StringConverter(DataHeaderConverter):
         schema = Schema.OPTIONAL_STRING_SCHEMA
         if self._utf8:
             if native is not None and values.__class__ is list:
+                out: list[SchemaAndValue]  # FALLBACK where the loop below does the value
                 out, misses = self.native_converter().decode_values(
                     values, SchemaAndValue, FALLBACK
                 )
@@ -283,7 +285,7 @@ class StringConverter(DataHeaderConverter):
                             raw = values[i]
                             text = None if raw is None else bytes(raw).decode("utf-8", "replace")
                             out[i] = SchemaAndValue(schema, text)
-                return out  # type: ignore[no-any-return]
+                return out
             return [
                 SchemaAndValue(schema, None if v is None else bytes(v).decode("utf-8", "replace"))
                 for v in values

@@ -12,8 +12,9 @@ Modules:
 - :mod:`kconnect.local.postgres` -- one PostgreSQL cluster with database/user for tests.
 - :mod:`kconnect.local.stack` -- start/stop/status of the whole stack.
 
-This package is a utility for ``kconnect.cli`` and ``kconnect.testing``; it never imports a Kafka
-client library itself (broker readiness goes through :mod:`kconnect.kafka.admin_ping`).
+This package is a utility for ``kconnect.cli`` and ``kconnect.testing``. From the rest of kconnect
+it imports only :mod:`kconnect.kafka.tools.admin_ping` (is the broker up, SCRAM users), never a
+Kafka client library itself; an import-linter contract holds this.
 """
 
 from __future__ import annotations

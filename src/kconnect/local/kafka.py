@@ -271,7 +271,7 @@ def start(
     answering on the port that this home did not start is reported as ``"external"``. Callers
     serialise through :func:`kconnect.local.paths.file_lock` (the stack does).
     """
-    from kconnect.kafka.admin_ping import wait_for_broker
+    from kconnect.kafka.tools.admin_ping import wait_for_broker
 
     say = progress or (lambda _msg: None)
     current = status()
@@ -378,7 +378,7 @@ def start(
             continue
     state["cluster_id"] = cluster_id
     if material is not None:
-        from kconnect.kafka.admin_ping import upsert_scram_user
+        from kconnect.kafka.tools.admin_ping import upsert_scram_user
         from kconnect.local import secure
 
         upsert_scram_user(settings.bootstrap, material.user, material.password)

@@ -18,7 +18,7 @@ from kconnect.api.errors import ConnectException, DataException, NotFoundExcepti
 from kconnect.rest.entities import JsonResponse, config_map, parse_create_request, parse_json
 from kconnect.rest.openapi import json_body, responses
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.herder.herder import Herder
 

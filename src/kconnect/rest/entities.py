@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
-from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.request_errors import ConnectRestException
 from kconnect.runtime.common.states import TargetState
 
 __all__ = ["JsonResponse", "config_map", "parse_create_request", "parse_json"]

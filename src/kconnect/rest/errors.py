@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kconnect.api.errors import AlreadyExistsException, ConfigException, NotFoundException
 from kconnect.rest.entities import JsonResponse
-from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.request_errors import ConnectRestException
 
 __all__ = ["RestServerError", "error_response", "install_exception_handlers"]
 

@@ -30,6 +30,7 @@ from fastapi import FastAPI, Request, Response
 
 from kconnect.rest.errors import error_response
 from kconnect.rest.tls import TlsConfigError
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.herder.distributed_errors import (
     RebalanceNeededException,
     RequestTargetException,
@@ -163,7 +164,7 @@ async def forward_request(
 def install_forwarding(
     app: FastAPI,
     *,
-    timeout_s: float = 90.0,
+    timeout_s: float = REST_REQUEST_TIMEOUT_S,
     tls: Callable[[], ssl.SSLContext] | None = None,
 ) -> None:
     """Add the forwarding exception handlers (the app adds :class:`BodyCaptureMiddleware`);

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kconnect.rest.entities import parse_json
 from kconnect.rest.openapi import json_body, responses
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.herder.session_keys import RequestSignature
 

@@ -10,9 +10,9 @@ from fastapi import APIRouter, Path, Request, Response
 from kconnect.api.errors import NotFoundException
 from kconnect.rest.entities import JsonResponse, parse_json
 from kconnect.rest.openapi import json_body, responses
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.loggers import python_level
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.herder.herder import Herder
-from kconnect.runtime.loggers import python_level
 
 __all__ = ["loggers_router"]
 

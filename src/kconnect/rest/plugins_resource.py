@@ -9,7 +9,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kconnect.rest.entities import config_map, parse_json
 from kconnect.rest.openapi import json_body, responses
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.config.secret_settings import mask_secret_values
 from kconnect.runtime.config.validation_results import java_map_str
 from kconnect.runtime.herder.herder import Herder

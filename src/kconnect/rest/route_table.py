@@ -8,21 +8,34 @@ themselves (each with its full path template) as the app is assembled.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol, TypeGuard
 
 from starlette.routing import BaseRoute, Match
+from starlette.types import Scope
 
 __all__ = ["RouteTable"]
+
+
+class _PathRoute(Protocol):
+    """A route with a path template (Starlette's ``Route``, ``WebSocketRoute``, ``Mount``)."""
+
+    path: str
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]: ...
+
+
+def _has_path(route: BaseRoute) -> TypeGuard[_PathRoute]:
+    return hasattr(route, "path")
 
 
 class RouteTable:
     """The app's routes, in matching order."""
 
     def __init__(self) -> None:
-        self.routes: list[BaseRoute] = []
+        self.routes: list[_PathRoute] = []
 
     def add(self, routes: Iterable[BaseRoute]) -> None:
-        self.routes.extend(r for r in routes if hasattr(r, "path"))
+        self.routes.extend(r for r in routes if _has_path(r))
 
     def match(self, scope: Any) -> tuple[str, Mapping[str, Any]] | None:
         """(path template, path parameters) of the route ``scope`` is for, or None when no
@@ -30,7 +43,7 @@ class RouteTable:
         for route in self.routes:
             match, child = route.matches(scope)
             if match is Match.FULL:
-                return route.path, child.get("path_params", {})  # type: ignore[attr-defined]
+                return route.path, child.get("path_params", {})
         return None
 
     def methods(self, scope: Any) -> list[str]:
@@ -52,5 +65,5 @@ class RouteTable:
         probe = {"type": "http", "method": method, "path": path, "root_path": ""}
         for route in self.routes:
             if route.matches(probe)[0] is not Match.NONE:
-                return str(route.path)  # type: ignore[attr-defined]
+                return str(route.path)
         return None

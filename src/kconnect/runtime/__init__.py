@@ -16,7 +16,7 @@ imports only rooms below it; import-linter checks this in CI):
 * ``common``  -- the shared vocabulary: task ids, states, restart requests, the clock, log
   context, REST-facing exceptions.
 
-Two process-wide modules stay here: :mod:`~kconnect.runtime.loggers` (log levels behind
-``/admin/loggers``) and :mod:`~kconnect.runtime.gc_tuning`. The runtime imports
+Two process-wide modules stay here: :mod:`~kconnect.runtime.common.loggers` (log levels behind
+``/admin/loggers``) and :mod:`~kconnect.runtime.common.gc_tuning`. The runtime imports
 :mod:`kconnect.api`, :mod:`kconnect.kafka` and :mod:`kconnect.jackson`, never an in-tree plugin.
 """

@@ -188,7 +188,7 @@ class EmbeddedConnectCluster:
                 log.exception("Failed to stop embedded worker %s", w.name)
                 errors.append(e)
         if self.delete_topics_on_stop and self.all_workers:
-            from kconnect.kafka.admin_ping import delete_topics
+            from kconnect.kafka.tools.admin_ping import delete_topics
 
             delete_topics(
                 self.bootstrap, [self.config_topic, self.offsets_topic, self.status_topic]

@@ -67,7 +67,7 @@ def topic_factory(kafka_bootstrap: str, request: pytest.FixtureRequest) -> Itera
 
     Every topic it creates is deleted (best effort) when the test ends.
     """
-    from kconnect.kafka.admin_ping import delete_topics
+    from kconnect.kafka.tools.admin_ping import delete_topics
 
     created: list[str] = []
 

@@ -86,7 +86,7 @@ def create_unique_topic(
     config: Mapping[str, str] | None = None,
 ) -> str:
     """Create a uniquely named topic and return its name once clients can see it."""
-    from kconnect.kafka.admin_ping import create_topic
+    from kconnect.kafka.tools.admin_ping import create_topic
 
     name = unique_name(prefix)
     create_topic(bootstrap, name, partitions=partitions, config=config)

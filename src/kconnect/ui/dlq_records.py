@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from kconnect.kafka.inspection import TopicRecord, read_topic_tail
+from kconnect.kafka.tools.inspection import TopicRecord, read_topic_tail
 from kconnect.ui.config_masking import mask_text
 
 __all__ = ["ERROR_HEADERS", "decode_record", "read_dlq"]

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from kconnect.runtime.metrics import MetricName, MetricsRegistry
+from kconnect.runtime.metrics.registry import MetricValue
 
 __all__ = ["CHART_METRICS", "COUNTER_RATES", "INTERVAL_S", "KEEP_S", "MetricsHistory"]
 
@@ -63,7 +64,7 @@ SeriesKey = tuple[str, int, str]  # connector, task, metric
 
 
 def _chart_values(
-    snapshot: Iterable[tuple[MetricName, object]],
+    snapshot: Iterable[tuple[MetricName, MetricValue]],
 ) -> dict[SeriesKey, float]:
     out: dict[SeriesKey, float] = {}
     for name, value in snapshot:
@@ -73,7 +74,7 @@ def _chart_values(
         task = tags.get("task")
         if "connector" not in tags or task is None or not task.isdecimal():
             continue
-        number = float(value)  # type: ignore[arg-type]
+        number = float(value)
         if math.isfinite(number):
             out[(tags["connector"], int(task), name.name)] = number
     return out

@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
 import kconnect
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.ui.dashboard import Dashboard
 from kconnect.ui.routes import dashboard_router
 
@@ -37,7 +38,7 @@ def create_proxy_app(
                   docs_url=None, redoc_url=None, openapi_url=None)  # fmt: skip
     app.state.dashboard = dashboard
     app.include_router(dashboard_router(dashboard))
-    upstream = httpx.AsyncClient(base_url=base, timeout=90.0, verify=verify)
+    upstream = httpx.AsyncClient(base_url=base, timeout=REST_REQUEST_TIMEOUT_S, verify=verify)
 
     @app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "PATCH", "DELETE"])
     async def pass_through(request: Request, path: str) -> Response:

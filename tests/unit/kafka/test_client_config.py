@@ -1,4 +1,4 @@
-from kconnect.kafka.client_config import CLIENT_LOG, to_librdkafka, with_client_logger
+from kconnect.kafka.clients.client_config import CLIENT_LOG, to_librdkafka, with_client_logger
 
 
 def test_same_names_pass_through_and_java_only_are_dropped() -> None:

@@ -7,15 +7,15 @@ import ssl
 
 import pytest
 
-from kconnect.kafka import client_security as cs
-from kconnect.kafka.client_config import to_librdkafka
-from kconnect.kafka.client_security import (
+from kconnect.kafka.clients import client_security as cs
+from kconnect.kafka.clients.client_config import to_librdkafka
+from kconnect.kafka.clients.client_security import (
     ClientSecurityError,
     client_security,
     kafka_python_config,
     librdkafka_config,
 )
-from kconnect.kafka.security_errors import SecurityLogFilter, describe_text
+from kconnect.kafka.clients.security_errors import SecurityLogFilter, describe_text
 
 PLAIN = (
     'org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p";'

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kconnect.kafka.connect_protocol import (
+from kconnect.kafka.group.connect_protocol import (
     CONFIG_MISMATCH,
     NO_ERROR,
     ConnectProtocolCompatibility,

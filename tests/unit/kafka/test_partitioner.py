@@ -1,6 +1,6 @@
 import pytest
 
-from kconnect.kafka.partitioner import murmur2, partition_for_key, to_positive
+from kconnect.kafka.clients.partitioner import murmur2, partition_for_key, to_positive
 
 # Kafka's UtilsTest.testMurmur2 vectors.
 VECTORS = [

@@ -17,7 +17,7 @@ from kconnect.api.kafka_clients import (
     Producer,
     default_kafka_clients,
 )
-from kconnect.kafka.plugin_clients import ConfluentKafkaClients
+from kconnect.kafka.clients.plugin_clients import ConfluentKafkaClients
 
 
 def test_the_entry_point_gives_kconnects_implementation_once() -> None:
@@ -37,7 +37,7 @@ def test_clients_take_java_property_names_and_drop_unknown_ones(
         "max.poll.records": "10",  # Java-only: honoured by the consumer, not passed on
         "key.deserializer": "org.apache.kafka.common.serialization.ByteArrayDeserializer",
     }
-    with caplog.at_level(logging.WARNING, logger="kconnect.kafka.plugin_clients"):
+    with caplog.at_level(logging.WARNING, logger="kconnect.kafka.clients.plugin_clients"):
         consumer = clients.consumer(props)
     assert isinstance(consumer, Consumer)
     warned = [r.getMessage() for r in caplog.records]

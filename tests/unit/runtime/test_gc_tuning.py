@@ -1,6 +1,6 @@
 import gc
 
-from kconnect.runtime.gc_tuning import WORKER_GC_THRESHOLDS, tune_for_worker
+from kconnect.runtime.common.gc_tuning import WORKER_GC_THRESHOLDS, tune_for_worker
 
 
 def test_tune_for_worker_freezes_start_up_objects_and_raises_thresholds() -> None:

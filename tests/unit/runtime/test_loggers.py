@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from kconnect.runtime.loggers import Loggers, kafka_level_name, python_level
+from kconnect.runtime.common.loggers import Loggers, kafka_level_name, python_level
 
 
 def test_level_names_map_both_ways():

@@ -10,7 +10,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 from types import SimpleNamespace
 
-from kconnect.kafka.inspection import TopicRecord
+from kconnect.kafka.tools.inspection import TopicRecord
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.metrics import MetricGroup, MetricsRegistry
 from kconnect.testing.ports import free_port

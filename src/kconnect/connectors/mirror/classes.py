@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
+from typing import TypeVar
 
 from kconnect.api import ConfigException
 
 __all__ = ["built_ins", "load_class"]
 
+T = TypeVar("T")
 
-def built_ins(*classes: type) -> dict[str, type]:
+
+def built_ins(*classes: type[T]) -> dict[str, type[T]]:
     """The names each built-in answers to: Java class name, simple name, Python path."""
-    out: dict[str, type] = {}
+    out: dict[str, type[T]] = {}
     for cls in classes:
         out[str(getattr(cls, "__kconnect_class_name__", cls.__name__))] = cls
         out[cls.__name__] = cls
@@ -22,7 +25,7 @@ def built_ins(*classes: type) -> dict[str, type]:
     return out
 
 
-def load_class(key: str, name: str, base: type, known: Mapping[str, type]) -> type:
+def load_class(key: str, name: str, base: type[T], known: Mapping[str, type[T]]) -> type[T]:
     """The class ``name`` (config ``key``) stands for; it must subclass ``base``.
 
     Raises:

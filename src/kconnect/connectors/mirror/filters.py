@@ -225,18 +225,18 @@ def topic_filter(name: str, props: Mapping[str, object]) -> TopicFilter:
     """The configured ``topic.filter.class``."""
     f = load_class("topic.filter.class", name, TopicFilter, _TOPIC_FILTERS)()
     f.configure(props)
-    return f  # type: ignore[no-any-return]
+    return f
 
 
 def group_filter(name: str, props: Mapping[str, object]) -> GroupFilter:
     """The configured ``group.filter.class``."""
     f = load_class("group.filter.class", name, GroupFilter, _GROUP_FILTERS)()
     f.configure(props)
-    return f  # type: ignore[no-any-return]
+    return f
 
 
 def config_property_filter(name: str, props: Mapping[str, object]) -> ConfigPropertyFilter:
     """The configured ``config.property.filter.class``."""
     f = load_class("config.property.filter.class", name, ConfigPropertyFilter, _PROPERTY_FILTERS)()
     f.configure(props)
-    return f  # type: ignore[no-any-return]
+    return f

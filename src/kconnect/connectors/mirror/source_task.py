@@ -78,9 +78,10 @@ class MirrorSourceTask(SourceTask):
         self._syncs: OffsetSyncWriter | None = None
         self._lock = threading.Lock()
         self._stopping = False
-        # (topic, partition) -> (remote topic, shared source partition map, its metrics)
+        # (topic, partition) -> (remote topic, shared source partition map, its metrics); looked
+        # up with a message's (topic, partition) as the consumer gives them (None: no route)
         self._routes: dict[
-            tuple[str, int], tuple[str, dict[str, Any], PartitionMetrics | None]
+            tuple[str | None, int | None], tuple[str, dict[str, Any], PartitionMetrics | None]
         ] = {}
         self._metrics: MirrorSourceMetrics | None = None
         # id() of a shared source partition map -> its TopicPartition (commit_record's lookup)
@@ -151,7 +152,7 @@ class MirrorSourceTask(SourceTask):
             out: list[SourceRecord] = []
             append = out.append
             last_topic: str | None = None
-            last_partition = -1
+            last_partition: int | None = -1
             remote, sp = "", self._no_partition
             # each run of one partition's records: its metrics, timestamps and value sizes
             pm: PartitionMetrics | None = None
@@ -164,14 +165,14 @@ class MirrorSourceTask(SourceTask):
                 partition = m.partition()
                 topic = m.topic()
                 if partition != last_partition or topic != last_topic:
-                    route = routes.get((topic, partition))  # type: ignore[arg-type]
+                    route = routes.get((topic, partition))
                     if route is None:
                         route = self._route(topic, partition)
                     if pm is not None:
                         pm.polled(now, stamps, nbytes)
                         stamps, nbytes = [], 0
                     remote, sp, pm = route
-                    last_topic, last_partition = topic, partition  # type: ignore[assignment]
+                    last_topic, last_partition = topic, partition
                 raw_headers = m.headers()
                 headers = None
                 if raw_headers:
@@ -258,10 +259,8 @@ class MirrorSourceTask(SourceTask):
         if self._metrics is not None:
             first = records[0]  # one remote topic-partition per call
             now = now_ms()
-            try:
-                latencies = [now - r.timestamp for r in records]  # type: ignore[operator]
-            except TypeError:  # a record without a timestamp
-                latencies = [now - r.timestamp for r in records if r.timestamp is not None]
+            # a record without a timestamp has no latency
+            latencies = [now - ts for r in records if (ts := r.timestamp) is not None]
             self._metrics.partition(first.topic, first.kafka_partition or 0).acknowledged(
                 len(records), latencies
             )
@@ -273,7 +272,9 @@ class MirrorSourceTask(SourceTask):
         tp = self._partitions.get(id(sp))
         if tp is None:
             tp = TopicPartition(sp["topic"], sp["partition"])
-        upstream = [r.source_offset["offset"] for r in records]  # type: ignore[index]
+        # every record of this task has a source offset ({"offset": its upstream offset})
+        upstream = [so["offset"] for r in records if (so := r.source_offset) is not None]
+        assert len(upstream) == len(records)
         syncs.queue_many(tp, upstream, list(offsets))
 
     def commit(self) -> None:

@@ -28,7 +28,7 @@ from kconnect.api.config_infos import (
 from kconnect.api.config_types import parse_type
 from kconnect.api.connector import SinkConnector, SourceConnector
 from kconnect.api.secrets import redact
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.config import connector_config as cc
 from kconnect.runtime.config.client_overrides import (
     ADMIN_OVERRIDE_PREFIX,
@@ -40,6 +40,7 @@ from kconnect.runtime.config.client_overrides import (
     prefixed_overrides,
 )
 from kconnect.runtime.config.config_transformer import ConfigTransformer
+from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.exactly_once_validation import validate_exactly_once
 from kconnect.runtime.config.restart_policy import auto_restart_infos
 from kconnect.runtime.config.secret_settings import (
@@ -57,6 +58,7 @@ from kconnect.runtime.config.validation_results import (
     redact_infos,
     show_raw_values,
 )
+from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.plugins.descriptors import VersionedPluginLoadingError
 from kconnect.runtime.plugins.versions import InvalidVersionSpecification, version_requirement
 from kconnect.runtime.plugins.view import PluginNotFound, PluginView
@@ -87,18 +89,17 @@ class ConnectorValidator:
         *,
         config_transformer: ConfigTransformer | None = None,
         override_policy: str | ConnectorClientConfigOverridePolicy = "All",
-        worker_config: Any = None,
+        worker_config: WorkerConfig | None = None,
     ) -> None:
-        """``worker_config`` (a WorkerConfig, or None) supplies the converters a connector
+        """``worker_config`` (the worker's config, or None) supplies the converters a connector
         inherits, shown as the defaults of its converter keys (Kafka 4.1), and the client
         override policy (with its allowlist), which then wins over ``override_policy``."""
         self.plugins = plugins
         self.worker_config = worker_config
         self.view = PluginView(plugins)
         self.transformer = config_transformer
-        worker_policy = getattr(worker_config, "client_override_policy", None)
-        if isinstance(worker_policy, ConnectorClientConfigOverridePolicy):
-            self.override_policy = worker_policy
+        if worker_config is not None:
+            self.override_policy = worker_config.client_override_policy
         elif isinstance(override_policy, str):
             self.override_policy = policy_named(override_policy)
         else:
@@ -213,15 +214,15 @@ class ConnectorValidator:
             validated.setdefault(
                 cc.TRANSFORMS_CONFIG, ConfigValue(cc.TRANSFORMS_CONFIG)
             ).add_error_message(enrich_error)
-        distributed = self.worker_config is not None and hasattr(
-            self.worker_config, "exactly_once_source_enabled"
+        distributed = isinstance(self.worker_config, DistributedConfig)
+        exactly_once = (
+            isinstance(self.worker_config, DistributedConfig)
+            and self.worker_config.exactly_once_source_enabled
         )
         if is_sink:
             cc.validate_sink_topics(props, validated)
         elif distributed and isinstance(connector, SourceConnector):
-            validate_exactly_once(
-                connector, props, validated, bool(self.worker_config.exactly_once_source_enabled)
-            )
+            validate_exactly_once(connector, props, validated, exactly_once)
         add_null_value_errors(props, validated)
         self._check_converters(props, validated)
         self._show_class_names(validated)
@@ -283,10 +284,7 @@ class ConnectorValidator:
         own_offsets_clients = (
             not is_sink
             and distributed
-            and (
-                bool(self.worker_config.exactly_once_source_enabled)
-                or bool((props.get("offsets.storage.topic") or "").strip())
-            )
+            and (exactly_once or bool((props.get("offsets.storage.topic") or "").strip()))
         )
         uses_admin = (
             any(k.startswith("topic.creation.") for k in props) or own_offsets_clients

@@ -12,10 +12,10 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kconnect.api.config_def import ConfigValue
+from kconnect.api.config_def import ConfigDef, ConfigValue, Importance, Range, Type
 from kconnect.api.config_infos import ConfigInfo, ConfigInfos, convert_config_value
 
-__all__ = ["AUTO_RESTART_KEYS", "RestartPolicy", "auto_restart_infos"]
+__all__ = ["AUTO_RESTART_CONFIG_DEF", "AUTO_RESTART_KEYS", "RestartPolicy", "auto_restart_infos"]
 
 ENABLE = "auto.restart.enable"
 MAX_ATTEMPTS = "auto.restart.max.attempts"
@@ -24,13 +24,56 @@ MAX_BACKOFF = "auto.restart.max.backoff.ms"
 AUTO_RESTART_KEYS = (ENABLE, MAX_ATTEMPTS, INITIAL_BACKOFF, MAX_BACKOFF)
 JITTER = 0.2
 
+#: The worker's ``auto.restart.*`` keys (part of the worker's ConfigDef); their defaults are
+#: :class:`RestartPolicy`'s, so the two cannot drift apart.
+AUTO_RESTART_CONFIG_DEF = (
+    ConfigDef()
+    .define(
+        ENABLE,
+        Type.BOOLEAN,
+        True,
+        None,
+        Importance.MEDIUM,
+        "kconnect only: restart a FAILED connector or task automatically, with exponential "
+        "backoff and jitter, unless its failure cannot heal (a bad config, a missing table "
+        "that may not be created). Each connector may override the auto.restart.* keys.",
+    )
+    .define(
+        MAX_ATTEMPTS,
+        Type.INT,
+        10,
+        Range.at_least(-1),
+        Importance.MEDIUM,
+        "kconnect only: automatic restarts of one connector or task before it is left "
+        "FAILED (-1: no limit). A restarted one that runs for a minute starts over.",
+    )
+    .define(
+        INITIAL_BACKOFF,
+        Type.LONG,
+        1000,
+        Range.at_least(0),
+        Importance.LOW,
+        "kconnect only: the delay before the first automatic restart; each next one "
+        "waits twice as long (+/-20% jitter), up to auto.restart.max.backoff.ms.",
+    )
+    .define(
+        MAX_BACKOFF,
+        Type.LONG,
+        300000,
+        Range.at_least(0),
+        Importance.LOW,
+        "kconnect only: the longest delay between two automatic restarts.",
+    )
+)
+_DEFAULTS = AUTO_RESTART_CONFIG_DEF.default_values()
+
 
 @dataclass(frozen=True)
 class RestartPolicy:
-    enabled: bool = True
-    max_attempts: int = 10
-    initial_backoff_ms: int = 1_000
-    max_backoff_ms: int = 300_000
+    enabled: bool = bool(_DEFAULTS[ENABLE])
+    max_attempts: int = int(str(_DEFAULTS[MAX_ATTEMPTS]))
+    initial_backoff_ms: int = int(str(_DEFAULTS[INITIAL_BACKOFF]))
+    max_backoff_ms: int = int(str(_DEFAULTS[MAX_BACKOFF]))
 
     def delay_ms(self, attempt: int, rng: random.Random) -> int:
         """The delay before automatic restart number ``attempt`` (1-based), with jitter."""

@@ -35,12 +35,13 @@ from kconnect.api.config_def import (
 )
 from kconnect.api.config_types import Type, class_name
 from kconnect.api.errors import ConfigException
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.clients.client_config import to_librdkafka
 from kconnect.runtime.config.client_overrides import (
     ConnectorClientConfigOverridePolicy,
     define_policy_keys,
     policy_from_worker,
 )
+from kconnect.runtime.config.restart_policy import AUTO_RESTART_CONFIG_DEF
 from kconnect.runtime.config.secret_settings import password_keys, remember_config_secrets
 from kconnect.runtime.config.unapplied_settings import warn_unapplied_settings
 
@@ -222,42 +223,7 @@ def _common_def() -> ConfigDef:
             "busy tasks use up to that many cores (defaults to the machine's cores). 0 or 1 "
             "runs every task on a thread of the worker process.",
         )
-        .define(
-            "auto.restart.enable",
-            Type.BOOLEAN,
-            True,
-            None,
-            MEDIUM,
-            "kconnect only: restart a FAILED connector or task automatically, with exponential "
-            "backoff and jitter, unless its failure cannot heal (a bad config, a missing table "
-            "that may not be created). Each connector may override the auto.restart.* keys.",
-        )
-        .define(
-            "auto.restart.max.attempts",
-            Type.INT,
-            10,
-            Range.at_least(-1),
-            MEDIUM,
-            "kconnect only: automatic restarts of one connector or task before it is left "
-            "FAILED (-1: no limit). A restarted one that runs for a minute starts over.",
-        )
-        .define(
-            "auto.restart.initial.backoff.ms",
-            Type.LONG,
-            1000,
-            Range.at_least(0),
-            LOW,
-            "kconnect only: the delay before the first automatic restart; each next one "
-            "waits twice as long (+/-20% jitter), up to auto.restart.max.backoff.ms.",
-        )
-        .define(
-            "auto.restart.max.backoff.ms",
-            Type.LONG,
-            300000,
-            Range.at_least(0),
-            LOW,
-            "kconnect only: the longest delay between two automatic restarts.",
-        )
+        .with_(AUTO_RESTART_CONFIG_DEF)
         .define(
             "task.shutdown.graceful.timeout.ms",
             Type.LONG,
@@ -473,7 +439,7 @@ _CLIENT_SECURITY_KEYS = ("security.protocol",)
 #: declares them) and that kconnect hands, like Java, to the worker's own clients
 #: (``DistributedConfig.internal_client_props``) and to the connectors' admin clients, which
 #: Java builds from every top-level worker setting. The ones librdkafka has no equivalent
-#: for are dropped by :func:`~kconnect.kafka.client_config.to_librdkafka` and warned about at
+#: for are dropped by :func:`~kconnect.kafka.clients.client_config.to_librdkafka` and warned about at
 #: start (:mod:`~kconnect.runtime.config.unapplied_settings`).
 WORKER_CLIENT_SETTINGS = (
     "client.dns.lookup",

@@ -26,7 +26,8 @@ from kconnect.api.config_infos import ConfigInfos, ConfigKeyInfo, convert_config
 from kconnect.api.errors import NotFoundException
 from kconnect.runtime.common.clock import SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import BadRequestException, ForbiddenException
+from kconnect.runtime.common.loggers import LoggerLevel, Loggers
+from kconnect.runtime.common.request_errors import BadRequestException, ForbiddenException
 from kconnect.runtime.common.restart import RestartPlan
 from kconnect.runtime.common.states import AutoRestartInfo, TargetState
 from kconnect.runtime.config import connector_config as cc
@@ -34,6 +35,8 @@ from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.connector_validation import ConnectorValidator
 from kconnect.runtime.config.restart_policy import AUTO_RESTART_KEYS, RestartPolicy
 from kconnect.runtime.config.validation_results import config_error_message
+from kconnect.runtime.config.worker_config import CONFIG_DEF as WORKER_CONFIG_DEF
+from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.herder.auto_restart import AutoRestarter
 from kconnect.runtime.herder.herder import (
     ConnectorInfo,
@@ -45,7 +48,6 @@ from kconnect.runtime.herder.herder import (
     WorkerHealth,
 )
 from kconnect.runtime.herder.herder_status import HerderStatusListener
-from kconnect.runtime.loggers import LoggerLevel, Loggers
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.plugins.descriptors import NOT_LISTED, VersionedPluginLoadingError
 from kconnect.runtime.plugins.versions import VersionRange
@@ -77,8 +79,8 @@ class AbstractHerder(HerderStatusListener, Herder):
     """The shared half of a herder; see the module docstring.
 
     ``__init__`` only stores its arguments and builds the validator and loggers; nothing starts
-    until the subclass's ``start``. ``worker_config`` is the worker's config (anything with
-    ``get(key)``, or None for defaults).
+    until the subclass's ``start``. ``worker_config`` is the worker's config; None (a herder
+    built for a test) reads every worker setting's default from the worker's ConfigDef.
     """
 
     def __init__(
@@ -86,7 +88,7 @@ class AbstractHerder(HerderStatusListener, Herder):
         worker: Any,
         plugins: Any,
         *,
-        worker_config: Any,
+        worker_config: WorkerConfig | None,
         config_transformer: ConfigTransformer | None,
         status_store: StatusBackingStore,
         config_store: ConfigBackingStore,
@@ -101,19 +103,19 @@ class AbstractHerder(HerderStatusListener, Herder):
         self.config_store = config_store
         self._cluster_id = kafka_cluster_id
         self._health_timeout_s = health_timeout_s
-        policy = self._worker_setting("connector.client.config.override.policy", "All")
+        policy = self._worker_setting("connector.client.config.override.policy")
         self.validator = ConnectorValidator(
             plugins,
             config_transformer=config_transformer,
             override_policy=str(policy),
-            worker_config=worker_config if hasattr(worker_config, "originals_strings") else None,
+            worker_config=worker_config,
         )
         self.loggers = Loggers()
         if worker is not None:  # levels set through /admin/loggers reach task processes
             self.loggers.add_listener(worker.set_logger_level)
         self._ready = False
         self._worker_restart_policy = RestartPolicy.parse(
-            {k: self._worker_setting(k, None) for k in AUTO_RESTART_KEYS}
+            {k: self._worker_setting(k) for k in AUTO_RESTART_KEYS}
         )
         metrics = self.metrics
         self.auto_restarter = AutoRestarter(
@@ -125,14 +127,11 @@ class AbstractHerder(HerderStatusListener, Herder):
 
     # -- helpers ---------------------------------------------------------------------------
 
-    def _worker_setting(self, key: str, default: object) -> object:
+    def _worker_setting(self, key: str) -> object:
+        """The worker's value of ``key`` (a key of the worker's ConfigDef), or its default."""
         if self._worker_config is None:
-            return default
-        try:
-            value = self._worker_config.get(key)
-        except Exception:
-            return default
-        return default if value is None else value
+            return WORKER_CONFIG_DEF.default_values().get(key)
+        return self._worker_config.get(key)
 
     def _snapshot(self) -> ClusterConfigState:
         return self.config_store.snapshot()
@@ -338,9 +337,9 @@ class AbstractHerder(HerderStatusListener, Herder):
 
     def _check_topic_tracking(self, name: str, *, reset: bool = False) -> None:
         """403 when topic tracking (or its reset) is disabled; 404 for an unknown connector."""
-        if not self._worker_setting("topic.tracking.enable", True):
+        if not self._worker_setting("topic.tracking.enable"):
             raise ForbiddenException("Topic tracking is disabled.")
-        if reset and not self._worker_setting("topic.tracking.allow.reset", True):
+        if reset and not self._worker_setting("topic.tracking.allow.reset"):
             raise ForbiddenException("Topic tracking reset is disabled.")
         if not self._snapshot().contains(name):
             raise NotFoundException(f"Connector {name} not found")

@@ -2,8 +2,10 @@
 
 :class:`AssignedWork` starts an item from the current config snapshot (configs resolved
 through the config providers, in its target state) and stops it again; a start that fails is
-reported FAILED through the herder, never raised into a rebalance. Called on the herder
-thread and from the rebalance handler's start/stop pool; every method may block.
+reported FAILED through the herder's status listener (from
+:class:`~kconnect.runtime.herder.herder_hooks.HerderHooks`), never raised into a rebalance.
+Called on the herder thread and from the rebalance handler's start/stop pool; every method
+may block.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable
 
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
-from kconnect.runtime.herder.abstract_herder import AbstractHerder
+from kconnect.runtime.herder.herder_hooks import HerderHooks
 from kconnect.runtime.storage.kafka_config_store import (
     KafkaClusterConfigState,
     KafkaConfigBackingStore,
@@ -36,13 +38,13 @@ class AssignedWork:
 
     def __init__(
         self,
-        herder: AbstractHerder,
+        hooks: HerderHooks,
         worker: Worker,
         config_store: KafkaConfigBackingStore,
         request_reconfiguration: Callable[[str], None],
         preflight: PreflightFactory | None = None,
     ) -> None:
-        self.herder = herder
+        self._hooks = hooks
         self.worker = worker
         self.config_store = config_store
         self._request_reconfiguration = request_reconfiguration
@@ -57,11 +59,13 @@ class AssignedWork:
         target = state.target_state(name) or TargetState.STARTED
         log.info("Starting connector %s", name)
         try:
-            props = self.herder.resolved_config(raw)
+            props = self._hooks.resolve_config(raw)
         except Exception as e:
-            self.herder.on_failure(name, e)
+            self._hooks.status.on_failure(name, e)
             return
-        self.worker.start_connector(name, props, self.herder, target, self._request_reconfiguration)
+        self.worker.start_connector(
+            name, props, self._hooks.status, target, self._request_reconfiguration
+        )
 
     def start_task_safely(self, task_id: ConnectorTaskId) -> None:
         try:
@@ -70,7 +74,7 @@ class AssignedWork:
             log.error("Couldn't instantiate task %s because it has an invalid task "
                       "configuration. This task will not execute until reconfigured.",
                       task_id, exc_info=e)  # fmt: skip
-            self.herder.on_failure(task_id, e)
+            self._hooks.status.on_failure(task_id, e)
 
     def start_task(self, task_id: ConnectorTaskId) -> bool:
         state = self.config_store.snapshot()
@@ -81,10 +85,10 @@ class AssignedWork:
             return False
         target = state.target_state(task_id.connector) or TargetState.STARTED
         log.info("Starting task %s", task_id)
-        resolve = self.herder.resolved_config
+        resolve = self._hooks.resolve_config
         preflight = self._preflight(task_id, state) if self._preflight is not None else None
         return self.worker.start_task(
-            task_id, resolve(raw), resolve(task_raw), self.herder, target, preflight
+            task_id, resolve(raw), resolve(task_raw), self._hooks.status, target, preflight
         )
 
     def stop_connector(self, name: str) -> None:

@@ -15,7 +15,7 @@ import logging
 import threading
 from typing import Protocol
 
-from kconnect.kafka.connect_protocol import ExtendedAssignment
+from kconnect.kafka.group.connect_protocol import ExtendedAssignment
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.herder.rebalance_handler import RebalanceHandler, task_ids

@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.loggers import Loggers
 from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.herder.rebalance_handler import task_ids
-from kconnect.runtime.loggers import Loggers
 from kconnect.runtime.storage.config_store import ConfigUpdateListener
 
 __all__ = ["ConfigUpdateInbox", "ConfigUpdates"]

@@ -4,7 +4,10 @@ Kafka's ``DistributedHerder`` in two parts: this class is the
 :class:`~kconnect.runtime.herder.herder.Herder` the REST threads call, and it owns a
 :class:`~kconnect.runtime.herder.herder_thread.HerderThread`, which does the real work on the
 herder thread (group membership, rebalances, config updates, restarts, starting and
-stopping work).
+stopping work). Requests in, events out: this class turns REST calls into requests through
+the thread's public request methods and answers reads from the stores' snapshots; the thread
+reaches back only through the :class:`~kconnect.runtime.herder.herder_hooks.HerderHooks` this
+class gives it (see :class:`DistributedHerder`).
 
 Reads answer from the local caches of the config and status topics (any worker can answer).
 Writes are queued on the herder thread and the caller waits for the result
@@ -30,17 +33,18 @@ from typing import Any
 from kconnect.api.errors import AlreadyExistsException, ConnectException, NotFoundException
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.common.restart import RestartPlan, RestartRequest
 from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.herder.abstract_herder import STOPPED_REQUIRED, AbstractHerder
-from kconnect.runtime.herder.distributed_errors import NotAssignedException, NotLeaderException
+from kconnect.runtime.herder.distributed_errors import NotLeaderException
 from kconnect.runtime.herder.herder import ConnectorStateInfo, Created
+from kconnect.runtime.herder.herder_hooks import HerderHooks
 from kconnect.runtime.herder.herder_thread import HerderThread
-from kconnect.runtime.herder.request_queue import await_result
-from kconnect.runtime.herder.session_keys import RequestSignature, check_signature
+from kconnect.runtime.herder.session_keys import RequestSignature
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.kafka_config_store import KafkaConfigBackingStore
 from kconnect.runtime.storage.status_store import StatusBackingStore
@@ -52,7 +56,28 @@ log = logging.getLogger(__name__)
 
 
 class DistributedHerder(AbstractHerder):
-    """The herder of ``kconnect distributed``; see the module docstring."""
+    """The herder of ``kconnect distributed``; see the module docstring.
+
+    Lifecycle and contract: ``__init__`` builds the :class:`HerderThread` (nothing starts);
+    :meth:`start` starts it and returns at once, :meth:`stop` stops it (idempotent). Who owns
+    what:
+
+    * this class: the public ``Herder`` API (REST threads), validation, reads answered from the
+      config and status stores' snapshots, the status listener connectors and tasks report to
+      (their threads), the automatic restarts, the config providers, worker loggers and the
+      ``/health`` readiness flag;
+    * the herder thread: group membership and the assignment, the config snapshot the tick
+      loop acts on, the session key, the request queue, the running work, zombie fencing and
+      task reconfiguration.
+
+    Requests in: every write runs on the herder thread through ``HerderThread.call`` (an
+    action of this class, leader-only ones marked ``leader_only``) or one of the thread's
+    typed requests (fencing, restarts of work that runs here, automatic restarts, task
+    reconfiguration); the caller waits up to ``request_timeout_s``. Events out: the thread
+    calls back only through the :class:`HerderHooks` built here (statuses, resolved configs,
+    connector types, automatic-restart bookkeeping, logger levels, ``joined``). Neither side
+    touches the other's private attributes.
+    """
 
     config_store: KafkaConfigBackingStore
 
@@ -66,7 +91,7 @@ class DistributedHerder(AbstractHerder):
         *,
         config_transformer: ConfigTransformer | None = None,
         kafka_cluster_id: str | None = None,
-        request_timeout_s: float = 90.0,
+        request_timeout_s: float = REST_REQUEST_TIMEOUT_S,
         health_timeout_s: float = 10.0,
         clock: Clock | None = None,
     ) -> None:
@@ -82,8 +107,16 @@ class DistributedHerder(AbstractHerder):
         )
         self.config = config
         self._worker_id = str(config.worker_id())
+        hooks = HerderHooks(
+            status=self,
+            resolve_config=self.resolved_config,
+            connector_type=self._connector_type,
+            auto_restarter=self.auto_restarter,
+            loggers=self.loggers,
+            joined=self.mark_ready,
+        )
         self._thread = HerderThread(
-            self,
+            hooks,
             config,
             worker,
             config_store,
@@ -102,8 +135,7 @@ class DistributedHerder(AbstractHerder):
 
     def group_member_urls(self) -> list[str]:
         """The leader: every group member's REST URL (idle workers included); others: []."""
-        member = self._thread.member
-        return member.member_urls() if member is not None else []
+        return self._thread.member_urls()
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -123,7 +155,7 @@ class DistributedHerder(AbstractHerder):
         log.info("Herder stopped")
 
     def use_internal_tls(self, context: Callable[[], ssl.SSLContext] | None) -> None:
-        self._thread.internal_tls = context
+        self._thread.use_internal_tls(context)
 
     def _starting_detail(self) -> str:
         return f" The worker is currently {self._thread.stage}."
@@ -132,10 +164,6 @@ class DistributedHerder(AbstractHerder):
         if self._thread.responsive(timeout_s):
             return None
         return f"The worker is currently {self._thread.stage}."
-
-    def _require_leader(self, message: str) -> None:
-        if not self._thread.is_leader():
-            raise NotLeaderException(message, self._thread.leader_url())
 
     # -- config writes (leader) -----------------------------------------------------------------
 
@@ -169,56 +197,53 @@ class DistributedHerder(AbstractHerder):
         raw = self._validate_for_write(name, config)
 
         def write() -> Created:
-            self._require_leader("Only the leader can set connector configs.")
             exists = self._snapshot().contains(name)
             if exists and not allow_replace:
                 raise AlreadyExistsException(f"Connector {name} already exists")
             self.config_store.put_connector_config(name, raw, target_state)
             return Created(not exists, self.connector_info(name))
 
-        return self._thread.call(write, f"writing the config of connector {name}")
+        return self._thread.call(
+            write,
+            f"writing the config of connector {name}",
+            leader_only="Only the leader can set connector configs.",
+        )
 
     def delete_connector_config(self, name: str) -> None:
         def delete() -> None:
-            self._require_leader("Only the leader can delete connector configs.")
             if not self._snapshot().contains(name):
                 raise NotFoundException(f"Connector {name} not found")
             self.config_store.remove_connector_config(name)
 
-        self._thread.call(delete, f"deleting connector {name}")
+        self._thread.call(
+            delete,
+            f"deleting connector {name}",
+            leader_only="Only the leader can delete connector configs.",
+        )
 
     def put_task_configs(
         self, name: str, configs: list[dict[str, str]], signature: RequestSignature | None
     ) -> None:
         """The internal endpoint: a worker sends the task configs its connector generated."""
-        if self._thread.sessioned():
-            check_signature(
-                signature, self._thread.session_key, self.config.verification_algorithms
-            )
+        self._thread.check_signature(signature)
 
         def write() -> None:
-            self._require_leader("Only the leader may write task configurations.")
             if not self._snapshot().contains(name):
                 raise NotFoundException(f"Connector {name} not found")
             self._thread.write_task_configs(name, configs)
 
-        self._thread.call(write, f"writing task configs for connector {name}")
+        self._thread.call(
+            write,
+            f"writing task configs for connector {name}",
+            leader_only="Only the leader may write task configurations.",
+        )
 
     def fence_zombie_source_tasks(self, name: str, signature: RequestSignature | None) -> None:
         """The internal endpoint: the leader runs a round of zombie fencing for ``name`` and
         answers once the task count record is written (a follower raises NotLeaderException,
         which the REST layer forwards to the leader)."""
-        if self._thread.sessioned():
-            check_signature(
-                signature, self._thread.session_key, self.config.verification_algorithms
-            )
-        self._fence(name)
-
-    def _fence(self, name: str) -> None:
-        fencing = self._thread.call(
-            lambda: self._thread.fencing.fence(name), f"zombie fencing for connector {name}"
-        )
-        await_result(fencing, self._thread.request_timeout_s, self._thread.stage)
+        self._thread.check_signature(signature)
+        self._thread.fence_zombies(name)
 
     # -- target states --------------------------------------------------------------------------
 
@@ -234,45 +259,27 @@ class DistributedHerder(AbstractHerder):
 
     def stop_connector(self, name: str) -> None:
         def stop() -> None:
-            self._require_leader("Only the leader can transition connectors to the STOPPED state.")
             if not self._snapshot().contains(name):
                 raise NotFoundException(f"Connector {name} not found")
             # tasks first: no task may run for a STOPPED connector
             self._thread.write_task_configs(name, [])
             self.config_store.put_target_state(name, TargetState.STOPPED)
 
-        self._thread.call(stop, f"stopping connector {name}")
+        self._thread.call(
+            stop,
+            f"stopping connector {name}",
+            leader_only="Only the leader can transition connectors to the STOPPED state.",
+        )
 
     # -- restarts -------------------------------------------------------------------------------
 
-    def _not_here(self, what: str, item: str | ConnectorTaskId) -> ConnectException:
-        """The error for a restart of work this worker does not run (REST forwards it)."""
-        if self._thread.is_leader():
-            return NotAssignedException(
-                f"Cannot restart {what} since it is not assigned to this member",
-                self._thread.owner_url(item),
-            )
-        return NotLeaderException(
-            "Only the leader can process restart requests.", self._thread.leader_url()
-        )
-
     def restart_connector(self, name: str) -> None:
-        def restart() -> None:
-            if not self._snapshot().contains(name):
-                raise NotFoundException(f"Unknown connector: {name}")
-            if not self._thread.rebalance.owns_connector(name):
-                raise self._not_here("connector", name)
-            self.auto_restarter.forget(name)
-            self.worker.stop_and_await_connector(name)
-            self._thread.work.start_connector(name)
-
-        self._thread.call(restart, f"restarting connector {name}")
+        self._thread.restart_connector(name)
 
     def restart_connector_and_tasks(self, request: RestartRequest) -> ConnectorStateInfo:
         name = request.connector
 
         def restart() -> ConnectorStateInfo:
-            self._require_leader("Only the leader can process restart requests.")
             if not self._snapshot().contains(name):
                 raise NotFoundException(f"Unknown connector: {name}")
             status = self.status_store.get_connector(name)
@@ -282,51 +289,21 @@ class DistributedHerder(AbstractHerder):
             self.config_store.put_restart_request(request)
             return self._restart_response(plan)
 
-        return self._thread.call(restart, f"handling a restart request for connector {name}")
+        return self._thread.call(
+            restart,
+            f"handling a restart request for connector {name}",
+            leader_only="Only the leader can process restart requests.",
+        )
 
     def restart_task(self, task_id: ConnectorTaskId) -> None:
-        def restart() -> None:
-            state = self._snapshot()
-            if not state.contains(task_id.connector):
-                raise NotFoundException(f"Unknown connector: {task_id.connector}")
-            if state.raw_task_config(task_id) is None:
-                raise NotFoundException(f"Unknown task: {task_id}")
-            if not self._thread.rebalance.owns_task(task_id):
-                raise self._not_here("task", task_id)
-            self.auto_restarter.forget(task_id)
-            self.worker.stop_and_await_task(task_id)
-            if not self._thread.work.start_task(task_id):
-                raise ConnectException(f"Failed to start task: {task_id}")
-
-        self._thread.call(restart, f"restarting task {task_id}")
+        self._thread.restart_task(task_id)
 
     def request_task_reconfiguration(self, name: str) -> None:
-        self._thread.reconfiguration.request(name)
+        self._thread.request_task_reconfiguration(name)
 
     def _auto_restart(self, key: str | ConnectorTaskId) -> None:
         """On the herder thread, if this worker still runs it: stop, RESTARTING, start."""
-
-        def restart() -> None:
-            thread = self._thread
-            try:
-                if isinstance(key, ConnectorTaskId):
-                    if not thread.rebalance.owns_task(key):
-                        self.auto_restarter.forget(key)
-                        return
-                    self.worker.stop_and_await_task(key)
-                    self.on_restart(key)
-                    thread.work.start_task_safely(key)
-                    return
-                if not thread.rebalance.owns_connector(key):
-                    self.auto_restarter.forget(key)
-                    return
-                self.worker.stop_and_await_connector(key)
-                self.on_restart(key)
-                thread.work.start_connector(key)
-            except Exception:
-                log.exception("Automatic restart of %s failed", key)
-
-        self._thread.requests.submit(restart, description=f"restarting {key} automatically")
+        self._thread.auto_restart(key)
 
     # -- topics and offsets ---------------------------------------------------------------------
 
@@ -346,11 +323,11 @@ class DistributedHerder(AbstractHerder):
         if self.config.exactly_once_source_enabled:
             self._fence_before_modifying_offsets(name)
 
-        def modify() -> str:
-            self._require_leader("Only the leader can modify connector offsets.")
-            return self._modify_stopped_connector_offsets(name, offsets)
-
-        return self._thread.call(modify, f"modifying the offsets of connector {name}")
+        return self._thread.call(
+            lambda: self._modify_stopped_connector_offsets(name, offsets),
+            f"modifying the offsets of connector {name}",
+            leader_only="Only the leader can modify connector offsets.",
+        )
 
     def _fence_before_modifying_offsets(self, name: str) -> None:
         """With exactly-once source: a STOPPED source connector's zombies are fenced out
@@ -358,7 +335,6 @@ class DistributedHerder(AbstractHerder):
         never fenced by a request that is refused)."""
 
         def check() -> bool:
-            self._require_leader("Only the leader can modify connector offsets.")
             state = self._snapshot()
             raw = state.raw_connector_config(name)
             if raw is None:
@@ -367,12 +343,17 @@ class DistributedHerder(AbstractHerder):
                 raise BadRequestException(STOPPED_REQUIRED.format(name=name))
             return self._connector_type(raw) == "source"
 
-        if not self._thread.call(check, f"checking connector {name} before modifying offsets"):
+        checked = self._thread.call(
+            check,
+            f"checking connector {name} before modifying offsets",
+            leader_only="Only the leader can modify connector offsets.",
+        )
+        if not checked:
             return
         log.debug("Performing a round of zombie fencing before modifying offsets for source "
                   "connector %s with exactly-once support enabled.", name)  # fmt: skip
         try:
-            self._fence(name)
+            self._thread.fence_zombies(name)
         except (NotLeaderException, NotFoundException):
             raise
         except ConnectException as e:

@@ -1,6 +1,6 @@
 """The herder's view of group membership (Kafka's ``WorkerGroupMember``).
 
-``WorkerGroupMember`` owns a :class:`~kconnect.kafka.worker_coordinator.WorkerCoordinator` and a
+``WorkerGroupMember`` owns a :class:`~kconnect.kafka.group.worker_coordinator.WorkerCoordinator` and a
 member thread that polls it. The leader runs the assignor for the negotiated protocol (eager or
 incremental cooperative) over the config snapshot. The listener is called on the member thread:
 
@@ -23,12 +23,12 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from kconnect.kafka.connect_protocol import (
+from kconnect.kafka.group.connect_protocol import (
     ConnectProtocolCompatibility,
     ExtendedAssignment,
     WorkerState,
 )
-from kconnect.kafka.worker_coordinator import WorkerCoordinator
+from kconnect.kafka.group.worker_coordinator import WorkerCoordinator
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.herder.assignors import (

@@ -5,7 +5,7 @@ thread-safe (called from REST worker threads); it may block while connectors or 
 stopped or started. Errors are raised, not returned:
 :class:`~kconnect.api.errors.NotFoundException` (REST 404),
 :class:`~kconnect.api.errors.AlreadyExistsException` (409) and
-:class:`~kconnect.runtime.common.rest_errors.ConnectRestException` (its status, e.g. 400 for an
+:class:`~kconnect.runtime.common.request_errors.ConnectRestException` (its status, e.g. 400 for an
 invalid config); anything else is a 500 with the exception's message.
 
 The result types here have Kafka Connect's REST JSON shapes through ``to_json()``. Configs
@@ -22,10 +22,10 @@ from typing import Any
 
 from kconnect.api.config_infos import ConfigInfos, ConfigKeyInfo
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.loggers import LoggerLevel
 from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.herder.session_keys import RequestSignature
-from kconnect.runtime.loggers import LoggerLevel
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.plugins.versions import VersionRange
 

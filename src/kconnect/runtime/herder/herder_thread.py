@@ -20,8 +20,17 @@ thread does all the real work, one :meth:`HerderThread._tick` at a time:
 
 Other threads: the config store's log thread feeds the
 :class:`~kconnect.runtime.herder.config_updates.ConfigUpdateInbox`; the group member's thread
-calls :class:`~kconnect.runtime.herder.assignment.RebalanceEvents`; REST threads call
-:meth:`HerderThread.call` and the read-only queries. Shared state is guarded by locks.
+calls :class:`~kconnect.runtime.herder.assignment.RebalanceEvents`; REST threads (through the
+herder) submit requests and read the read-only queries. Shared state is guarded by locks.
+
+The contract with the herder (requests in, events out; docs/design-notes.md, "The herder and
+its thread: requests in, events out"): the herder reaches this class only through the methods
+under "requests in" and "read-only state" below; this class reaches the herder only through
+the :class:`~kconnect.runtime.herder.herder_hooks.HerderHooks` it is given. Everything else
+here -- group member, assignment, config snapshot, session key, request queue, running work,
+zombie fencing, task reconfiguration -- is this class's own; its public attributes are for
+the helper modules it composes (they declare what they use as ``*Host`` Protocols), not for
+the herder.
 """
 
 from __future__ import annotations
@@ -32,22 +41,27 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from kconnect.api.errors import ConnectException
+from kconnect.api.errors import ConnectException, NotFoundException
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.common.restart import RestartPlan, RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.herder.abstract_herder import AbstractHerder
 from kconnect.runtime.herder.assigned_work import AssignedWork
 from kconnect.runtime.herder.assignment import CurrentAssignment, RebalanceEvents
 from kconnect.runtime.herder.config_updates import ConfigUpdateInbox
+from kconnect.runtime.herder.distributed_errors import NotAssignedException, NotLeaderException
 from kconnect.runtime.herder.group_member import WorkerGroupMember
+from kconnect.runtime.herder.herder_hooks import HerderHooks
 from kconnect.runtime.herder.rebalance_handler import RebalanceHandler, assess_assignment
 from kconnect.runtime.herder.request_queue import HerderRequestQueue, await_result
-from kconnect.runtime.herder.session_keys import rotated_session_key
+from kconnect.runtime.herder.session_keys import (
+    RequestSignature,
+    check_signature,
+    rotated_session_key,
+)
 from kconnect.runtime.herder.task_reconfiguration import TaskReconfiguration
 from kconnect.runtime.herder.zombie_fencing import ZombieFencing
 from kconnect.runtime.metrics import RebalanceMetrics
@@ -71,12 +85,29 @@ _PROTOCOL_NAMES = {0: "eager", 1: "compatible", 2: "sessioned"}
 
 
 class HerderThread:
-    """See the module docstring. ``herder`` is the REST-facing herder: the status listener
-    work reports to, the config-provider resolver and the readiness flag."""
+    """The herder thread of a distributed worker; see the module docstring.
+
+    Lifecycle and contract: the herder builds it with its
+    :class:`~kconnect.runtime.herder.herder_hooks.HerderHooks` (events out: statuses, resolved
+    configs, connector types, automatic-restart bookkeeping, logger levels, ``joined``) and
+    calls :meth:`start` once and :meth:`stop` once (idempotent). Between the two:
+
+    * requests in (REST threads, the auto-restart thread): :meth:`call` runs an action on
+      this thread and waits (``leader_only`` refuses it on a follower first);
+      :meth:`fence_zombies`, :meth:`restart_connector`, :meth:`restart_task` wait too;
+      :meth:`auto_restart` and :meth:`request_task_reconfiguration` only queue.
+      :meth:`write_task_configs` is for actions already running on this thread.
+    * read-only state (any thread): :attr:`rest_url`, :attr:`stage`, :attr:`generation`,
+      :meth:`member_urls`, :meth:`responsive`, :meth:`check_signature` (raises).
+    * :meth:`use_internal_tls`: the TLS context for requests to other workers (REST start-up).
+
+    Each request runs on this thread, one at a time, after the current rebalance is resolved;
+    a request's exception goes to its caller, never into the tick loop.
+    """
 
     def __init__(
         self,
-        herder: AbstractHerder,
+        hooks: HerderHooks,
         config: DistributedConfig,
         worker: Worker,
         config_store: KafkaConfigBackingStore,
@@ -84,14 +115,14 @@ class HerderThread:
         clock: Clock,
         request_timeout_s: float,
     ) -> None:
-        self.herder = herder
+        self.hooks = hooks
         self.config = config
         self.worker = worker
         self.config_store = config_store
         self.status_store = status_store
         self.clock = clock
         self.request_timeout_s = request_timeout_s
-        self.rest_url = str(config.advertised_url())
+        self._rest_url = str(config.advertised_url())
         self.member: WorkerGroupMember | None = None
         self.stage = "starting up"
 
@@ -105,7 +136,7 @@ class HerderThread:
         self.reconfiguration = TaskReconfiguration(self, request_timeout_s)
         self.fencing = ZombieFencing(self, request_timeout_s)
         self.work = AssignedWork(
-            herder, worker, config_store, self.reconfiguration.request, self._preflight
+            hooks, worker, config_store, self.reconfiguration.request, self._preflight
         )
         self.rebalance = RebalanceHandler(
             self.work.start_connector,
@@ -117,16 +148,141 @@ class HerderThread:
             lambda name: self._config_state.contains(name),
             self.wakeup,
             self._set_session_key,
-            herder.loggers,
+            hooks.loggers,
         )
         self.assignment = CurrentAssignment(clock)
         self._can_read_configs = True
         self._session_key: SessionKey | None = None
         self._write_privileges_missing = False
-        #: The TLS context for requests to other workers' HTTPS listeners (REST sets it).
-        self.internal_tls: Callable[[], ssl.SSLContext] | None = None
+        self._joined = False  # ``hooks.joined`` was called (first assignment applied)
+        self._internal_tls: Callable[[], ssl.SSLContext] | None = None
 
-    # -- queries (any thread) -------------------------------------------------------------------
+    # -- requests in (REST threads; each runs on the herder thread) ----------------------------
+
+    def call(
+        self, action: Callable[[], T], description: str, *, leader_only: str | None = None
+    ) -> T:
+        """Run ``action`` on the herder thread and wait for its result (REST threads).
+
+        ``leader_only``: the message of the ``NotLeaderException`` raised (on the herder thread,
+        before ``action``) when this worker is not the leader; the REST layer forwards it.
+        """
+
+        def run() -> T:
+            if leader_only is not None and not self.is_leader():
+                raise NotLeaderException(leader_only, self.leader_url())
+            return action()
+
+        future = self.requests.submit(run, description=description)
+        return await_result(future, self.request_timeout_s, self.stage)
+
+    def fence_zombies(self, name: str) -> None:
+        """A round of zombie fencing for source connector ``name`` (leader only); returns once
+        the task count record is written (see :meth:`ZombieFencing.fence`)."""
+        fencing = self.call(
+            lambda: self.fencing.fence(name), f"zombie fencing for connector {name}"
+        )
+        await_result(fencing, self.request_timeout_s, self.stage)
+
+    def restart_connector(self, name: str) -> None:
+        """Restart connector ``name`` if this worker runs it; else ``NotAssignedException``
+        (leader) or ``NotLeaderException`` (follower) for the REST layer to forward."""
+
+        def restart() -> None:
+            if not self.config_store.snapshot().contains(name):
+                raise NotFoundException(f"Unknown connector: {name}")
+            if not self.rebalance.owns_connector(name):
+                raise self._not_here("connector", name)
+            self.hooks.auto_restarter.forget(name)
+            self.worker.stop_and_await_connector(name)
+            self.work.start_connector(name)
+
+        self.call(restart, f"restarting connector {name}")
+
+    def restart_task(self, task_id: ConnectorTaskId) -> None:
+        """Restart task ``task_id`` if this worker runs it; errors as :meth:`restart_connector`."""
+
+        def restart() -> None:
+            state = self.config_store.snapshot()
+            if not state.contains(task_id.connector):
+                raise NotFoundException(f"Unknown connector: {task_id.connector}")
+            if state.raw_task_config(task_id) is None:
+                raise NotFoundException(f"Unknown task: {task_id}")
+            if not self.rebalance.owns_task(task_id):
+                raise self._not_here("task", task_id)
+            self.hooks.auto_restarter.forget(task_id)
+            self.worker.stop_and_await_task(task_id)
+            if not self.work.start_task(task_id):
+                raise ConnectException(f"Failed to start task: {task_id}")
+
+        self.call(restart, f"restarting task {task_id}")
+
+    def _not_here(self, what: str, item: str | ConnectorTaskId) -> ConnectException:
+        """The error for a restart of work this worker does not run (REST forwards it)."""
+        if self.is_leader():
+            return NotAssignedException(
+                f"Cannot restart {what} since it is not assigned to this member",
+                self.owner_url(item),
+            )
+        return NotLeaderException(
+            "Only the leader can process restart requests.", self.leader_url()
+        )
+
+    def auto_restart(self, key: str | ConnectorTaskId) -> None:
+        """Queue an automatic restart of a failed connector or task (the auto-restart thread):
+        if this worker still runs it, stop it, report RESTARTING, start it; does not wait."""
+
+        def restart() -> None:
+            restarts, status = self.hooks.auto_restarter, self.hooks.status
+            try:
+                if isinstance(key, ConnectorTaskId):
+                    if not self.rebalance.owns_task(key):
+                        restarts.forget(key)
+                        return
+                    self.worker.stop_and_await_task(key)
+                    status.on_restart(key)
+                    self.work.start_task_safely(key)
+                    return
+                if not self.rebalance.owns_connector(key):
+                    restarts.forget(key)
+                    return
+                self.worker.stop_and_await_connector(key)
+                status.on_restart(key)
+                self.work.start_connector(key)
+            except Exception:
+                log.exception("Automatic restart of %s failed", key)
+
+        self.requests.submit(restart, description=f"restarting {key} automatically")
+
+    def request_task_reconfiguration(self, name: str) -> None:
+        """Queue a task-config refresh for connector ``name`` (any thread; does not wait)."""
+        self.reconfiguration.request(name)
+
+    def use_internal_tls(self, context: Callable[[], ssl.SSLContext] | None) -> None:
+        """The TLS context for requests to other workers' HTTPS listeners (REST sets it)."""
+        self._internal_tls = context
+
+    # -- read-only state (any thread) ----------------------------------------------------------
+
+    @property
+    def rest_url(self) -> str:
+        """This worker's advertised REST URL."""
+        return self._rest_url
+
+    def member_urls(self) -> list[str]:
+        """The leader: every group member's REST URL (idle workers included); others: []."""
+        member = self.member
+        return member.member_urls() if member is not None else []
+
+    def check_signature(self, signature: RequestSignature | None) -> None:
+        """Under the ``sessioned`` protocol, an internal request's signature must verify with
+        the current session key (raises otherwise); nothing to check under older protocols."""
+        if self.sessioned():
+            check_signature(signature, self._session_key, self.config.verification_algorithms)
+
+    @property
+    def internal_tls(self) -> Callable[[], ssl.SSLContext] | None:
+        return self._internal_tls
 
     def wakeup(self) -> None:
         self._wake.set()
@@ -178,11 +334,6 @@ class HerderThread:
         except Exception:
             return None
 
-    def call(self, action: Callable[[], T], description: str) -> T:
-        """Run ``action`` on the herder thread and wait for its result (REST threads)."""
-        future = self.requests.submit(action, description=description)
-        return await_result(future, self.request_timeout_s, self.stage)
-
     def responsive(self, timeout_s: float) -> bool:
         """Whether a no-op queued now runs on the herder thread within ``timeout_s``."""
         try:
@@ -203,7 +354,7 @@ class HerderThread:
         self._session_key = self._config_state.session_key
         self.member = WorkerGroupMember(
             self.config,
-            self.rest_url,
+            self._rest_url,
             lambda: self._config_state,
             RebalanceEvents(self),
             self.clock,
@@ -369,8 +520,9 @@ class HerderThread:
             connectors=assignment.connectors, tasks=assignment.tasks,
             leader_url=assignment.leader_url,
         )  # fmt: skip
-        if not self.herder.is_ready():
-            self.herder.mark_ready()
+        if not self._joined:
+            self._joined = True
+            self.hooks.joined()
             log.info("Worker joined the cluster and is ready")
         if revoked:
             # the freed work is handed out in a follow-up rebalance
@@ -386,7 +538,7 @@ class HerderThread:
         """An exactly-once source task's checks (``exactly.once.source.support=enabled``)."""
         if not self.config.exactly_once_source_enabled:
             return None
-        if self.herder._connector_type(state.raw_connector_config(task_id.connector)) != "source":
+        if self.hooks.connector_type(state.raw_connector_config(task_id.connector)) != "source":
             return None
         generation = state.task_config_generations.get(task_id.connector, -1)
         return self.fencing.preflight(task_id, generation)
@@ -434,12 +586,12 @@ class HerderThread:
         state = self.config_store.snapshot()
         for connector in self.status_store.connectors():
             if not state.contains(connector):
-                self.herder.on_deletion(connector)
+                self.hooks.status.on_deletion(connector)
                 continue
             remaining = set(state.tasks(connector))
             for status in self.status_store.get_all(connector):
                 if status.id not in remaining:
-                    self.herder.on_deletion(status.id)
+                    self.hooks.status.on_deletion(status.id)
 
     def _run_due_requests(self) -> None:
         while not self._stopping.is_set():
@@ -528,8 +680,8 @@ class HerderThread:
             return
         plan = RestartPlan.build(request, status, self.status_store.get_all(name))
         log.info("Executing %s", plan)
-        self.herder.auto_restarter.reset(name)
-        self.rebalance.restart(plan, self.herder.on_restart)
+        self.hooks.auto_restarter.reset(name)
+        self.rebalance.restart(plan, self.hooks.status.on_restart)
 
     def write_task_configs(self, name: str, raw_configs: list[dict[str, str]]) -> None:
         """Leader, herder thread: write ``name``'s task configs to the config topic."""

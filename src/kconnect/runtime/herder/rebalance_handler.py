@@ -18,7 +18,7 @@ starting the previous assignment (a task process takes ~0.3 s to start); it wait
 batch to finish, then stops it (why: docs/design-notes.md, "Task processes, not more
 workers").
 
-Assignments are G's :class:`~kconnect.kafka.connect_protocol.ExtendedAssignment`; task ids in
+Assignments are G's :class:`~kconnect.kafka.group.connect_protocol.ExtendedAssignment`; task ids in
 them may be plain ``(connector, task)`` tuples.
 """
 

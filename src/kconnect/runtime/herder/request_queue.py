@@ -21,7 +21,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.request_errors import ConnectRestException
 
 __all__ = ["HerderRequest", "HerderRequestQueue", "await_result"]
 

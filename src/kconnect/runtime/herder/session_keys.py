@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kconnect.runtime.common.rest_errors import BadRequestException, ConnectRestException
+from kconnect.runtime.common.request_errors import BadRequestException, ConnectRestException
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.config.distributed_config import DistributedConfig
 

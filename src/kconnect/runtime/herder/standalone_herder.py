@@ -20,10 +20,11 @@ from typing import Any
 
 from kconnect.api.errors import AlreadyExistsException, ConnectException, NotFoundException
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.request_errors import ConnectRestException
 from kconnect.runtime.common.restart import RestartPlan, RestartRequest
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.config_transformer import ConfigTransformer, reverse_transform
+from kconnect.runtime.config.worker_config import WorkerConfig
 from kconnect.runtime.herder.abstract_herder import AbstractHerder
 from kconnect.runtime.herder.herder import ConnectorInfo, ConnectorStateInfo, Created
 from kconnect.runtime.herder.session_keys import RequestSignature
@@ -45,7 +46,7 @@ class StandaloneHerder(AbstractHerder):
         worker: Any,
         plugins: Any,
         *,
-        worker_config: Any = None,
+        worker_config: WorkerConfig | None = None,
         config_transformer: ConfigTransformer | None = None,
         status_store: StatusBackingStore | None = None,
         config_store: MemoryConfigBackingStore | None = None,

@@ -28,9 +28,10 @@ import orjson
 from kconnect.api.errors import ConnectException
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import TargetState
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.config.config_transformer import reverse_transform
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.herder.abstract_herder import AbstractHerder
+from kconnect.runtime.herder.herder_hooks import HerderHooks
 from kconnect.runtime.herder.request_queue import HerderRequestQueue
 from kconnect.runtime.herder.session_keys import signature_headers
 from kconnect.runtime.storage.config_store import ClusterConfigState
@@ -77,7 +78,7 @@ def task_configs_changed(
 class LeaderTaskConfigClient:
     """Sends task configs to the leader's internal endpoint from its own thread."""
 
-    def __init__(self, timeout_s: float = 90.0) -> None:
+    def __init__(self, timeout_s: float = REST_REQUEST_TIMEOUT_S) -> None:
         self._timeout_s = timeout_s
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="herder-forward")
 
@@ -141,7 +142,7 @@ class LeaderTaskConfigClient:
 class ReconfigurationHost(Protocol):
     """What task reconfiguration needs from the herder thread."""
 
-    herder: AbstractHerder
+    hooks: HerderHooks
     config: DistributedConfig
     worker: Worker
     config_store: KafkaConfigBackingStore
@@ -153,7 +154,8 @@ class ReconfigurationHost(Protocol):
     @property
     def session_key(self) -> SessionKey | None: ...
 
-    internal_tls: Callable[[], ssl.SSLContext] | None
+    @property
+    def internal_tls(self) -> Callable[[], ssl.SSLContext] | None: ...
 
     def is_leader(self) -> bool: ...
 
@@ -198,7 +200,7 @@ class TaskReconfiguration:
                      name, state.target_state(name))  # fmt: skip
             return
         try:
-            configs = host.worker.connector_task_configs(name, host.herder.resolved_config(raw))
+            configs = host.worker.connector_task_configs(name, host.hooks.resolve_config(raw))
         except Exception as e:
             log.error("Connector %s failed to generate task configs: %s", name, e)
             self._retry(name)

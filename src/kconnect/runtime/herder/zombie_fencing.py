@@ -34,11 +34,12 @@ import httpx
 
 from kconnect.api.errors import ConnectException, NotFoundException
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.rest_errors import BadRequestException, ConflictException
+from kconnect.runtime.common.request_errors import BadRequestException, ConflictException
 from kconnect.runtime.common.session_key import SessionKey
+from kconnect.runtime.common.timeouts import REST_REQUEST_TIMEOUT_S
 from kconnect.runtime.config.distributed_config import DistributedConfig
-from kconnect.runtime.herder.abstract_herder import AbstractHerder
 from kconnect.runtime.herder.distributed_errors import NotLeaderException
+from kconnect.runtime.herder.herder_hooks import HerderHooks
 from kconnect.runtime.herder.rebalance_handler import RebalanceHandler
 from kconnect.runtime.herder.request_queue import HerderRequestQueue, await_result
 from kconnect.runtime.herder.session_keys import signature_headers
@@ -55,13 +56,13 @@ __all__ = ["ZombieFencing"]
 log = logging.getLogger(__name__)
 
 #: Java's ``FenceProducersOptions.timeoutMs`` (the REST request timeout).
-FENCING_TIMEOUT_S = 90.0
+FENCING_TIMEOUT_S = REST_REQUEST_TIMEOUT_S
 
 
 class FencingHost(Protocol):
     """What zombie fencing needs from the herder thread."""
 
-    herder: AbstractHerder
+    hooks: HerderHooks
     config: DistributedConfig
     worker: Worker
     config_store: KafkaConfigBackingStore
@@ -72,7 +73,8 @@ class FencingHost(Protocol):
     @property
     def session_key(self) -> SessionKey | None: ...
 
-    internal_tls: Callable[[], ssl.SSLContext] | None
+    @property
+    def internal_tls(self) -> Callable[[], ssl.SSLContext] | None: ...
 
     def is_leader(self) -> bool: ...
 
@@ -108,7 +110,7 @@ class ZombieFencing:
         state = self._fresh_state()
         if not state.contains(name):
             raise NotFoundException(f"Connector {name} not found")
-        if host.herder._connector_type(state.raw_connector_config(name)) != "source":
+        if host.hooks.connector_type(state.raw_connector_config(name)) != "source":
             raise BadRequestException(f"Connector {name} is not a source connector")
         task_count = state.task_count(name)
         recorded = state.task_count_records.get(name)
@@ -150,7 +152,7 @@ class ZombieFencing:
     ) -> None:
         host = self._host
         raw = state.raw_connector_config(name) or {}
-        props = host.herder.resolved_config(raw)
+        props = host.hooks.resolve_config(raw)
 
         def run() -> None:
             try:

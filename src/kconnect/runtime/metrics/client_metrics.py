@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kconnect.kafka.client_stats import ClientStats
+from kconnect.kafka.clients.client_stats import ClientStats
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, Sensor
 from kconnect.runtime.metrics.stats import CumulativeSum, Rate
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 
 from kconnect.api.errors import ConfigException
 from kconnect.jackson import jackson_json
-from kconnect.kafka.kafka_based_log import ConsumedCallback, InternalTopicAdmin, KafkaBasedLog
+from kconnect.kafka.log.kafka_based_log import ConsumedCallback, InternalTopicAdmin, KafkaBasedLog
 from kconnect.runtime.config.distributed_config import DistributedConfig, InternalTopicSpec
 
 __all__ = [

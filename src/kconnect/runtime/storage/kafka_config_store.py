@@ -48,8 +48,8 @@ from typing import Any
 import orjson
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
-from kconnect.kafka.producer import Producer
+from kconnect.kafka.clients.producer import Producer
+from kconnect.kafka.log.kafka_based_log import KafkaBasedLog, RecordPosition
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.restart import RestartRequest

@@ -20,7 +20,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
+from kconnect.kafka.log.kafka_based_log import KafkaBasedLog, RecordPosition
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.storage.internal_topics import (
     AdminFactory,

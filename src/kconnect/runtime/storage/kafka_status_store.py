@@ -28,8 +28,8 @@ from typing import Any
 
 import orjson
 
-from kconnect.kafka.errors import KafkaClientError
-from kconnect.kafka.kafka_based_log import KafkaBasedLog, RecordPosition
+from kconnect.kafka.clients.errors import KafkaClientError
+from kconnect.kafka.log.kafka_based_log import KafkaBasedLog, RecordPosition
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import AutoRestartInfo, ConnectorStatus, State, TaskStatus
 from kconnect.runtime.config.distributed_config import DistributedConfig

@@ -26,9 +26,9 @@ from concurrent.futures import Future
 from typing import Any
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.errors import KafkaClientError
-from kconnect.kafka.kafka_based_log import KafkaBasedLog
-from kconnect.kafka.producer import Producer, delivery_error
+from kconnect.kafka.clients.errors import KafkaClientError
+from kconnect.kafka.clients.producer import Producer, delivery_error
+from kconnect.kafka.log.kafka_based_log import KafkaBasedLog
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 
 __all__ = ["TransactionalOffsetStore"]

@@ -16,8 +16,8 @@ from typing import Any
 from kconnect.api.connector import SinkConnector, SourceConnector
 from kconnect.api.errors import ConnectException
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.admin import Admin
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.kafka.clients.admin import Admin
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.storage.offset_utils import (
     deserialize_key,

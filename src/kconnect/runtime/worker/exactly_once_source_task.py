@@ -77,8 +77,8 @@ from kconnect.api.errors import ConnectException
 from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, TransactionContext
-from kconnect.kafka.errors import InvalidProducerEpochError, KafkaClientError
-from kconnect.kafka.producer import Producer, delivery_error
+from kconnect.kafka.clients.errors import InvalidProducerEpochError, KafkaClientError
+from kconnect.kafka.clients.producer import Producer, delivery_error
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.connector_config import SourceConnectorConfig

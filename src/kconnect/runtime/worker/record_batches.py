@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kconnect._hot_path import native, native_converter
 from kconnect.api.converter import HeaderConverter
 from kconnect.api.headers import Header, Headers
+from kconnect.api.records import ConnectRecord, SinkRecord, SourceRecord
 from kconnect.runtime.worker.errors.retry_operator import (
     ProcessingContext,
     RetryWithToleranceOperator,
@@ -32,6 +33,9 @@ from kconnect.runtime.worker.errors.retry_operator import (
 from kconnect.runtime.worker.errors.stage import Stage
 from kconnect.runtime.worker.transformation_chain import TransformationChain
 from kconnect.runtime.worker.worker_task import TaskPlugins
+
+if TYPE_CHECKING:
+    from kconnect._hot_path import NativeRecordBatch, ProducerEntry
 
 __all__ = [
     "connect_headers",
@@ -66,7 +70,7 @@ def sink_batch(
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
     fallbacks: Callable[[int], None],
-) -> Any:
+) -> NativeRecordBatch[SinkRecord] | None:
     """A ``RecordBatch`` of the consumed ``msgs`` (SinkRecords with converted keys, values and
     headers, not transformed), or None when the messages are not of a kind the native batch
     reads (the Python path then converts them). ``fallbacks(n)`` is told how many records the
@@ -74,6 +78,8 @@ def sink_batch(
 
     Raises what the operator raises for a failure the tolerance does not allow.
     """
+    # (batch, indexes of the records whose key / value / headers the Python converters do)
+    got: tuple[NativeRecordBatch[SinkRecord], list[int], list[int], list[int]] | None
     got = native.RecordBatch.from_messages(msgs, *forms)
     if got is None:
         return None
@@ -113,7 +119,7 @@ def sink_batch(
             Stage.HEADER_CONVERTER,
             hc,
         )
-        if ctx.failed:
+        if ctx.failed or headers is None:
             batch.drop(i)
         else:
             batch.set_headers(i, headers)
@@ -121,13 +127,13 @@ def sink_batch(
 
 
 def source_entries(
-    records: list[Any],
+    records: list[SourceRecord],
     forms: tuple[Any, Any, Any],
     plugins: TaskPlugins,
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
     fallbacks: Callable[[int], None],
-) -> list[Any]:
+) -> list[ProducerEntry | None]:
     """What the producer sends for the records a source task polled: per record ``(topic,
     partition, key, value, timestamp, headers)`` (bytes, and a list of ``(name, bytes)``), or
     None for a record a transformation dropped or a tolerated failure left out.
@@ -138,7 +144,7 @@ def source_entries(
     the operator raises for a failure the tolerance does not allow. ``fallbacks(n)`` is told
     how many records a native form handed to Python code.
     """
-    batch = native.RecordBatch.from_records(records)
+    batch: NativeRecordBatch[SourceRecord] = native.RecordBatch.from_records(records)
     chain = plugins.chain
     if chain is not None:
         transform_native(chain, batch, operator, contexts, fallbacks)
@@ -147,6 +153,7 @@ def source_entries(
     kc, vc, hc = plugins.key_converter, plugins.value_converter, plugins.header_converter
     for i in redo:
         r = batch.take(i)
+        assert r is not None  # a record handed back is live
         ctx = contexts(i)
         topic = r.topic
         headers = None
@@ -170,12 +177,12 @@ def source_entries(
         if ctx.failed:
             continue
         entries[i] = (topic, r.kafka_partition, key, value, r.timestamp, headers)
-    return entries  # type: ignore[no-any-return]
+    return entries
 
 
 def transform_native(
     chain: TransformationChain,
-    batch: Any,
+    batch: NativeRecordBatch[ConnectRecord],
     operator: RetryWithToleranceOperator,
     contexts: Callable[[int], ProcessingContext],
     fallbacks: Callable[[int], None] | None = None,

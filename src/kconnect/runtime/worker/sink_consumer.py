@@ -26,8 +26,8 @@ from typing import Any
 
 from kconnect.api.errors import IllegalWorkerStateException
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.consumer import Consumer
-from kconnect.kafka.errors import consume_error_is_transient, from_kafka_error
+from kconnect.kafka.clients.consumer import Consumer
+from kconnect.kafka.clients.errors import consume_error_is_transient, from_kafka_error
 from kconnect.runtime.common.log_context import ContextLogger
 
 __all__ = ["PauseReason", "SinkConsumer"]

@@ -219,7 +219,7 @@ class SinkDelivery:
         chain = self.plugins.chain
         if chain is not None:
             transform_native(chain, batch, self.operator, ctx, fallbacks)
-        return batch  # type: ignore[no-any-return]
+        return batch
 
     def _python_records(
         self,

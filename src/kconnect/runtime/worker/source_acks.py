@@ -41,7 +41,7 @@ from typing import Any, Protocol
 
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask
-from kconnect.kafka.producer import DeliveryCallback
+from kconnect.kafka.clients.producer import DeliveryCallback
 from kconnect.runtime.metrics.task_metrics import SourceTaskMetrics
 from kconnect.runtime.worker.submitted_records import SubmittedRecord, SubmittedRecords
 

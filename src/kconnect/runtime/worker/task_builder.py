@@ -16,10 +16,10 @@ from typing import Any
 
 from kconnect.api.errors import ConnectException
 from kconnect.api.task import SinkTask, SourceTask
-from kconnect.kafka.admin import Admin
-from kconnect.kafka.consumer import Consumer, consumer_defaults
-from kconnect.kafka.kafka_based_log import InternalTopicAdmin, KafkaBasedLog
-from kconnect.kafka.producer import Producer, producer_defaults
+from kconnect.kafka.clients.admin import Admin
+from kconnect.kafka.clients.consumer import Consumer, consumer_defaults, max_poll_records
+from kconnect.kafka.clients.producer import Producer, producer_defaults
+from kconnect.kafka.log.kafka_based_log import InternalTopicAdmin, KafkaBasedLog
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.log_context import context_logger
@@ -386,7 +386,7 @@ class TaskBuilder:
             op, errant = self.retry_operator(task_id, config, services.metrics)
             closers.append(op)
             java_consumer = self.consumer_props(task_id, config)
-            max_poll = int(str(java_consumer.get("max.poll.records", 500)))
+            max_poll = max_poll_records(java_consumer)
             metrics = services.metrics
             consumer = Consumer(
                 java_consumer,

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kconnect.api.errors import ConfigException
-from kconnect.kafka.admin import Admin, NewTopicSpec
+from kconnect.kafka.clients.admin import Admin, NewTopicSpec
 
 __all__ = ["TopicCreation", "TopicCreationGroup"]
 

@@ -2,10 +2,10 @@
 
 The worker owns no cluster state: the herder tells it what to start and stop. Each connector
 runs on its own thread (:class:`~kconnect.runtime.worker.worker_connector.WorkerConnector`);
-tasks go to the worker's :class:`~kconnect.runtime.worker.task_executor.TaskExecutor` -- threads
-of this process (:class:`~kconnect.runtime.worker.local_tasks.LocalTasks`) or, with
+tasks go to the worker's :class:`~kconnect.runtime.worker.task_processes.task_executor.TaskExecutor` -- threads
+of this process (:class:`~kconnect.runtime.worker.task_processes.local_tasks.LocalTasks`) or, with
 ``task.processes`` above 1, child task processes
-(:class:`~kconnect.runtime.worker.task_pool.TaskProcessPool`), so busy tasks use every core.
+(:class:`~kconnect.runtime.worker.task_processes.task_pool.TaskProcessPool`), so busy tasks use every core.
 Statuses are reported to the listener the herder passes in. The offsets API lives in
 :mod:`kconnect.runtime.worker.connector_offsets`.
 
@@ -22,9 +22,9 @@ from typing import Any
 from kconnect.api.config_types import class_name
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.errors import ConfigException, ConnectException
-from kconnect.kafka.admin import Admin
-from kconnect.kafka.errors import KafkaSecurityError
-from kconnect.kafka.fencing import fence_producers
+from kconnect.kafka.clients.admin import Admin
+from kconnect.kafka.clients.errors import KafkaSecurityError
+from kconnect.kafka.clients.fencing import fence_producers
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener, TargetState
@@ -43,15 +43,15 @@ from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.connector_offsets import SinkOffsets, SourceOffsets
 from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
-from kconnect.runtime.worker.local_tasks import (
+from kconnect.runtime.worker.task_builder import TaskBuilder
+from kconnect.runtime.worker.task_processes.local_tasks import (
     LocalTasks,
     connector_info,
     new_connector,
     plugin_version_of,
 )
-from kconnect.runtime.worker.task_builder import TaskBuilder
-from kconnect.runtime.worker.task_executor import TaskExecutor
-from kconnect.runtime.worker.task_pool import TaskProcessPool
+from kconnect.runtime.worker.task_processes.task_executor import TaskExecutor
+from kconnect.runtime.worker.task_processes.task_pool import TaskProcessPool
 from kconnect.runtime.worker.worker_connector import WorkerConnector
 
 __all__ = ["CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_S", "TooManyTasksException", "Worker"]
@@ -165,7 +165,7 @@ class Worker:
 
     def check_cluster_access(self) -> None:
         """At start-up, as Kafka Connect: a cluster that refuses the worker's login or TLS
-        handshake stops the worker (raises :class:`~kconnect.kafka.errors.KafkaSecurityError`
+        handshake stops the worker (raises :class:`~kconnect.kafka.clients.errors.KafkaSecurityError`
         naming the settings). A cluster not reachable yet is only logged: the worker starts
         and its clients keep retrying."""
         try:  # a refused login or handshake is known within a second; don't wait long for more

@@ -28,7 +28,7 @@ from kconnect.api.errors import ConnectException
 from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import TopicPartition
 from kconnect.api.task import ErrantRecordReporter, SinkTask, SinkTaskContext
-from kconnect.kafka.consumer import Consumer
+from kconnect.kafka.clients.consumer import DEFAULT_MAX_POLL_RECORDS, Consumer
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.connector_config import SinkConnectorConfig, parse_topics_list
@@ -104,7 +104,7 @@ class WorkerSinkTask(WorkerTask):
         *,
         commit: CommitSettings,
         errant_reporter_enabled: bool,
-        max_poll_records: int = 500,
+        max_poll_records: int = DEFAULT_MAX_POLL_RECORDS,
     ) -> None:
         super().__init__(task_id, initial_state, services, plugins, operator)
         self.task = task

@@ -71,8 +71,8 @@ from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, SourceTaskContext
-from kconnect.kafka.errors import KafkaClientError
-from kconnect.kafka.producer import DeliveryCallback, Producer, delivery_error
+from kconnect.kafka.clients.errors import KafkaClientError
+from kconnect.kafka.clients.producer import DeliveryCallback, Producer, delivery_error
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.connector_config import SourceConnectorConfig, ToleranceType

@@ -44,11 +44,11 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import ConnectorStatus, State, TargetState, TaskStatus
-from kconnect.runtime.storage.config_store import ConfigBackingStore
+from kconnect.runtime.storage.config_store import ConfigBackingStore, ConfigUpdateListener
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
 from kconnect.runtime.storage.status_store import StatusBackingStore, TopicStatus
@@ -284,6 +284,13 @@ class PersistentConfigStoreConformance(StoreHarness[ConfigBackingStore]):
         assert snap.raw_connector_config("gone") is None and snap.tasks("gone") == []
 
 
+@runtime_checkable
+class _ListenedConfigStore(Protocol):
+    """A config store that announces other stores' writes (``KafkaConfigBackingStore``)."""
+
+    def set_update_listener(self, listener: ConfigUpdateListener) -> None: ...
+
+
 class ConfigListenerConformance(StoreHarness[ConfigBackingStore]):
     """A store with an update listener hears, in order, what other stores over the same
     storage write after it started -- and nothing it read while starting."""
@@ -294,7 +301,8 @@ class ConfigListenerConformance(StoreHarness[ConfigBackingStore]):
         self.settle(writer)
         listener = RecordingConfigListener()
         reader = self.make_store()
-        reader.set_update_listener(listener)  # type: ignore[attr-defined]
+        assert isinstance(reader, _ListenedConfigStore), f"{type(reader).__name__} has no listener"
+        reader.set_update_listener(listener)
         reader.start()
         self.opened_stores.append(reader)
 

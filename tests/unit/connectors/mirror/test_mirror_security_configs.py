@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.cli._worker_process import StartupError
-from kconnect.cli.mirror_maker import MirrorMakerNode
+from kconnect.cli.worker_startup import StartupError
 from kconnect.connectors.mirror.checkpoint_config import MirrorCheckpointConfig
 from kconnect.connectors.mirror.heartbeat_config import MirrorHeartbeatConfig
 from kconnect.connectors.mirror.maker_config import (
@@ -21,7 +20,8 @@ from kconnect.connectors.mirror.maker_config import (
     SourceAndTarget,
 )
 from kconnect.connectors.mirror.source_config import MirrorSourceConfig
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.clients.client_config import to_librdkafka
+from kconnect.mirror_maker import MirrorMakerNode
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from tests.pki import Pki
 

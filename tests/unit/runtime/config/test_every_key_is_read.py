@@ -18,7 +18,7 @@ object of a ``kconnect`` module; ``config()`` of every plugin ``pyproject.toml``
 2. **Or handed to the Kafka clients and kept there**: a worker key that, set in the worker
    properties, reaches the Java-named settings of the worker's own clients
    (``internal_client_props``) or of the connectors' admin clients (``java_admin_props``) and
-   survives :func:`~kconnect.kafka.client_config.to_librdkafka` under its name or its
+   survives :func:`~kconnect.kafka.clients.client_config.to_librdkafka` under its name or its
    librdkafka name counts as read. One that reaches them but is dropped there is *not* read,
    whatever rule 1 says.
 3. **Or read through a computed name** listed in :data:`COMPUTED_READS`, each with the source
@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping
 import pytest
 
 from kconnect.api.config_def import ConfigDef, Importance, Type
-from kconnect.kafka.client_config import RENAMED, to_librdkafka
+from kconnect.kafka.clients.client_config import RENAMED, to_librdkafka
 from kconnect.runtime.config.distributed_config import DISTRIBUTED_CONFIG_DEF, DistributedConfig
 from kconnect.runtime.config.unapplied_settings import UNAPPLIED_WORKER_SETTINGS
 from kconnect.runtime.config.worker_config import STANDALONE_CONFIG_DEF

@@ -18,7 +18,7 @@ from kconnect.api import (
 from kconnect.api.secrets import redact
 from kconnect.config_providers.file import FileConfigProvider
 from kconnect.runtime.common.failures import RemoteFailure
-from kconnect.runtime.common.rest_errors import BadRequestException
+from kconnect.runtime.common.request_errors import BadRequestException
 from kconnect.runtime.config.config_transformer import ConfigTransformer
 from kconnect.runtime.config.connector_config import SinkConnectorConfig
 from kconnect.runtime.config.connector_validation import ConnectorValidator

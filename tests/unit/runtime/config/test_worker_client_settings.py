@@ -9,7 +9,7 @@ import logging
 import confluent_kafka
 import pytest
 
-from kconnect.kafka.client_config import to_librdkafka
+from kconnect.kafka.clients.client_config import to_librdkafka
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kconnect.kafka.connect_protocol import CONFIG_MISMATCH, NO_ERROR, WorkerState
+from kconnect.kafka.group.connect_protocol import CONFIG_MISMATCH, NO_ERROR, WorkerState
 from kconnect.runtime.common.ids import ConnectorTaskId as T
 from kconnect.runtime.herder.assignors import EagerAssignor
 from kconnect.runtime.storage.config_store import ClusterConfigState

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.request_errors import ConnectRestException
 from kconnect.runtime.herder.request_queue import HerderRequestQueue, await_result
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from kconnect.kafka.connect_protocol import (
+from kconnect.kafka.group.connect_protocol import (
     CONFIG_MISMATCH,
     NO_ERROR,
     ExtendedAssignment,

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from kconnect.kafka.connect_protocol import ExtendedAssignment
+from kconnect.kafka.group.connect_protocol import ExtendedAssignment
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.herder.rebalance_handler import RebalanceHandler, assess_assignment
 

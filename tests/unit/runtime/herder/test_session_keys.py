@@ -8,7 +8,7 @@ import hmac
 
 import pytest
 
-from kconnect.runtime.common.rest_errors import ConnectRestException
+from kconnect.runtime.common.request_errors import ConnectRestException
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.herder.session_keys import (
     RequestSignature,

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from kconnect.api.errors import RetriableException
-from kconnect.kafka.client_stats import parse_client_stats
+from kconnect.kafka.clients.client_stats import parse_client_stats
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.config.connector_config import ToleranceType

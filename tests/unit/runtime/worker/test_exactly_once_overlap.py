@@ -14,7 +14,7 @@ import orjson
 from kconnect.api import RecordMetadata, SourceRecord, SourceTask
 from kconnect.converters.simple_header_converter import SimpleHeaderConverter
 from kconnect.converters.string_converter import StringConverter
-from kconnect.kafka.errors import KafkaClientError
+from kconnect.kafka.clients.errors import KafkaClientError
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.connector_config import SourceConnectorConfig

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.runtime.worker.task_channel import Channel, ChannelClosed, RemoteError
+from kconnect.runtime.worker.task_processes.task_channel import Channel, ChannelClosed, RemoteError
 
 
 class Side:

@@ -460,10 +460,7 @@ def schema_run_end(
     objects or has a null value, or ``end``; found natively when it can be (in a native
     batch, without making Python records)."""
     if is_batch(records):
-        k: int = records.schema_run_end(  # type: ignore[attr-defined]
-            start, end, key_schema, value_schema
-        )
-        return k
+        return records.schema_run_end(start, end, key_schema, value_schema)
     if native is not None:
         j: int | None = native.schema_run_end(records, start, end, key_schema, value_schema)
         if j is not None:

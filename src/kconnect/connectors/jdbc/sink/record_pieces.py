@@ -16,10 +16,13 @@ Used on the task thread only.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, TypeGuard, overload
 
 from kconnect._hot_path import native
 from kconnect.api import SinkRecord
+
+if TYPE_CHECKING:
+    from kconnect._hot_path import NativeRecordBatch
 
 __all__ = ["RECORD_BATCH", "Pieces", "is_batch", "topic_at"]
 
@@ -30,7 +33,7 @@ RECORD_BATCH: Any = native.RecordBatch if native is not None else None
 _TOPIC_SOURCE = [(0, None)]
 
 
-def is_batch(records: object) -> bool:
+def is_batch(records: object) -> TypeGuard[NativeRecordBatch[SinkRecord]]:
     """Whether ``records`` is a native record batch."""
     return RECORD_BATCH is not None and records.__class__ is RECORD_BATCH
 
@@ -38,7 +41,7 @@ def is_batch(records: object) -> bool:
 def topic_at(records: Sequence[SinkRecord], i: int) -> str:
     """The topic of ``records[i]``; from a native batch without making its Python record."""
     if is_batch(records):
-        got = records.rows(i, i + 1, _TOPIC_SOURCE, False)  # type: ignore[attr-defined]
+        got = records.rows(i, i + 1, _TOPIC_SOURCE, False)
         if got:
             topic: str = got[0][0]
             return topic

@@ -23,7 +23,7 @@ from kconnect._hot_path import native
 from kconnect.api import SinkRecord, Struct
 from kconnect.connectors.jdbc.sink.fields_metadata import FieldsMetadata
 from kconnect.connectors.jdbc.sink.postgres_copy import join_streams
-from kconnect.connectors.jdbc.sink.record_pieces import RECORD_BATCH, Pieces
+from kconnect.connectors.jdbc.sink.record_pieces import RECORD_BATCH, Pieces, is_batch
 
 __all__ = [
     "Conv",
@@ -99,11 +99,9 @@ class RowPlan:
         return out
 
     def _piece_rows(self, seq: Sequence[SinkRecord], start: int, end: int) -> list[Row]:
-        if seq.__class__ is RECORD_BATCH:
+        if is_batch(seq):
             if self.sources is not None:
-                rows: list[Row] | None = seq.rows(  # type: ignore[attr-defined]
-                    start, end, self.sources, self.meta.schemaless
-                )
+                rows: list[Row] | None = seq.rows(start, end, self.sources, self.meta.schemaless)
                 if rows is not None:
                     return rows if self.post is None else list(map(self.post, rows))
             return self._record_rows(seq[start:end])  # the native code handed them back

@@ -165,8 +165,7 @@ def topic_run_end(records: Sequence[SinkRecord], start: int) -> int:
     first index with another topic, or the length); found natively when it can be (in a
     native batch, without making Python records)."""
     if is_batch(records):
-        k: int = records.topic_run_end(start)  # type: ignore[attr-defined]
-        return k
+        return records.topic_run_end(start)
     if native is not None:
         end: int | None = native.topic_run_end(records, start)
         if end is not None:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kconnect.kafka.connect_protocol import (
+from kconnect.kafka.group.connect_protocol import (
     CONNECT_PROTOCOL_V0,
     NO_ERROR,
     ExtendedAssignment,
     WorkerState,
 )
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.herder.assignors import (
+from kconnect.runtime.herder.assignors.contract import (
     LeaderState,
     mismatch_assignments,
     resolve_leader_snapshot,

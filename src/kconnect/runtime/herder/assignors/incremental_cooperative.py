@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kconnect.kafka.connect_protocol import (
+from kconnect.kafka.group.connect_protocol import (
     NO_ERROR,
     ConnectProtocolCompatibility,
     ExtendedAssignment,
@@ -31,7 +31,7 @@ from kconnect.kafka.connect_protocol import (
 )
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.herder.assignors import (
+from kconnect.runtime.herder.assignors.contract import (
     LeaderState,
     mismatch_assignments,
     resolve_leader_snapshot,

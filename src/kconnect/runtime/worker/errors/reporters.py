@@ -12,8 +12,8 @@ from concurrent.futures import Future
 from typing import Any
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.admin import Admin, NewTopicSpec
-from kconnect.kafka.producer import Producer, delivery_error
+from kconnect.kafka.clients.admin import Admin, NewTopicSpec
+from kconnect.kafka.clients.producer import Producer, delivery_error
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.config.connector_config import ConnectorConfig, SinkConnectorConfig
 from kconnect.runtime.metrics.task_metrics import ErrorHandlingMetrics

@@ -1,7 +1,7 @@
 """Admin operations the worker needs: topic creation, cluster id, sink consumer-group offsets.
 
 All calls block up to the given timeout and raise
-:class:`~kconnect.kafka.errors.KafkaClientError` on failure. Thread-safe (librdkafka's admin
+:class:`~kconnect.kafka.clients.errors.KafkaClientError` on failure. Thread-safe (librdkafka's admin
 client is).
 """
 
@@ -13,14 +13,13 @@ from dataclasses import dataclass, field
 
 from confluent_kafka import ConsumerGroupTopicPartitions, KafkaError, KafkaException
 from confluent_kafka import TopicPartition as _TP
-from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.client_security import client_security, ssl_context
-from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
-from kconnect.kafka.security_errors import (
+from kconnect.kafka.clients.client_config import admin_client, to_librdkafka, with_client_logger
+from kconnect.kafka.clients.client_security import client_security, ssl_context
+from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
+from kconnect.kafka.clients.security_errors import (
     SecurityFailure,
     error_callback,
     protocol_mismatch,
@@ -51,7 +50,7 @@ class Admin:
         config = with_client_logger(to_librdkafka(props, prefix, self._security))
         config["error_cb"] = error_callback(self._on_security_failure)
         try:
-            self._admin = AdminClient(config)  # type: ignore[arg-type]
+            self._admin = admin_client(config)
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 

@@ -11,7 +11,7 @@ client into a :class:`ClientSecurity`, and given to each Kafka client library in
   ``ssl.key.pem``) read from the JKS, PKCS12 or PEM stores by :mod:`kconnect.security.stores`;
 - kafka-python (the distributed worker's group member): ``security_protocol``, an
   ``ssl.SSLContext`` built from the same material, ``sasl_*`` arguments and, for OAUTHBEARER,
-  a token provider (:mod:`kconnect.kafka.oauth_tokens`).
+  a token provider (:mod:`kconnect.kafka.clients.oauth_tokens`).
 
 What a library cannot honour is refused with a :class:`ClientSecurityError` naming the setting
 (``ssl.enabled.protocols`` without TLS 1.2 or 1.3, Java-only classes such as
@@ -537,7 +537,7 @@ def kafka_python_config(sec: ClientSecurity) -> dict[str, Any]:
             out["sasl_plain_username"] = sec.username
             out["sasl_plain_password"] = sec.password
         if sec.oauth is not None:
-            from kconnect.kafka.oauth_tokens import token_provider
+            from kconnect.kafka.clients.oauth_tokens import token_provider
 
             out["sasl_oauth_token_provider"] = token_provider(sec.oauth)
         if sec.mechanism == "GSSAPI":

@@ -118,7 +118,7 @@ def upsert_scram_user(
 ) -> None:
     """Create (or reset) SCRAM credentials of ``user`` for each mechanism (the local secured
     node's users), through the cluster's admin API."""
-    from confluent_kafka.admin import (  # type: ignore[attr-defined]
+    from confluent_kafka.admin import (
         ScramCredentialInfo,
         ScramMechanism,
         UserScramCredentialUpsertion,

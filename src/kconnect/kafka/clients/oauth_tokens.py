@@ -26,7 +26,7 @@ from typing import Any
 
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
-from kconnect.kafka.client_security import OAuthSettings
+from kconnect.kafka.clients.client_security import OAuthSettings
 
 __all__ = ["TokenError", "token_provider"]
 
@@ -41,7 +41,7 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-class _Provider(AbstractTokenProvider):  # type: ignore[misc]
+class _Provider(AbstractTokenProvider):  # type: ignore[misc]  # kafka-python is untyped
     def __init__(self, settings: OAuthSettings, timeout_s: float = 10.0) -> None:
         self._settings = settings
         self._timeout = timeout_s

@@ -14,7 +14,7 @@ from pathlib import Path
 WORKER = textwrap.dedent(
     """
     import argparse, signal, sys, threading, time
-    from kconnect.cli._worker_process import run_worker
+    from kconnect.cli.worker_startup import run_worker
 
     class Part:
         def stop(self):

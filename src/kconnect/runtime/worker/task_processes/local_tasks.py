@@ -1,6 +1,6 @@
 """``LocalTasks``: a worker's tasks on threads of this process.
 
-The in-process :class:`~kconnect.runtime.worker.task_executor.TaskExecutor`: each task runs on
+The in-process :class:`~kconnect.runtime.worker.task_processes.task_executor.TaskExecutor`: each task runs on
 its own thread (:class:`~kconnect.runtime.worker.worker_source_task.WorkerSourceTask`,
 :class:`~kconnect.runtime.worker.worker_sink_task.WorkerSinkTask`), built by the
 :class:`~kconnect.runtime.worker.task_builder.TaskBuilder` from the worker and connector
@@ -36,7 +36,7 @@ from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.errors.stage import executing_class_name
 from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.task_builder import TaskBuilder
-from kconnect.runtime.worker.task_executor import TaskExecutor
+from kconnect.runtime.worker.task_processes.task_executor import TaskExecutor
 from kconnect.runtime.worker.worker_task import TaskPlugins, TaskServices, WorkerTask
 
 __all__ = ["LocalTasks", "connector_info", "new_connector", "plugin_version_of"]

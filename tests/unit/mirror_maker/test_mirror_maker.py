@@ -10,9 +10,9 @@ import pytest
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
-from kconnect.cli._worker_process import StartupError
-from kconnect.cli.mirror_maker import FlowDispatcher, MirrorMakerNode
+from kconnect.cli.worker_startup import StartupError
 from kconnect.connectors.mirror.maker_config import MirrorMakerConfig
+from kconnect.mirror_maker import FlowDispatcher, MirrorMakerNode
 
 FILE = {
     "clusters": "A, B, C",

@@ -1,8 +1,14 @@
-"""Exceptions the herder raises for the REST layer to map to status codes.
+"""How the engine refuses a request: the errors the herder, the config validator and the offsets
+API raise, each with the status Kafka Connect answers that refusal with.
 
-``NotFoundException`` (404) and ``AlreadyExistsException`` (409) come from
-:mod:`kconnect.api.errors`; :class:`ConnectRestException` carries any other status, as
-Kafka's ``rest/errors/ConnectRestException`` does. Messages are shown to the operator verbatim.
+Every request to a worker reaches the engine through the :class:`~kconnect.runtime.herder.herder.
+Herder` interface, and Kafka Connect defines each refusal by its REST status (400 an invalid
+config, 403 a disabled feature, 405 an operation the mode does not support, 409 a conflict, 503
+a worker not ready, 500 a request that timed out). The engine raises these by meaning, with
+Kafka's class names and messages; it never imports the REST layer, which maps them to responses
+in :mod:`kconnect.rest.errors` (``ConnectRestException`` → its status). ``NotFoundException``
+(404) and ``AlreadyExistsException`` (409) come from :mod:`kconnect.api.errors`. Messages are
+shown to the operator verbatim.
 """
 
 from __future__ import annotations

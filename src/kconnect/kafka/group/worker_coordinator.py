@@ -31,9 +31,9 @@ from kafka.coordinator.base import BaseCoordinator
 from kafka.future import Future
 from kafka.net.compat import KafkaNetClient
 
-from kconnect.kafka import outage_log
-from kconnect.kafka.client_security import client_security, kafka_python_config
-from kconnect.kafka.connect_protocol import (
+from kconnect.kafka.clients import outage_log
+from kconnect.kafka.clients.client_security import client_security, kafka_python_config
+from kconnect.kafka.group.connect_protocol import (
     ConnectProtocolCompatibility,
     ExtendedAssignment,
     WorkerState,
@@ -56,7 +56,7 @@ class CoordinatorListener(Protocol):
     def on_revoked(self, leader: str | None, connectors: list[str], tasks: list[Any]) -> None: ...
 
 
-class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
+class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]  # kafka-python is untyped
     """Group membership for one worker. Create, then call :meth:`poll` in a loop; :meth:`close`."""
 
     def __init__(
@@ -81,7 +81,7 @@ class WorkerCoordinator(BaseCoordinator):  # type: ignore[misc]
     ) -> None:
         """``security_props``: the worker's Java-named client security settings
         (``security.protocol``, ``sasl.*``, ``ssl.*``), translated for kafka-python by
-        :mod:`kconnect.kafka.client_security` (raises its ``ClientSecurityError``)."""
+        :mod:`kconnect.kafka.clients.client_security` (raises its ``ClientSecurityError``)."""
         extra = dict(client_configs or {})
         if security_props:
             extra.update(kafka_python_config(client_security(security_props)))

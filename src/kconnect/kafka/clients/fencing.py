@@ -16,8 +16,8 @@ import logging
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from kconnect.kafka.errors import KafkaClientError
-from kconnect.kafka.producer import Producer
+from kconnect.kafka.clients.errors import KafkaClientError
+from kconnect.kafka.clients.producer import Producer
 
 __all__ = ["fence_producers"]
 

@@ -1,6 +1,8 @@
-"""What ``kconnect standalone`` and ``kconnect distributed`` share: arguments, logging,
-start-up error reporting (one line, no traceback), plugin and config-provider loading, serving
-REST, and running until SIGINT/SIGTERM."""
+"""Starting a worker in this process, what ``kconnect standalone``, ``kconnect distributed`` and
+``kconnect mirror-maker`` share: arguments, logging, start-up error reporting (one line, no
+traceback, exit status 2), plugin and config-provider loading, serving REST, and running until
+SIGINT/SIGTERM. (Workers as separate operating-system processes, for ``kconnect demo``, are
+:mod:`kconnect.cli.worker_processes`.)"""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
+
+from kconnect.runtime.common.failures import StartupError
 
 __all__ = [
     "LEVELS",
@@ -35,10 +39,6 @@ EXIT_GRACE_S = 15.0
 SIGNAL_POLL_S = 0.5
 
 log = logging.getLogger("kconnect.worker_process")
-
-
-class StartupError(Exception):
-    """A problem the operator must fix before the worker can start (one line, no trace)."""
 
 
 class StopSignal:
@@ -78,7 +78,7 @@ def add_worker_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def configure_logging(level: str) -> None:
-    from kconnect.runtime.loggers import LOG_FORMAT, python_level
+    from kconnect.runtime.common.loggers import LOG_FORMAT, python_level
 
     logging.basicConfig(
         level=python_level(level) or logging.INFO, format=LOG_FORMAT, stream=sys.stderr
@@ -122,7 +122,7 @@ def serve(herder: Any, config: Any) -> Any:
     """Start the REST server, then the herder; tune the GC for the worker. The server."""
     from kconnect.rest.app import admin_listeners, create_admin_app, create_app
     from kconnect.rest.server import RestServer
-    from kconnect.runtime.gc_tuning import tune_for_worker
+    from kconnect.runtime.common.gc_tuning import tune_for_worker
 
     app = create_app(herder, worker_config=config, plugins=getattr(herder, "plugins", None))
     admin = create_admin_app(herder) if admin_listeners(config) else None

@@ -1,9 +1,9 @@
 """Where a worker's tasks run: threads of the worker process, or task processes.
 
 :class:`TaskExecutor` is what the :class:`~kconnect.runtime.worker.worker.Worker` hands its
-tasks to. Two implementations share one contract: :class:`~kconnect.runtime.worker.local_tasks.
+tasks to. Two implementations share one contract: :class:`~kconnect.runtime.worker.task_processes.local_tasks.
 LocalTasks` runs each task on a thread of this process (``task.processes`` 0 or 1), and
-:class:`~kconnect.runtime.worker.task_pool.TaskProcessPool` spreads them over child processes,
+:class:`~kconnect.runtime.worker.task_processes.task_pool.TaskProcessPool` spreads them over child processes,
 each of which runs a ``LocalTasks`` of its own. Either way the herder's status listener receives
 the same events in the same order, and ``plugin_version`` answers for running tasks.
 

@@ -2,13 +2,13 @@
 
 The worker stays one process to the outside -- one REST listener, one worker id, one group
 member, one herder and set of stores -- and hands its tasks to up to ``task.processes`` task
-processes (:mod:`kconnect.runtime.worker.task_process`). A new task goes to the process with
+processes (:mod:`kconnect.runtime.worker.task_processes.task_process`). A new task goes to the process with
 the fewest tasks, and a new process is started when every running one already has work and
 the pool is not full, so N busy tasks use up to min(N, ``task.processes``) cores. Processes
 start with their first task (an idle worker runs none) and stop after
 :data:`IDLE_PROCESS_S` without tasks.
 
-Over each process's :class:`~kconnect.runtime.worker.task_channel.Channel`:
+Over each process's :class:`~kconnect.runtime.worker.task_processes.task_channel.Channel`:
 
 * the worker sends ``start_task`` / ``stop_tasks`` / ``transition`` / ``log_level`` and asks
   for ``metrics``, which :meth:`TaskProcessPool.remote_metrics` merges into the worker's
@@ -49,17 +49,17 @@ from kconnect.api.secrets import known_secrets
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.failures import RemoteFailure
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.loggers import explicit_levels
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
-from kconnect.runtime.loggers import explicit_levels
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.metrics.registry import MetricName, MetricValue
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
-from kconnect.runtime.worker.task_channel import Channel, ChannelClosed, RemoteError
-from kconnect.runtime.worker.task_executor import TaskExecutor
+from kconnect.runtime.worker.task_processes.task_channel import Channel, ChannelClosed, RemoteError
+from kconnect.runtime.worker.task_processes.task_executor import TaskExecutor
 
 __all__ = ["IDLE_PROCESS_S", "TaskProcessPool"]
 
@@ -326,7 +326,7 @@ class TaskProcessPool(TaskExecutor):
                 [
                     sys.executable,
                     "-m",
-                    "kconnect.runtime.worker.task_process",
+                    "kconnect.runtime.worker.task_processes.task_process",
                     str(child_end.fileno()),
                     str(os.getpid()),
                 ],

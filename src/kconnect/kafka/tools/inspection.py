@@ -20,8 +20,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException
 from confluent_kafka import TopicPartition as _TP
 from confluent_kafka.admin import AdminClient
 
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.consumer import consume_available
+from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.consumer import consume_available
 
 __all__ = [
     "GroupView",
@@ -44,7 +44,7 @@ class TopicRecord:
     headers: tuple[tuple[str, bytes | None], ...]
 
 
-def _quiet(bootstrap: str) -> dict[str, object]:
+def _quiet(bootstrap: str) -> dict[str, str | int | float | bool]:
     return {"bootstrap.servers": bootstrap, "log_level": 0}
 
 
@@ -171,7 +171,7 @@ class GroupView:
 def describe_group(bootstrap: str, group_id: str, timeout_s: float = 10.0) -> GroupView:
     """The current state and assignment of ``group_id`` (state ``DEAD`` or no members when the
     group does not exist)."""
-    admin = AdminClient(_quiet(bootstrap))  # type: ignore[arg-type]
+    admin = AdminClient(_quiet(bootstrap))
     future = admin.describe_consumer_groups([group_id], request_timeout=timeout_s)[group_id]
     description = future.result(timeout=timeout_s)
     members = []
@@ -185,7 +185,7 @@ def describe_group(bootstrap: str, group_id: str, timeout_s: float = 10.0) -> Gr
 def delete_group(bootstrap: str, group_id: str, timeout_s: float = 10.0) -> bool:
     """Delete ``group_id`` and its committed offsets; False when it does not exist or still
     has members (best effort, for clean-up)."""
-    admin = AdminClient(_quiet(bootstrap))  # type: ignore[arg-type]
+    admin = AdminClient(_quiet(bootstrap))
     future = admin.delete_consumer_groups([group_id], request_timeout=timeout_s)[group_id]
     try:
         future.result(timeout=timeout_s)

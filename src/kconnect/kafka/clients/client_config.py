@@ -11,21 +11,25 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import cast
 
-from kconnect.kafka import outage_log
-from kconnect.kafka.client_security import (
+from confluent_kafka.admin import AdminClient
+
+from kconnect.kafka.clients import outage_log
+from kconnect.kafka.clients.client_security import (
     ClientSecurity,
     client_security,
     is_security_key,
     librdkafka_config,
 )
-from kconnect.kafka.security_errors import SecurityLogFilter
+from kconnect.kafka.clients.security_errors import SecurityLogFilter
 
 __all__ = [
     "CLIENT_LOG",
     "JAVA_DEFAULTS",
     "JAVA_ONLY",
     "RENAMED",
+    "admin_client",
     "to_librdkafka",
     "with_client_logger",
 ]
@@ -99,8 +103,8 @@ def to_librdkafka(
     """Translate Java client properties into a librdkafka config dict.
 
     Security settings (``security.protocol``, ``sasl.*``, ``ssl.*``) are read and checked by
-    :mod:`kconnect.kafka.client_security` (stores loaded, JAAS parsed; a setting that cannot be
-    applied raises its :class:`~kconnect.kafka.client_security.ClientSecurityError`, named with
+    :mod:`kconnect.kafka.clients.client_security` (stores loaded, JAAS parsed; a setting that cannot be
+    applied raises its :class:`~kconnect.kafka.clients.client_security.ClientSecurityError`, named with
     ``prefix``, e.g. ``producer.override.``). Other values are stringified (booleans as
     ``true``/``false``) except ints, which librdkafka accepts either way. Unknown names pass
     through: librdkafka rejects them at client creation with a message naming the property.
@@ -147,3 +151,12 @@ def with_client_logger(config: dict[str, object]) -> dict[str, object]:
     ``%4|...|`` lines on stderr."""
     config.setdefault("logger", CLIENT_LOG)
     return config
+
+
+def admin_client(config: dict[str, object]) -> AdminClient:
+    """A confluent-kafka ``AdminClient`` over a librdkafka ``config`` (callbacks and the
+    logger of :func:`with_client_logger` included)."""
+    # confluent-kafka's annotation of AdminClient's conf allows only str/int/float/bool values,
+    # but the dict goes to librdkafka as Producer's and Consumer's (annotated Dict[str, Any])
+    # does: error_cb, oauth_cb and logger are accepted there as for the other clients.
+    return AdminClient(cast("dict[str, str | int | float | bool]", config))

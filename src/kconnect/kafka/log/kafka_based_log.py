@@ -29,13 +29,13 @@ from confluent_kafka import OFFSET_BEGINNING, KafkaError, KafkaException
 from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import Producer as _Producer
 from confluent_kafka import TopicPartition as _TP
-from confluent_kafka.admin import AdminClient, ConfigResource  # type: ignore[attr-defined]
+from confluent_kafka.admin import ConfigResource
 from confluent_kafka.cimpl import NewTopic
 
 from kconnect.api.errors import ConnectException
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.consumer import consume_available
-from kconnect.kafka.errors import from_kafka_error
+from kconnect.kafka.clients.client_config import admin_client, to_librdkafka, with_client_logger
+from kconnect.kafka.clients.consumer import consume_available
+from kconnect.kafka.clients.errors import from_kafka_error
 
 __all__ = ["ConsumedCallback", "InternalTopicAdmin", "KafkaBasedLog", "RecordPosition"]
 
@@ -231,7 +231,7 @@ class KafkaBasedLog:
     def send(self, key: bytes | None, value: bytes | None) -> Future[RecordPosition]:
         """Write one record; the future completes when the broker acknowledged it.
 
-        The future fails with :class:`~kconnect.kafka.errors.KafkaClientError` (``retriable``
+        The future fails with :class:`~kconnect.kafka.clients.errors.KafkaClientError` (``retriable``
         set for transient errors) when the write failed. Never blocks, except briefly when
         the local queue is full.
         """
@@ -266,7 +266,7 @@ class KafkaBasedLog:
         """A future completing once everything written before this call was consumed.
 
         Fetches the end offsets in the calling thread (a quick broker round trip); the future
-        fails with :class:`~kconnect.kafka.errors.KafkaClientError` if that fails.
+        fails with :class:`~kconnect.kafka.clients.errors.KafkaClientError` if that fails.
         """
         req = _EndRequest()
         if self._stopping.is_set() or self._offsets_client is None:
@@ -402,7 +402,7 @@ class InternalTopicAdmin:
 
     def __init__(self, props: Mapping[str, object]) -> None:
         try:
-            self._admin = AdminClient(with_client_logger(to_librdkafka(props)))  # type: ignore[arg-type]
+            self._admin = admin_client(with_client_logger(to_librdkafka(props)))
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to create admin client") from e
 

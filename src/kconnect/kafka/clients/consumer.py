@@ -28,13 +28,25 @@ from confluent_kafka import Consumer as _Consumer
 from confluent_kafka import TopicPartition as _TP
 
 from kconnect.api.records import TopicPartition
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
-from kconnect.kafka.errors import KafkaSecurityError, from_kafka_error
-from kconnect.kafka.security_errors import SecurityFailure, error_callback
+from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.client_stats import (
+    DEFAULT_STATS_INTERVAL_MS,
+    ClientStats,
+    stats_callback,
+)
+from kconnect.kafka.clients.errors import KafkaSecurityError, from_kafka_error
+from kconnect.kafka.clients.security_errors import SecurityFailure, error_callback
 
-__all__ = ["Consumer", "consume_available", "consumer_defaults"]
+__all__ = [
+    "DEFAULT_MAX_POLL_RECORDS",
+    "Consumer",
+    "consume_available",
+    "consumer_defaults",
+    "max_poll_records",
+]
 
+#: Kafka's ``ConsumerConfig`` default of ``max.poll.records``: the most messages one poll returns.
+DEFAULT_MAX_POLL_RECORDS = 500
 #: librdkafka ``fetch.queue.backoff.ms`` for sink consumers (librdkafka's default is 1000).
 FETCH_QUEUE_BACKOFF_MS = 20
 #: How long an assignment waits for the group's committed offsets before leaving the start
@@ -49,6 +61,12 @@ _RESET_TO: dict[str, int] = {
     "largest": OFFSET_END,
     "end": OFFSET_END,
 }
+
+
+def max_poll_records(java_props: Mapping[str, object]) -> int:
+    """``max.poll.records`` of a consumer's Java properties, or Kafka's default."""
+    return int(str(java_props.get("max.poll.records", DEFAULT_MAX_POLL_RECORDS)))
+
 
 PartitionsCallback = Callable[[list[TopicPartition]], None]
 AssignCallback = Callable[[list[TopicPartition]], "Mapping[TopicPartition, int] | None"]

@@ -3,7 +3,7 @@
 Registered as the entry point ``confluent-kafka`` of the group ``kconnect.kafka_clients``, so a
 plugin reaches it through :func:`kconnect.api.kafka_clients.default_kafka_clients` without
 importing this package (plugins may import only the plugin API). Properties are Java client
-names, translated by :func:`~kconnect.kafka.client_config.to_librdkafka`; a property librdkafka
+names, translated by :func:`~kconnect.kafka.clients.client_config.to_librdkafka`; a property librdkafka
 does not know is dropped with one warning naming it (Java's clients warn about unused settings
 and go on), so a connector config written for Java clients works unchanged.
 """
@@ -46,9 +46,9 @@ from confluent_kafka.cimpl import NewTopic as _NewTopic
 
 from kconnect.api import kafka_clients as api
 from kconnect.api.records import RecordMetadata, TopicPartition
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.consumer import consume_available
-from kconnect.kafka.errors import consume_error_is_transient
+from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.consumer import consume_available
+from kconnect.kafka.clients.errors import consume_error_is_transient
 
 __all__ = ["ConfluentKafkaClients"]
 
@@ -63,6 +63,14 @@ _INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state", "__sh
 _UNKNOWN_PROPERTY = re.compile(r'No such configuration property: "([^"]+)"')
 
 _C = TypeVar("_C")
+
+# AclBindingFilter inherits AclBinding's annotations (name, principal and host: str), though
+# confluent-kafka documents None for them in a filter: "None matches any value".
+_acl_filter = cast(
+    "Callable[[ResourceType, str | None, ResourcePatternType, str | None, str | None, "
+    "AclOperation, AclPermissionType], AclBindingFilter]",
+    AclBindingFilter,
+)
 
 
 def _error(err: Any, what: str) -> api.KafkaClientException:
@@ -379,12 +387,12 @@ class _AdminAdapter(api.Admin):
         )
 
     def describe_topic_acls(self, timeout_s: float) -> list[api.AclBinding]:
-        flt = AclBindingFilter(
+        flt = _acl_filter(
             ResourceType.TOPIC,
-            None,  # type: ignore[arg-type]  # None matches any name, principal and host
+            None,  # None matches any name, principal and host
             ResourcePatternType.LITERAL,
-            None,  # type: ignore[arg-type]
-            None,  # type: ignore[arg-type]
+            None,
+            None,
             AclOperation.ANY,
             AclPermissionType.ANY,
         )

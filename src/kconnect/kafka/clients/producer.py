@@ -4,7 +4,7 @@ Kafka Connect's task producer defaults (``Worker.baseProducerConfigs``): ``acks=
 one request in flight per connection (so retries keep order), no idempotence, effectively
 unlimited retries and delivery timeout. Keys are partitioned with librdkafka's
 ``murmur2_random``, which for a non-null key picks the same partition as Java's default
-partitioner (see :mod:`kconnect.kafka.partitioner`).
+partitioner (see :mod:`kconnect.kafka.clients.partitioner`).
 
 Threading: one producer per task, used from the task thread only. Delivery callbacks run on
 the thread that calls :meth:`Producer.poll` or :meth:`Producer.flush`.
@@ -20,10 +20,14 @@ from typing import Any, Protocol, cast
 from confluent_kafka import KafkaException
 from confluent_kafka import Producer as _Producer
 
-from kconnect.kafka.client_config import to_librdkafka, with_client_logger
-from kconnect.kafka.client_stats import DEFAULT_STATS_INTERVAL_MS, ClientStats, stats_callback
-from kconnect.kafka.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
-from kconnect.kafka.security_errors import SecurityFailure, error_callback
+from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
+from kconnect.kafka.clients.client_stats import (
+    DEFAULT_STATS_INTERVAL_MS,
+    ClientStats,
+    stats_callback,
+)
+from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
+from kconnect.kafka.clients.security_errors import SecurityFailure, error_callback
 
 __all__ = ["Producer", "producer_defaults"]
 
@@ -215,7 +219,7 @@ class Producer:
 
         Raises:
             KafkaClientError: the commit failed; ``abortable`` says the transaction must be
-                aborted, ``fatal`` (e.g. :class:`~kconnect.kafka.errors.ProducerFencedError`)
+                aborted, ``fatal`` (e.g. :class:`~kconnect.kafka.clients.errors.ProducerFencedError`)
                 that the producer is unusable, ``retriable`` that a new call may succeed.
         """
         self._transaction_call("commit the transaction", self._producer.commit_transaction, timeout)

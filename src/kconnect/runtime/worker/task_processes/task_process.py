@@ -1,12 +1,12 @@
 """A task process: runs some of a worker's tasks, on its own core, for as long as the worker lives.
 
-Started by :class:`~kconnect.runtime.worker.task_pool.TaskProcessPool` as
-``python -m kconnect.runtime.worker.task_process <fd> <parent pid>``, with one end of a
-socketpair (``fd``) as its :class:`~kconnect.runtime.worker.task_channel.Channel` to the
+Started by :class:`~kconnect.runtime.worker.task_processes.task_pool.TaskProcessPool` as
+``python -m kconnect.runtime.worker.task_processes.task_process <fd> <parent pid>``, with one end of a
+socketpair (``fd``) as its :class:`~kconnect.runtime.worker.task_processes.task_channel.Channel` to the
 worker. The worker first sends ``init`` (its properties, id, log levels); the process loads
 the plugins and answers when it is ready. Then it serves, on the channel:
 
-* ``start_task`` / ``stop_tasks`` / ``transition`` -- a :class:`~kconnect.runtime.worker.
+* ``start_task`` / ``stop_tasks`` / ``transition`` -- a :class:`~kconnect.runtime.worker.task_processes.
   local_tasks.LocalTasks` of its own runs the tasks, on threads, with its own Kafka clients,
   converters and transformations; status changes go back as ``status`` events, in order, and
   topics a task uses as ``topic`` events;
@@ -43,18 +43,18 @@ from kconnect.api.secrets import remember_secret
 from kconnect.runtime.common.clock import SystemClock
 from kconnect.runtime.common.failures import cannot_heal
 from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.loggers import LOG_FORMAT, Loggers, python_level
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
-from kconnect.runtime.loggers import LOG_FORMAT, Loggers, python_level
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.metrics.connect_metrics import PROCESS_GROUPS
 from kconnect.runtime.plugins.descriptors import CLASSPATH, PluginEntry
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
-from kconnect.runtime.worker.local_tasks import LocalTasks
-from kconnect.runtime.worker.task_channel import Channel, RemoteError
+from kconnect.runtime.worker.task_processes.local_tasks import LocalTasks
+from kconnect.runtime.worker.task_processes.task_channel import Channel, RemoteError
 
 __all__ = ["RemoteOffsetStore", "StatusForwarder", "TaskProcessMain", "main"]
 
@@ -236,7 +236,7 @@ class TaskProcessMain:
             clock,
             self._track_topic if tracking else None,
         )
-        from kconnect.runtime.gc_tuning import tune_for_worker
+        from kconnect.runtime.common.gc_tuning import tune_for_worker
 
         tune_for_worker()
         log.info("Task process %d of worker %s ready", os.getpid(), payload["worker_id"])

@@ -4,7 +4,6 @@ worker process with given properties and environment, free ports, JAAS files."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import textwrap
 import time
@@ -14,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from kconnect.testing.java_worker import kconnect_command
+from kconnect.testing.java_worker import kconnect_command, stop_process
 
 __all__ = ["WorkerProcess", "base_props", "jaas_file"]
 
@@ -75,13 +74,8 @@ class WorkerProcess:
         return self.proc.wait(timeout)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        if self.proc is not None:
+            stop_process(self.proc)
 
 
 def write_plugin(

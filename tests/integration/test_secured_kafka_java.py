@@ -27,7 +27,13 @@ import pytest
 
 from kconnect.kafka.tools.admin_ping import delete_topics
 from kconnect.local.secure import SecureListeners, SecureMaterial, worker_properties
-from kconnect.testing.java_worker import STANDALONE, JavaWorker, eventually, kconnect_command
+from kconnect.testing.java_worker import (
+    STANDALONE,
+    JavaWorker,
+    eventually,
+    kconnect_command,
+    stop_process,
+)
 from kconnect.testing.ports import free_port
 from kconnect.testing.services import create_unique_topic, ensure_secure_kafka, require_java
 
@@ -123,13 +129,7 @@ class _Kconnect:
         return self.out_path.read_text(errors="replace") + self.err_path.read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop_process(self.proc)
 
 
 def test_same_secured_properties_copy_a_file_on_kafka_connect_and_kconnect(

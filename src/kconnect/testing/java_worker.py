@@ -11,6 +11,7 @@ child processes handled the same way:
   ``ConnectDistributed`` (or ``ConnectStandalone`` with connector files) on the jars
   :mod:`kconnect.testing.java` resolves;
 - :func:`kconnect_command` -- the matching ``kconnect`` command line;
+- :func:`stop_process` -- SIGTERM, then SIGKILL: how every worker child process is ended;
 - :func:`eventually` -- poll a check until it holds (HTTP errors count as "not yet").
 """
 
@@ -37,6 +38,7 @@ __all__ = [
     "WorkerProcess",
     "eventually",
     "kconnect_command",
+    "stop_process",
 ]
 
 T = TypeVar("T")
@@ -58,6 +60,18 @@ def eventually(check: Callable[[], T], timeout: float = 30.0, what: str = "") ->
             last = e
         time.sleep(0.2)
     raise AssertionError(f"timed out waiting for {what}: {last!r}")
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """End a worker child process as a clean shutdown does: SIGTERM, and SIGKILL when it is
+    still running after ``timeout`` seconds. Nothing when it has exited already."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
 
 
 def kconnect_command(mode: str, *args: str | Path) -> list[str]:
@@ -119,13 +133,7 @@ class WorkerProcess:
 
     def stop(self) -> None:
         """SIGTERM, then SIGKILL after 30 s; only this process."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop_process(self.proc)
 
 
 class JavaWorker(WorkerProcess):

@@ -154,34 +154,6 @@ def h() -> Harness:
     return Harness()
 
 
-def test_task_assignment_when_worker_joins(h: Harness) -> None:
-    h.rebalance()
-    h.assert_delay(0)
-    h.assert_workers("worker1")
-    h.assert_connectors(2)
-    h.assert_tasks(8)
-    h.assert_balanced_and_complete()
-
-    h.add_workers("worker2")
-    h.rebalance()
-    h.assert_delay(0)
-    h.assert_workers("worker1", "worker2")
-    h.assert_connectors(0, 1)
-    h.assert_tasks(0, 4)
-
-    h.rebalance()
-    h.assert_no_revocations()
-    h.assert_delay(0)
-    h.assert_connectors(1, 1)
-    h.assert_tasks(4, 4)
-    h.assert_balanced_and_complete()
-
-    h.clock.advance(h.assignor.delay)
-    h.rebalance()
-    h.assert_delay(0)
-    h.assert_empty_assignment()
-
-
 def _third_worker_joins(h: Harness) -> None:
     """The opening of several of Kafka's scenarios: three connectors (12 tasks) on worker1,
     worker2 joins and is given half of them (a revoking round), then worker3 joins: the round
@@ -471,45 +443,57 @@ def test_scheduled_delay_disabled_reassigns_lost_work_at_once() -> None:
 
 
 @pytest.mark.parametrize(
-    ("deleted", "duplicated_round", "settled"),
+    ("claims", "deleted", "joining_round", "settled"),
     [
-        (False, ((0, 1), (0, 4)), ((1, 1), (4, 4))),
-        (True, ((0, 1), (0, 2)), ((0, 1), (2, 2))),
+        (False, False, ((0, 1), (0, 4)), ((1, 1), (4, 4))),
+        (True, False, ((0, 1), (0, 4)), ((1, 1), (4, 4))),
+        (True, True, ((0, 1), (0, 2)), ((0, 1), (2, 2))),
     ],
     ids=[
+        "task_assignment_when_worker_joins",
         "duplicated_tasks_are_revoked_then_reassigned",
         "duplicated_assignment_of_a_deleted_connector",
     ],
 )
-def test_duplicated_assignment(
+def test_second_worker_joins(
     h: Harness,
+    claims: bool,
     deleted: bool,
-    duplicated_round: tuple[tuple[int, ...], tuple[int, ...]],
+    joining_round: tuple[tuple[int, ...], tuple[int, ...]],
     settled: tuple[tuple[int, ...], tuple[int, ...]],
 ) -> None:
-    """worker2 joins claiming connector1 and its tasks, which worker1 runs: the duplicates are
-    revoked, then reassigned (or, when connector1 was deleted meanwhile, dropped)."""
+    """worker2 joins worker1, empty or claiming connector1 and its tasks, which worker1 runs:
+    it is given its share in two rounds; claimed duplicates are revoked, then reassigned (or,
+    when connector1 was deleted meanwhile, dropped)."""
     h.rebalance()
+    h.assert_delay(0)
+    h.assert_workers("worker1")
     h.assert_connectors(2)
     h.assert_tasks(8)
+    h.assert_balanced_and_complete()
 
     if deleted:
         del h.connectors["connector1"]
-    h.add_worker("worker2", ["connector1"], [T("connector1", i) for i in range(4)])
+    if claims:
+        h.add_worker("worker2", ["connector1"], [T("connector1", i) for i in range(4)])
+    else:
+        h.add_workers("worker2")
     h.rebalance()
     h.assert_delay(0)
     h.assert_workers("worker1", "worker2")
-    h.assert_connectors(*duplicated_round[0])
-    h.assert_tasks(*duplicated_round[1])
+    h.assert_connectors(*joining_round[0])
+    h.assert_tasks(*joining_round[1])
 
     h.rebalance()
     h.assert_no_revocations()
+    h.assert_delay(0)
     h.assert_connectors(*settled[0])
     h.assert_tasks(*settled[1])
     h.assert_balanced_and_complete()
 
     h.clock.advance(h.assignor.delay)
     h.rebalance()
+    h.assert_delay(0)
     h.assert_empty_assignment()
 
 

@@ -4,7 +4,6 @@ process, and small Kafka read/write helpers over confluent-kafka."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -22,8 +21,16 @@ from confluent_kafka import TopicPartition as TP
 from confluent_kafka.admin import AdminClient, ConfigResource
 from confluent_kafka.cimpl import NewTopic
 
-from kconnect.local import maven, paths
-from tests.integration.distributed_support import free_port, wait_for
+from kconnect.local import paths
+from kconnect.testing.java import (
+    HarnessProcess,
+    classpath,
+    compile_harness,
+    java_command,
+    kafka_artifacts,
+)
+from kconnect.testing.ports import free_port
+from tests.integration.distributed_support import wait_for
 
 MIRROR_VERSION = "4.1.2"
 HARNESS_SRC = Path(__file__).resolve().parents[1] / "java" / "MirrorHarness.java"
@@ -36,7 +43,6 @@ __all__ = [
     "PrivateKafka",
     "commit_group",
     "create_topic",
-    "free_port",
     "java_mirror_classpath",
     "list_topics",
     "mm2_file",
@@ -99,65 +105,37 @@ def private_kafka() -> Iterator[PrivateKafka]:
 # ----------------------------------------------------------------------------- Java
 
 
+#: MirrorMaker's jars, with log4j2 (its log goes to a file: see ``_log4j_config``)
+_MIRROR_ARTIFACTS = kafka_artifacts(
+    "connect-mirror",
+    "connect-mirror-client",
+    "connect-runtime",
+    "connect-json",
+    version=MIRROR_VERSION,
+    logging=True,
+)
+
+
 def java_mirror_classpath() -> list[Path]:
-    from kconnect.testing.services import require_java
-
-    require_java()
-    return maven.resolve_classpath(
-        [
-            f"org.apache.kafka:connect-mirror:{MIRROR_VERSION}",
-            f"org.apache.kafka:connect-mirror-client:{MIRROR_VERSION}",
-            f"org.apache.kafka:connect-runtime:{MIRROR_VERSION}",
-            f"org.apache.kafka:connect-json:{MIRROR_VERSION}",
-            "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j-impl:2.25.5",  # slf4j 1.7, as kafka-clients
-        ]
-    )
+    return classpath(_MIRROR_ARTIFACTS)
 
 
-class JavaHarness:
+class JavaHarness(HarnessProcess):
     """tests/java/MirrorHarness.java in one JVM: one JSON request in, one answer out."""
 
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.proc = proc
-
     def call(self, op: str, **fields: Any) -> Any:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(json.dumps({"op": op, **fields}) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the Java mirror harness died")
-        answer = json.loads(line)
+        answer = json.loads(self.ask(json.dumps({"op": op, **fields})))
         if "error" in answer:
             raise RuntimeError(f"Java harness: {answer['error']}")
         return answer["ok"]
 
-    def close(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
-
 
 def start_harness() -> JavaHarness:
-    classpath = java_mirror_classpath()
-    digest = hashlib.sha256(HARNESS_SRC.read_bytes())
-    for jar in classpath:
-        digest.update(str(jar).encode())
-    out = paths.cache_dir() / "mirror-harness" / digest.hexdigest()[:16]
-    cp = os.pathsep.join(str(j) for j in classpath)
-    if not (out / "org/apache/kafka/connect/mirror/MirrorHarness.class").is_file():
-        out.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["javac", "-nowarn", "-cp", cp, "-d", str(out), str(HARNESS_SRC)],
-            check=True, capture_output=True,
-        )  # fmt: skip
-    proc = subprocess.Popen(
-        [maven.require_java(), "-cp", f"{out}{os.pathsep}{cp}",
-         "org.apache.kafka.connect.mirror.MirrorHarness"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True, encoding="utf-8",
-    )  # fmt: skip
-    return JavaHarness(proc)
+    main_class = "org.apache.kafka.connect.mirror.MirrorHarness"
+    classes = compile_harness(HARNESS_SRC, java_mirror_classpath(), main_class=main_class)
+    return JavaHarness(
+        main_class, artifacts=_MIRROR_ARTIFACTS, classes=[classes], name="Java mirror harness"
+    )
 
 
 def _log4j_config(log_path: Path) -> Path:
@@ -183,12 +161,11 @@ class MirrorMakerProcess:
         self.config = config
         self.log = config.with_name(f"{config.stem}-{kind}-{uuid.uuid4().hex[:6]}.log")
         if kind == "java":
-            cp = os.pathsep.join(str(j) for j in java_mirror_classpath())
-            self.cmd = [
-                maven.require_java(), "-Xmx512m", "-cp", cp,
-                f"-Dlog4j2.configurationFile={_log4j_config(self.log)}",
-                "org.apache.kafka.connect.mirror.MirrorMaker", str(config), *extra,
-            ]  # fmt: skip
+            self.cmd = java_command(
+                "org.apache.kafka.connect.mirror.MirrorMaker", [config, *extra],
+                artifacts=_MIRROR_ARTIFACTS, heap="512m",
+                options=[f"-Dlog4j2.configurationFile={_log4j_config(self.log)}"],
+            )  # fmt: skip
         else:
             self.cmd = [sys.executable, "-m", "kconnect.cli.main", "mirror-maker", str(config),
                         *extra]  # fmt: skip

@@ -15,9 +15,7 @@ too for the test's duration, so both sides print dates alike.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,82 +24,42 @@ from typing import Any
 import orjson
 import pytest
 
-__all__ = ["CONNECT_VERSION", "RecordJava", "record_java"]
+from kconnect.testing.java import HarnessProcess, classpath, compile_harness, kafka_artifacts
 
-CONNECT_VERSION = "4.1.2"
+__all__ = ["RecordJava", "record_java"]
+
 HARNESS_SRC = Path(__file__).resolve().parents[1] / "java" / "RecordHarness.java"
-_ARTIFACTS = [
-    f"org.apache.kafka:connect-transforms:{CONNECT_VERSION}",
-    f"org.apache.kafka:connect-json:{CONNECT_VERSION}",
-]
+_ARTIFACTS = kafka_artifacts("connect-transforms", "connect-json")
 
 
-class RecordJava:
+class RecordJava(HarnessProcess):
     """The long-lived harness process; one request line in, one answer line out."""
-
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.proc = proc
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         """Java's answer to ``request`` (see the module docstring)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(orjson.dumps(request).decode() + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError(f"Java record harness died (exit code {self.proc.poll()})")
-        answer: dict[str, Any] = orjson.loads(line)
+        answer: dict[str, Any] = orjson.loads(self.ask(orjson.dumps(request).decode()))
         if "harness_error" in answer:
             raise RuntimeError(f"Java record harness failed: {answer['harness_error']}")
         return answer
 
 
-def _compile(classpath: list[Path]) -> Path:
-    from kconnect.local.paths import cache_dir
-
-    digest = hashlib.sha256(HARNESS_SRC.read_bytes())
-    for jar in classpath:
-        digest.update(str(jar).encode())
-    out = cache_dir() / "java-harness" / digest.hexdigest()[:16]
-    if not (out / "RecordHarness.class").is_file():
-        out.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["javac", "-nowarn", "-cp", os.pathsep.join(map(str, classpath)), "-d", str(out),
-             str(HARNESS_SRC)],
-            check=True,
-            capture_output=True,
-        )  # fmt: skip
-    return out
-
-
 @pytest.fixture(scope="session")
 def record_java() -> Iterator[RecordJava]:
     """The harness JVM, with this process in UTC while it runs."""
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    classpath = maven.resolve_classpath(_ARTIFACTS)
-    classes = _compile(classpath)
-    proc = subprocess.Popen(
-        [maven.require_java(), "-Xmx256m", "-XX:+UseSerialGC", "-Duser.timezone=UTC",
-         "-cp", os.pathsep.join([str(classes), *map(str, classpath)]), "RecordHarness"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
+    classes = compile_harness(HARNESS_SRC, classpath(_ARTIFACTS))
+    harness = RecordJava(
+        "RecordHarness", artifacts=_ARTIFACTS, classes=[classes], heap="256m",
+        options=["-XX:+UseSerialGC", "-Duser.timezone=UTC"], name="Java record harness",
     )  # fmt: skip
     old_tz = os.environ.get("TZ")
     os.environ["TZ"] = "UTC"
     time.tzset()
     try:
-        yield RecordJava(proc)
+        yield harness
     finally:
         if old_tz is None:
             os.environ.pop("TZ", None)
         else:
             os.environ["TZ"] = old_tz
         time.tzset()
-        proc.terminate()
-        proc.wait(timeout=30)
+        harness.close()

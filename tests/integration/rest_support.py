@@ -4,10 +4,7 @@ worker process with given properties and environment, free ports, JAAS files."""
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
-import sys
 import textwrap
 import time
 from collections.abc import Mapping
@@ -16,13 +13,9 @@ from typing import Any
 
 import httpx
 
-__all__ = ["WorkerProcess", "base_props", "free_port", "jaas_file"]
+from kconnect.testing.java_worker import kconnect_command, stop_process
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["WorkerProcess", "base_props", "jaas_file"]
 
 
 class WorkerProcess:
@@ -46,10 +39,14 @@ class WorkerProcess:
         self.mode = mode
         self.proc: subprocess.Popen[bytes] | None = None
 
+    def command(self) -> list[str]:
+        """What :meth:`start` runs: ``kconnect <mode>`` (a subclass runs Kafka Connect's)."""
+        return kconnect_command(self.mode, self.props_path)
+
     def start(self) -> WorkerProcess:
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "kconnect.cli.main", self.mode, str(self.props_path)],
+                self.command(),
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=self.work, env=self.env,
             )  # fmt: skip
@@ -77,13 +74,8 @@ class WorkerProcess:
         return self.proc.wait(timeout)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        if self.proc is not None:
+            stop_process(self.proc)
 
 
 def write_plugin(

@@ -17,11 +17,11 @@ pytest.importorskip("selenium")
 
 from selenium.webdriver.common.by import By
 
+from kconnect.testing.ports import free_port
 from tests.browser_support import basic, chromium, screenshot, wait_for
 from tests.integration.rest_support import (
     WorkerProcess,
     base_props,
-    free_port,
     jaas_file,
 )
 

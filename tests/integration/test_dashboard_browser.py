@@ -7,7 +7,6 @@ connectors RUNNING. Screenshots are saved under ``test-artifacts/dashboard/``.
 
 from __future__ import annotations
 
-import socket
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -21,20 +20,10 @@ pytest.importorskip("selenium")
 from selenium.webdriver.common.by import By  # noqa: E402
 
 from kconnect.cli.demo_scenario import BAD_INSERT, INSERTS, Scenario  # noqa: E402
+from kconnect.testing.ports import free_ports  # noqa: E402
 from tests.browser_support import chromium, screenshot, wait_for  # noqa: E402
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
-
-
-def _free_ports(n: int) -> tuple[int, ...]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return tuple(int(s.getsockname()[1]) for s in socks)
-    finally:
-        for s in socks:
-            s.close()
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +41,7 @@ def cluster(
         workdir=tmp_path_factory.mktemp("dashboard"),
         bootstrap=kafka_bootstrap,
         pg_dsn=psycopg.conninfo.make_conninfo(**{**info, "dbname": database}),
-        ports=_free_ports(3),  # type: ignore[arg-type]
+        ports=free_ports(3),  # type: ignore[arg-type]
         group_id=f"ui-{run}",
         source_name=f"jdbc_source_postgresql_{run}",
         sink_name=f"jdbc_sink_postgresql_{run}",

@@ -21,13 +21,11 @@ pytest.importorskip("selenium")
 
 from selenium.webdriver.common.by import By
 
+from kconnect.testing.java import STANDALONE, worker_command
+from kconnect.testing.java_worker import WorkerProcess
+from kconnect.testing.ports import free_port
 from tests.browser_support import chromium, screenshot, wait_for
-from tests.integration.test_rest_compat_java import (
-    FILE_SOURCE,
-    _free_port,
-    _java_command,
-    _Process,
-)
+from tests.integration.test_rest_compat_java import FILE_SOURCE
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
@@ -38,7 +36,7 @@ def java_cluster(
 ) -> Iterator[dict[str, Any]]:
     work = tmp_path_factory.mktemp("dashboard-java")
     (work / "in.txt").write_text("".join(f"line-{i}\n" for i in range(20)))
-    port, ui_port = _free_port(), _free_port()
+    port, ui_port = free_port(), free_port()
     props = work / "java.properties"
     props.write_text(
         f"bootstrap.servers={kafka_bootstrap}\n"
@@ -47,7 +45,12 @@ def java_cluster(
         f"offset.storage.file.filename={work / 'java.offsets'}\n"
         f"listeners=http://127.0.0.1:{port}\n"
     )
-    java = _Process("java", _java_command(props), f"http://127.0.0.1:{port}", work / "java.log")
+    java = WorkerProcess(
+        worker_command(STANDALONE, [props]),
+        work / "java.log",
+        url=f"http://127.0.0.1:{port}",
+        label="java",
+    )
     ui: subprocess.Popen[bytes] | None = None
     try:
         java.wait_ready()

@@ -23,9 +23,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kconnect.testing.java_worker import JavaWorker
+from kconnect.testing.ports import free_port
 from tests.integration.distributed_support import Cluster, WorkerProcess, wait_for
 from tests.integration.test_exactly_once_source import config_records, read_committed
-from tests.integration.test_internal_topics_java_interop import JavaWorker
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
@@ -52,8 +53,6 @@ class Java:
     """A Java worker of the mixed cluster (restartable with the same port)."""
 
     def __init__(self, cluster: MixedCluster, work: Path) -> None:
-        from tests.integration.distributed_support import free_port
-
         self.cluster = cluster
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"

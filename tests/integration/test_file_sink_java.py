@@ -17,9 +17,6 @@ import datetime as dt
 import decimal
 import os
 import re
-import socket
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -29,40 +26,15 @@ import pytest
 from kconnect.api import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from kconnect.api.data.java_numbers import to_float32
 from kconnect.converters.json_converter import JsonConverter
+from kconnect.testing.java import STANDALONE, worker_command
+from kconnect.testing.java_worker import WorkerProcess, kconnect_command
+from kconnect.testing.ports import free_port
 from tests.integration.worker_support import produce
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
-CONNECT_VERSION = "4.1.2"
 TZ = "Europe/Berlin"  # not UTC, so both must print the zone's local time and its name
 _IDENTITY = re.compile(r"\[B@[0-9a-f]+")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _java_command(props: Path, connectors: list[Path]) -> list[str]:
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    cp = maven.resolve_classpath(
-        [
-            f"org.apache.kafka:connect-runtime:{CONNECT_VERSION}",
-            f"org.apache.kafka:connect-file:{CONNECT_VERSION}",
-            f"org.apache.kafka:connect-json:{CONNECT_VERSION}",
-            "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
-        ]
-    )
-    return [
-        maven.require_java(), "-Xmx512m", "-cp", os.pathsep.join(map(str, cp)),
-        "-Dlog4j2.level=WARN", "org.apache.kafka.connect.cli.ConnectStandalone",
-        str(props), *map(str, connectors),
-    ]  # fmt: skip
 
 
 def _schema_values() -> list[tuple[Schema | None, object]]:
@@ -204,22 +176,20 @@ def test_file_sink_prints_every_connect_type_as_java(
     expected_lines = {"schema": len(values) + 1, "plain": len(SCHEMALESS)}
 
     outputs: dict[str, dict[str, Path]] = {}
-    procs: list[subprocess.Popen[bytes]] = []
-    env = {**os.environ, "TZ": TZ, "PYTHONUNBUFFERED": "1"}
+    workers: list[WorkerProcess] = []
+    env = {"TZ": TZ, "PYTHONUNBUFFERED": "1"}
     try:
         for label in ("java", "kconnect"):
-            port = _free_port()
+            port = free_port()
             props = _worker_props(tmp_path, label, port)
             sink_schema, out_schema = _sink(tmp_path, label, "schema", with_schema, True)
             sink_plain, out_plain = _sink(tmp_path, label, "plain", schemaless, False)
             outputs[label] = {"schema": out_schema, "plain": out_plain}
             if label == "java":
-                cmd = _java_command(props, [sink_schema, sink_plain])
+                cmd = worker_command(STANDALONE, [props, sink_schema, sink_plain])
             else:
-                cmd = [sys.executable, "-m", "kconnect.cli.main", "standalone", str(props),
-                       str(sink_schema), str(sink_plain)]  # fmt: skip
-            with (tmp_path / f"{label}.log").open("wb") as log:
-                procs.append(subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env))
+                cmd = kconnect_command("standalone", props, sink_schema, sink_plain)
+            workers.append(WorkerProcess(cmd, tmp_path / f"{label}.log", label=label, env=env))
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if all(
@@ -228,16 +198,11 @@ def test_file_sink_prints_every_connect_type_as_java(
                 for kind, n in expected_lines.items()
             ):
                 break
-            assert all(p.poll() is None for p in procs), "a worker exited; see the logs"
+            assert all(w.running() for w in workers), "a worker exited; see the logs"
             time.sleep(0.5)
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        for w in workers:
+            w.stop()
 
     for kind, n in expected_lines.items():
         java, kc = _lines(outputs["java"][kind]), _lines(outputs["kconnect"][kind])

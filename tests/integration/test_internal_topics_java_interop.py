@@ -12,7 +12,6 @@ One Java worker runs per module on fresh internal topics:
 
 from __future__ import annotations
 
-import socket
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -43,18 +42,13 @@ from kconnect.runtime.storage.kafka_status_store import (
     encode_topic_status,
 )
 from kconnect.runtime.storage.offset_utils import serialize_key, serialize_offset
-from tests.integration.java_worker_support import CONNECT_VERSION, JavaWorker
-from tests.integration.java_worker_support import eventually as _eventually
+from kconnect.testing.java_worker import CONNECT_VERSION, JavaWorker
+from kconnect.testing.java_worker import eventually as _eventually
+from kconnect.testing.ports import free_port
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _raw_all(bootstrap: str, topic: str) -> list[tuple[bytes, bytes | None]]:
@@ -102,7 +96,7 @@ def shared(
         "offset.storage.partitions": "5",
         "status.storage.partitions": "2",
         "offset.flush.interval.ms": "500",
-        "listeners": f"http://127.0.0.1:{_free_port()}",
+        "listeners": f"http://127.0.0.1:{free_port()}",
         "rest.advertised.host.name": "127.0.0.1",
     }
     config = DistributedConfig(props)

@@ -12,7 +12,6 @@ import datetime as dt
 import decimal
 import json
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,17 +25,12 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
+from kconnect.testing.ports import free_port  # noqa: E402
 from tests.integration.worker_support import read_topic  # noqa: E402
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 
 JSON = "org.apache.kafka.connect.json.JsonConverter"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _wait(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
@@ -57,7 +51,7 @@ class Standalone:
     """A ``kconnect standalone`` subprocess with JsonConverter (schemas on) for keys and values."""
 
     def __init__(self, tmp_path: Path, bootstrap: str) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.props = tmp_path / "worker.properties"
         self.props.write_text(

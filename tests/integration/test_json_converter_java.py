@@ -17,12 +17,10 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
-import hashlib
 import math
 import random
 import re
 import struct
-import subprocess
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,6 +40,7 @@ from kconnect.api import (
     Type,
 )
 from kconnect.converters.json_converter import JsonConverter
+from kconnect.testing.java import HarnessProcess, classpath, compile_harness, kafka_artifacts
 
 pytestmark = pytest.mark.java
 
@@ -58,17 +57,11 @@ CONFIGS: list[dict[str, str]] = [
 # ----------------------------------------------------------------------------- the JVM
 
 
-class JavaHarness:
+class JavaHarness(HarnessProcess):
     """The long-lived harness process; one request line in, one answer line out."""
 
-    def __init__(self, proc: subprocess.Popen[str]) -> None:
-        self.proc = proc
-
     def call(self, request: dict[str, Any]) -> tuple[str, bytes | None]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(orjson.dumps(request).decode() + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline().rstrip("\n")
+        line = self.ask(orjson.dumps(request).decode())
         if not line:
             raise RuntimeError("Java harness died; see its stderr")
         if line.startswith("OK "):
@@ -78,46 +71,21 @@ class JavaHarness:
         return line, None
 
 
-def _compile_harness(classpath: list[Path]) -> Path:
-    from kconnect.local.paths import cache_dir
-
-    digest = hashlib.sha256(HARNESS_SRC.read_bytes())
-    for jar in classpath:
-        digest.update(str(jar).encode())
-    out = cache_dir() / "java-harness" / digest.hexdigest()[:16]
-    if not (out / "JsonHarness.class").is_file():
-        out.mkdir(parents=True, exist_ok=True)
-        cp = ":".join(str(j) for j in classpath)
-        subprocess.run(
-            ["javac", "-nowarn", "-cp", cp, "-d", str(out), str(HARNESS_SRC)],
-            check=True,
-            capture_output=True,
-        )
-    return out
-
-
 @pytest.fixture(scope="session")
 def java() -> Iterator[JavaHarness]:
     from kconnect.local import maven
-    from kconnect.testing.services import require_java
 
-    require_java()
-    classpath = maven.resolve_classpath([f"org.apache.kafka:connect-json:{maven.KAFKA_VERSION}"])
-    classes = _compile_harness(classpath)
-    cp = ":".join([str(classes), *(str(j) for j in classpath)])
-    proc = subprocess.Popen(
-        [maven.require_java(), "-cp", cp, "JsonHarness"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        encoding="utf-8",
+    artifacts = kafka_artifacts("connect-json", version=maven.KAFKA_VERSION)
+    harness = JavaHarness(
+        "JsonHarness",
+        artifacts=artifacts,
+        classes=[compile_harness(HARNESS_SRC, classpath(artifacts))],
+        name="Java JSON harness",
     )
     try:
-        yield JavaHarness(proc)
+        yield harness
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        harness.close()
 
 
 # ----------------------------------------------------------------------------- neutral form

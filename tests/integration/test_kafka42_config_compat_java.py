@@ -15,17 +15,15 @@ client's ConfigDef entry as its ``definition``; kconnect does so for the PASSWOR
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from kconnect.testing.java import STANDALONE, worker_command
+from kconnect.testing.java_worker import WorkerProcess, kconnect_command
+from kconnect.testing.ports import free_port
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
@@ -35,40 +33,15 @@ TOMBSTONE = "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone"
 OVERRIDES = ("producer.override.", "consumer.override.", "admin.override.")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _java_command(props: Path) -> list[str]:
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    cp = maven.resolve_classpath(
-        [
-            f"org.apache.kafka:connect-runtime:{KAFKA_42}",
-            f"org.apache.kafka:connect-file:{KAFKA_42}",
-            f"org.apache.kafka:connect-json:{KAFKA_42}",
-            f"org.apache.kafka:connect-transforms:{KAFKA_42}",
-            "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j-impl:2.25.5",  # 4.2 uses slf4j 1.7
-        ]
+    # 4.2's jars, with connect-transforms for the Filter transform and its predicate
+    return worker_command(
+        STANDALONE, [props], extra_modules=["connect-transforms"], version=KAFKA_42, heap="384m"
     )
-    return [
-        maven.require_java(),
-        "-Xmx384m",
-        "-cp",
-        os.pathsep.join(map(str, cp)),
-        "-Dlog4j2.level=WARN",
-        "org.apache.kafka.connect.cli.ConnectStandalone",
-        str(props),
-    ]
 
 
 def _kconnect_command(props: Path) -> list[str]:
-    return [sys.executable, "-m", "kconnect.cli.main", "standalone", str(props)]
+    return kconnect_command("standalone", props)
 
 
 def _props(work: Path, label: str, port: int, bootstrap: str | None) -> Path:
@@ -89,42 +62,8 @@ def _props(work: Path, label: str, port: int, bootstrap: str | None) -> Path:
     return path
 
 
-class _Worker:
-    def __init__(self, label: str, cmd: list[str], port: int, log: Path) -> None:
-        self.label = label
-        self.url = f"http://127.0.0.1:{port}"
-        self.log = log
-        with log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
-
-    def wait_ready(self, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            assert self.proc.poll() is None, f"{self.label} exited:\n{self.log.read_text()[-3000:]}"
-            try:
-                if httpx.get(self.url + "/connectors", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"{self.label} did not come up")
-
-    def exit_text(self, timeout: float = 120.0) -> str:
-        """The worker must stop by itself; its whole output."""
-        self.proc.wait(timeout)
-        assert self.proc.returncode != 0, f"{self.label} exited 0"
-        return self.log.read_text(errors="replace")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+def _worker(label: str, cmd: list[str], port: int, log: Path) -> WorkerProcess:
+    return WorkerProcess(cmd, log, url=f"http://127.0.0.1:{port}", label=label)
 
 
 def _summary(response: httpx.Response) -> Any:
@@ -195,14 +134,14 @@ CASES: list[tuple[str, dict[str, str]]] = [
 def test_override_policy_and_list_rules_match_kafka_4_2(
     tmp_path: Path, kafka_bootstrap: str
 ) -> None:
-    jport, kport = _free_port(), _free_port()
-    java = _Worker(
+    jport, kport = free_port(), free_port()
+    java = _worker(
         "java",
         _java_command(_props(tmp_path, "java", jport, kafka_bootstrap)),
         jport,
         tmp_path / "java.log",
     )
-    kc = _Worker(
+    kc = _worker(
         "kconnect",
         _kconnect_command(_props(tmp_path, "kconnect", kport, kafka_bootstrap)),
         kport,
@@ -251,15 +190,15 @@ def test_override_policy_and_list_rules_match_kafka_4_2(
     finally:
         java.stop()
         kc.stop()
-    assert 'Configuration key "config.providers" contains duplicate values' in java.log.read_text()
-    kc_log = kc.log.read_text()
+    assert 'Configuration key "config.providers" contains duplicate values' in java.log()
+    kc_log = kc.log()
     assert 'Configuration key "config.providers"' in kc_log and "duplicates are dropped" in kc_log
 
     # no bootstrap.servers: neither worker starts, both say which setting is missing
     missing = 'Missing required configuration "bootstrap.servers" which has no default value.'
     for label, command in (("java-nobs", _java_command), ("kc-nobs", _kconnect_command)):
-        port = _free_port()
-        worker = _Worker(
+        port = free_port()
+        worker = _worker(
             label, command(_props(tmp_path, label, port, None)), port, tmp_path / f"{label}.log"
         )
         try:

@@ -24,12 +24,12 @@ import httpx
 import pytest
 
 from kconnect.testing.embedded_cluster import EmbeddedConnectCluster
+from kconnect.testing.ports import free_port
 from tests.integration.mirror_support import (
     IDENTITY,
     MirrorMakerProcess,
     PrivateKafka,
     create_topic,
-    free_port,
     list_topics,
     mm2_file,
     private_kafka,

@@ -23,7 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.integration.rest_support import WorkerProcess, base_props, free_port, jaas_file
+from kconnect.testing.ports import free_port
+from tests.integration.rest_support import WorkerProcess, base_props, jaas_file
 
 pytest.importorskip("schemathesis")
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -28,17 +27,12 @@ import psycopg
 import pytest
 
 from kconnect.local import paths
+from kconnect.testing.ports import free_port
 from tests.integration.distributed_support import wait_for
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 
 OUTAGE_S = 20.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class PrivateService:

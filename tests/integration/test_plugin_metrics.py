@@ -10,8 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kconnect.testing.ports import free_port
 from tests.integration.distributed_support import wait_for
-from tests.integration.rest_support import WorkerProcess, base_props, free_port, write_plugin
+from tests.integration.rest_support import WorkerProcess, base_props, write_plugin
 
 pytestmark = [pytest.mark.kafka]
 

@@ -10,12 +10,7 @@ the module prints the whole request table at the end.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -27,81 +22,14 @@ import httpx
 import pytest
 
 from kconnect.runtime.config import connector_config as cc
+from kconnect.testing.java import STANDALONE, worker_command
+from kconnect.testing.java_worker import WorkerProcess, kconnect_command
+from kconnect.testing.ports import free_port
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
-CONNECT_VERSION = "4.1.2"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _java_command(props: Path) -> list[str]:
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    cp = maven.resolve_classpath(
-        [
-            f"org.apache.kafka:connect-runtime:{CONNECT_VERSION}",
-            f"org.apache.kafka:connect-file:{CONNECT_VERSION}",
-            f"org.apache.kafka:connect-json:{CONNECT_VERSION}",
-            "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
-        ]
-    )
-    return [
-        maven.require_java(),
-        "-Xmx512m",
-        "-cp",
-        os.pathsep.join(map(str, cp)),
-        "-Dlog4j2.level=WARN",
-        "org.apache.kafka.connect.cli.ConnectStandalone",
-        str(props),
-    ]
-
-
-class _Process:
-    """One worker process (Java or kconnect) with its log; ``stop`` ends only this process."""
-
-    def __init__(self, label: str, cmd: list[str], url: str, log_path: Path) -> None:
-        self.label = label
-        self.url = url
-        self.log_path = log_path
-        with log_path.open("wb") as log:
-            self.proc = subprocess.Popen(
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-            )
-
-    def wait_ready(self, timeout: float = 120.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError(
-                    f"{self.label} worker exited while starting:\n"
-                    + self.log_path.read_text(errors="replace")[-3000:]
-                )
-            try:
-                if httpx.get(self.url + "/connectors", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"{self.label} worker's REST API did not come up in {timeout} s")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
 
 
 @dataclass
@@ -113,8 +41,8 @@ class Answer:
 
 @dataclass
 class Pair:
-    java: _Process
-    kc: _Process
+    java: WorkerProcess
+    kc: WorkerProcess
     work: Path
     topic: str
     table: list[tuple[str, str, int, int, str]] = field(default_factory=list)
@@ -243,7 +171,7 @@ def _normalise(body: Any, pair: Pair) -> Any:
 def pair(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pair]:
     work = tmp_path_factory.mktemp("rest-compat")
     (work / "in.txt").write_text("".join(f"line-{i}\n" for i in range(20)))
-    procs: list[_Process] = []
+    procs: list[WorkerProcess] = []
 
     def props(name: str, port: int) -> Path:
         path = work / f"{name}.properties"
@@ -258,19 +186,19 @@ def pair(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
         return path
 
     try:
-        jport, kport = _free_port(), _free_port()
-        java = _Process(
-            "java",
-            _java_command(props("java", jport)),
-            f"http://127.0.0.1:{jport}",
+        jport, kport = free_port(), free_port()
+        java = WorkerProcess(
+            worker_command(STANDALONE, [props("java", jport)]),
             work / "java.log",
+            url=f"http://127.0.0.1:{jport}",
+            label="java",
         )
         procs.append(java)
-        kc = _Process(
-            "kconnect",
-            [sys.executable, "-m", "kconnect.cli.main", "standalone", str(props("kc", kport))],
-            f"http://127.0.0.1:{kport}",
+        kc = WorkerProcess(
+            kconnect_command("standalone", props("kc", kport)),
             work / "kc.log",
+            url=f"http://127.0.0.1:{kport}",
+            label="kconnect",
         )
         procs.append(kc)
         java.wait_ready()

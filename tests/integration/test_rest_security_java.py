@@ -15,7 +15,6 @@ equal, and where kconnect answers differently on purpose the test asserts both a
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
@@ -24,36 +23,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.rest_support import WorkerProcess, base_props, free_port, jaas_file
+from kconnect.testing.java import STANDALONE, worker_command
+from kconnect.testing.ports import free_port
+from tests.integration.rest_support import WorkerProcess, base_props, jaas_file
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
-CONNECT_VERSION = "4.1.2"
 BASIC_AUTH = "org.apache.kafka.connect.rest.basic.auth.extension.BasicAuthSecurityRestExtension"
 MESSAGE = "User cannot access the resource."
 RULES = 'set X-Frame-Options: DENY,"add Cache-Control: no-cache, no-store",setDate Expires: 3600000'
-
-
-def _java(props: Path, jaas: Path) -> list[str]:
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    cp = maven.resolve_classpath(
-        [
-            f"org.apache.kafka:connect-runtime:{CONNECT_VERSION}",
-            f"org.apache.kafka:connect-file:{CONNECT_VERSION}",
-            f"org.apache.kafka:connect-json:{CONNECT_VERSION}",
-            f"org.apache.kafka:connect-basic-auth-extension:{CONNECT_VERSION}",
-            "org.apache.logging.log4j:log4j-core:2.25.5",
-            "org.apache.logging.log4j:log4j-slf4j2-impl:2.25.5",
-        ]
-    )
-    return [
-        maven.require_java(), "-Xmx384m", "-cp", os.pathsep.join(map(str, cp)),
-        f"-Djava.security.auth.login.config={jaas}", "-Dlog4j2.level=WARN",
-        "org.apache.kafka.connect.cli.ConnectStandalone", str(props),
-    ]  # fmt: skip
 
 
 class _Java(WorkerProcess):
@@ -61,15 +39,11 @@ class _Java(WorkerProcess):
         super().__init__(work, props, name="java")
         self.jaas = jaas
 
-    def start(self) -> _Java:
-        import subprocess
-
-        with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
-                _java(self.props_path, self.jaas), stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, cwd=self.work,
-            )  # fmt: skip
-        return self
+    def command(self) -> list[str]:
+        return worker_command(
+            STANDALONE, [self.props_path], extra_modules=["connect-basic-auth-extension"],
+            heap="384m", options=[f"-Djava.security.auth.login.config={self.jaas}"],
+        )  # fmt: skip
 
 
 @pytest.fixture(scope="module")

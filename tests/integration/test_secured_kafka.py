@@ -27,7 +27,8 @@ from kconnect.kafka.clients.client_security import (
     kafka_python_config,
 )
 from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError
-from tests.integration.distributed_support import Cluster, free_port, wait_for
+from kconnect.testing.ports import free_port
+from tests.integration.distributed_support import Cluster, wait_for
 from tests.integration.secure_support import (
     OAUTH,
     OIDC_HANDLER,

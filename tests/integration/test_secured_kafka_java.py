@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -29,20 +27,21 @@ import pytest
 
 from kconnect.kafka.tools.admin_ping import delete_topics
 from kconnect.local.secure import SecureListeners, SecureMaterial, worker_properties
+from kconnect.testing.java_worker import (
+    STANDALONE,
+    JavaWorker,
+    eventually,
+    kconnect_command,
+    stop_process,
+)
+from kconnect.testing.ports import free_port
 from kconnect.testing.services import create_unique_topic, ensure_secure_kafka, require_java
-from tests.integration.java_worker_support import STANDALONE, JavaWorker, eventually
 
 # ~15 s for the module (two JVMs, two kconnect workers): not marked slow
 pytestmark = [pytest.mark.java, pytest.mark.kafka]
 
 LINES = 2000
 STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +77,7 @@ def _worker_text(material: SecureMaterial, listeners: SecureListeners, work: Pat
             "offset.storage.file.filename": str(work / "offsets"),
             # the sink's file is flushed at each offset commit
             "offset.flush.interval.ms": "1000",
-            "listeners": f"http://127.0.0.1:{_free_port()}",
+            "listeners": f"http://127.0.0.1:{free_port()}",
         }.items()
     )
 
@@ -120,14 +119,7 @@ class _Kconnect:
         self.err_path = work / "kconnect.err"
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "kconnect.cli.main",
-                "standalone",
-                str(path),
-                *map(str, connectors),
-            ],
+            kconnect_command("standalone", path, *connectors),
             stdout=self.out_path.open("wb"),
             stderr=self.err_path.open("wb"),
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
@@ -137,13 +129,7 @@ class _Kconnect:
         return self.out_path.read_text(errors="replace") + self.err_path.read_text(errors="replace")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
+        stop_process(self.proc)
 
 
 def test_same_secured_properties_copy_a_file_on_kafka_connect_and_kconnect(

@@ -10,7 +10,6 @@ run id (the sink's RegexRouter maps the topics back to the article's dst_ tables
 
 from __future__ import annotations
 
-import socket
 import time
 import uuid
 from collections.abc import Iterator
@@ -27,23 +26,13 @@ from kconnect.cli.demo_scenario import (  # noqa: E402
     Scenario,
     console_line,
 )
+from kconnect.testing.ports import free_ports  # noqa: E402
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 
 DELAY_MS = 3000
 SESSION_MS = 6000
 SINK = "org.apache.kafka.connect.sink.SinkTask"
-
-
-def _free_ports(n: int) -> tuple[int, ...]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return tuple(int(s.getsockname()[1]) for s in socks)
-    finally:
-        for s in socks:
-            s.close()
 
 
 @pytest.fixture
@@ -57,7 +46,7 @@ def scenario(tmp_path: Path, kafka_bootstrap: str, pg_dsn: str) -> Iterator[Scen
         workdir=tmp_path,
         bootstrap=kafka_bootstrap,
         pg_dsn=psycopg.conninfo.make_conninfo(**{**info, "dbname": database}),
-        ports=_free_ports(3),  # type: ignore[arg-type]
+        ports=free_ports(3),  # type: ignore[arg-type]
         group_id=f"seed-{run}",
         source_name=f"jdbc_source_postgresql_{run}",
         sink_name=f"jdbc_sink_postgresql_{run}",

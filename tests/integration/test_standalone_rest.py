@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -14,16 +13,12 @@ import time
 import httpx
 import pytest
 
+from kconnect.testing.ports import free_port
+
 pytest.importorskip("kconnect.runtime.worker.worker")
 pytest.importorskip("kconnect.connectors.file.source_connector")
 
 pytestmark = [pytest.mark.kafka, pytest.mark.slow]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait(predicate, timeout=30.0, what="condition"):
@@ -40,7 +35,7 @@ def _wait(predicate, timeout=30.0, what="condition"):
 
 class Worker:
     def __init__(self, tmp_path, bootstrap, flush_ms=500):
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.props = tmp_path / "worker.properties"
         self.props.write_text(

@@ -193,8 +193,9 @@ def test_a_standalone_worker_stopped_with_sigterm_stops_its_task_processes_grace
     commits its last offsets and leaves, the source flushes its offsets, nothing is killed."""
     from confluent_kafka import Consumer, TopicPartition
 
+    from kconnect.testing.ports import free_port
     from tests.integration.rest_support import WorkerProcess as Standalone
-    from tests.integration.rest_support import base_props, free_port
+    from tests.integration.rest_support import base_props
 
     port = free_port()
     worker = Standalone(tmp_path, base_props(kafka_bootstrap, tmp_path, port, **{

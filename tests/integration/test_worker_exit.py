@@ -16,7 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.integration.rest_support import WorkerProcess, base_props, free_port, write_plugin
+from kconnect.testing.ports import free_port
+from tests.integration.rest_support import WorkerProcess, base_props, write_plugin
 
 pytestmark = [pytest.mark.kafka]
 

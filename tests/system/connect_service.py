@@ -20,7 +20,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from kconnect.testing.ports import free_port
 
 STARTUP_MODE_LISTEN = "LISTEN"
 STARTUP_MODE_JOIN = "JOIN"
@@ -41,12 +42,6 @@ class ConnectRestError(RuntimeError):
         self.status = status
         self.message = message
         self.url = url
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_until(

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -78,7 +79,24 @@ def cl(cluster: Cluster) -> Iterator[Cluster]:
             node.stdout_file.write_bytes(b"")
 
 
-def test_restart_failed_connector(cl: Cluster) -> None:
+#: The two REST requests that restart a FAILED connector, and the two for a FAILED task, as
+#: Kafka's ``test_restart_failed_*`` and ``test_restart_connector_and_tasks_failed_*`` send them.
+CONNECTOR_RESTARTS: dict[str, Callable[[ConnectDistributedService, str], object]] = {
+    "restart": lambda cc, name: cc.restart_connector(name),
+    "restart_connector_and_tasks": lambda cc, name: cc.restart_connector_and_tasks(
+        name, only_failed="true", include_tasks="false"
+    ),
+}
+TASK_RESTARTS: dict[str, Callable[[ConnectDistributedService, str], object]] = {
+    "restart": lambda cc, name: cc.restart_task(name, 0),
+    "restart_connector_and_tasks": lambda cc, name: cc.restart_connector_and_tasks(
+        name, only_failed="false", include_tasks="true"
+    ),
+}
+
+
+@pytest.mark.parametrize("restart", CONNECTOR_RESTARTS)
+def test_restart_failed_connector(cl: Cluster, restart: str) -> None:
     """``exactly_once_source=False``: a MockSink whose connector fails after 5 s."""
     connector = MockSink(cl.cc, [cl.topic], mode="connector-failure", delay_sec=5)
     connector.start()
@@ -86,15 +104,16 @@ def test_restart_failed_connector(cl: Cluster) -> None:
         lambda: cl.status.connector_is_failed(connector), 15,
         "Failed to see connector transition to the FAILED state",
     )  # fmt: skip
-    cl.cc.restart_connector(connector.name)
+    CONNECTOR_RESTARTS[restart](cl.cc, connector.name)
     wait_until(
         lambda: cl.status.connector_is_running(connector), 10,
         "Failed to see connector transition to the RUNNING state",
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("restart", TASK_RESTARTS)
 @pytest.mark.parametrize("connector_type", ["source", "sink"])
-def test_restart_failed_task(cl: Cluster, connector_type: str) -> None:
+def test_restart_failed_task(cl: Cluster, connector_type: str, restart: str) -> None:
     if connector_type == "sink":
         connector: MockSink | MockSource = MockSink(
             cl.cc, [cl.topic], mode="task-failure", delay_sec=5
@@ -107,114 +126,54 @@ def test_restart_failed_task(cl: Cluster, connector_type: str) -> None:
         lambda: cl.status.task_is_failed(connector, task_id), 20,
         "Failed to see task transition to the FAILED state",
     )  # fmt: skip
-    cl.cc.restart_task(connector.name, task_id)
+    TASK_RESTARTS[restart](cl.cc, connector.name)
     wait_until(
         lambda: cl.status.task_is_running(connector, task_id), 10,
         "Failed to see task transition to the RUNNING state",
     )  # fmt: skip
 
 
-def test_restart_connector_and_tasks_failed_connector(cl: Cluster) -> None:
-    sink = MockSink(cl.cc, [cl.topic], mode="connector-failure", delay_sec=5)
-    sink.start()
-    wait_until(
-        lambda: cl.status.connector_is_failed(sink), 15,
-        "Failed to see connector transition to the FAILED state",
-    )  # fmt: skip
-    cl.cc.restart_connector_and_tasks(sink.name, only_failed="true", include_tasks="false")
-    wait_until(
-        lambda: cl.status.connector_is_running(sink), 10,
-        "Failed to see connector transition to the RUNNING state",
-    )  # fmt: skip
-
-
-@pytest.mark.parametrize("connector_type", ["source", "sink"])
-def test_restart_connector_and_tasks_failed_task(cl: Cluster, connector_type: str) -> None:
-    if connector_type == "sink":
-        connector: MockSink | MockSource = MockSink(
-            cl.cc, [cl.topic], mode="task-failure", delay_sec=5
-        )
-    else:
-        connector = MockSource(cl.cc, mode="task-failure", delay_sec=5)
-    connector.start()
-    task_id = 0
-    wait_until(
-        lambda: cl.status.task_is_failed(connector, task_id), 20,
-        "Failed to see task transition to the FAILED state",
-    )  # fmt: skip
-    cl.cc.restart_connector_and_tasks(connector.name, only_failed="false", include_tasks="true")
-    wait_until(
-        lambda: cl.status.task_is_running(connector, task_id), 10,
-        "Failed to see task transition to the RUNNING state",
-    )  # fmt: skip
-
-
-def test_pause_and_resume_source(cl: Cluster) -> None:
+@pytest.mark.parametrize("kind", ["source", "sink"])
+def test_pause_and_resume(cl: Cluster, kind: str) -> None:
     """Source connectors stop producing records when paused and begin again when resumed
-    (``exactly_once_source=False``)."""
+    (``exactly_once_source=False``); sink connectors stop consuming them and begin again."""
     source = VerifiableSource(cl.cc, topic=cl.topic)
     source.start()
+    connector: VerifiableSource | VerifiableSink = source
+    messages: Callable[[], list[dict[str, Any]]] = source.sent_messages
+    verb = "produce"
+    if kind == "sink":
+        wait_until(
+            lambda: len(source.committed_messages()) > 0, 30,
+            "Timeout expired waiting for source task to produce a message",
+        )  # fmt: skip
+        sink = VerifiableSink(cl.cc, topics=[cl.topic])
+        sink.start()
+        connector, messages, verb = sink, sink.received_messages, "consume"
     wait_until(
-        lambda: cl.status.is_running(source), 30,
+        lambda: cl.status.is_running(connector), 30,
         "Failed to see connector transition to the RUNNING state",
     )  # fmt: skip
-    cl.cc.pause_connector(source.name)
+    cl.cc.pause_connector(connector.name)
     for node in cl.cc.nodes:  # every node reports the paused transition
         wait_until(
-            lambda node=node: cl.status.is_paused(source, node), 30,
+            lambda node=node: cl.status.is_paused(connector, node), 30,
             "Failed to see connector transition to the PAUSED state",
         )  # fmt: skip
-    num_messages = len(source.sent_messages())
+    num_messages = len(messages())
     time.sleep(PAUSED_WINDOW_S)
-    assert num_messages == len(source.sent_messages()), (
-        "Paused source connector should not produce any messages"
+    assert num_messages == len(messages()), (
+        f"Paused {kind} connector should not {verb} any messages"
     )
-    cl.cc.resume_connector(source.name)
+    cl.cc.resume_connector(connector.name)
     for node in cl.cc.nodes:
         wait_until(
-            lambda node=node: cl.status.is_running(source, node), 30,
+            lambda node=node: cl.status.is_running(connector, node), 30,
             "Failed to see connector transition to the RUNNING state",
         )  # fmt: skip
     wait_until(
-        lambda: len(source.sent_messages()) > num_messages, 30,
-        "Failed to produce messages after resuming source connector",
-    )  # fmt: skip
-
-
-def test_pause_and_resume_sink(cl: Cluster) -> None:
-    """Sink connectors stop consuming records when paused and begin again when resumed."""
-    source = VerifiableSource(cl.cc, topic=cl.topic)
-    source.start()
-    wait_until(
-        lambda: len(source.committed_messages()) > 0, 30,
-        "Timeout expired waiting for source task to produce a message",
-    )  # fmt: skip
-    sink = VerifiableSink(cl.cc, topics=[cl.topic])
-    sink.start()
-    wait_until(
-        lambda: cl.status.is_running(sink), 30,
-        "Failed to see connector transition to the RUNNING state",
-    )  # fmt: skip
-    cl.cc.pause_connector(sink.name)
-    for node in cl.cc.nodes:
-        wait_until(
-            lambda node=node: cl.status.is_paused(sink, node), 30,
-            "Failed to see connector transition to the PAUSED state",
-        )  # fmt: skip
-    num_messages = len(sink.received_messages())
-    time.sleep(PAUSED_WINDOW_S)
-    assert num_messages == len(sink.received_messages()), (
-        "Paused sink connector should not consume any messages"
-    )
-    cl.cc.resume_connector(sink.name)
-    for node in cl.cc.nodes:
-        wait_until(
-            lambda node=node: cl.status.is_running(sink, node), 30,
-            "Failed to see connector transition to the RUNNING state",
-        )  # fmt: skip
-    wait_until(
-        lambda: len(sink.received_messages()) > num_messages, 30,
-        "Failed to consume messages after resuming sink connector",
+        lambda: len(messages()) > num_messages, 30,
+        f"Failed to {verb} messages after resuming {kind} connector",
     )  # fmt: skip
 
 

@@ -4,6 +4,11 @@
 - :mod:`kconnect.testing.fixtures` -- pytest fixtures over them, and the embedded cluster's.
 - :mod:`kconnect.testing.embedded_cluster` -- N distributed workers in the test process.
 - :mod:`kconnect.testing.fakes` -- listeners, contexts, reporters and a worker, defined once.
+- :mod:`kconnect.testing.ports` -- free TCP ports on 127.0.0.1.
+- :mod:`kconnect.testing.java` -- Apache Kafka's jars as a test oracle: classpaths, ``java``
+  commands, compiled line-protocol harnesses.
+- :mod:`kconnect.testing.java_worker` -- Kafka Connect's worker and kconnect's as child processes,
+  started, awaited and stopped alike, for side-by-side tests.
 - :mod:`kconnect.testing.conformance` -- the suites every backing store and connector runs.
 
 Only :mod:`~kconnect.testing.fixtures` needs pytest; the rest imports without it. Nothing else in

@@ -40,13 +40,14 @@ from __future__ import annotations
 
 import gc
 import logging
-import socket
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
 from typing import Any, TypeVar
 
 import httpx
+
+from kconnect.testing.ports import free_port
 
 __all__ = ["EmbeddedConnectCluster", "EmbeddedWorker"]
 
@@ -69,12 +70,6 @@ DEFAULT_WORKER_PROPS: dict[str, str] = {
 }
 
 _START_ATTEMPTS = 5  # a free port can be taken by another process between probe and bind
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class EmbeddedWorker:
@@ -230,7 +225,7 @@ class EmbeddedConnectCluster:
 
         name = f"worker{len(self.all_workers)}"
         for attempt in range(1, _START_ATTEMPTS + 1):
-            props = self._properties(_free_port(), extra or {})
+            props = self._properties(free_port(), extra or {})
             thresholds = gc.get_threshold()
             try:
                 # kconnect distributed's own wiring: config, plugins, stores, worker, herder, REST

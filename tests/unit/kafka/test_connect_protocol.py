@@ -4,7 +4,6 @@ and (marker ``java``) the same cases encoded by Apache Kafka's own classes from 
 
 from __future__ import annotations
 
-import shutil
 import struct
 import subprocess
 import textwrap
@@ -224,16 +223,16 @@ JAVA_SRC = textwrap.dedent(
 @pytest.mark.java
 def test_bytes_equal_kafka_connect_runtime(tmp_path: Path) -> None:
     from kconnect.local import maven
-    from kconnect.testing.services import require_java
+    from kconnect.testing.java import java_command, kafka_artifacts
 
-    require_java()
-    java = shutil.which("java")
-    assert java is not None
-    cp = maven.resolve_classpath([f"org.apache.kafka:connect-runtime:{maven.KAFKA_VERSION}"])
     src = tmp_path / "ProtoVectors.java"
     src.write_text(JAVA_SRC, encoding="utf-8")
+    # a source file as the main class: Java compiles and runs it
+    cmd = java_command(
+        str(src), artifacts=kafka_artifacts("connect-runtime", version=maven.KAFKA_VERSION)
+    )
     out = subprocess.run(
-        [java, "-cp", ":".join(str(p) for p in cp), str(src)],
+        cmd,
         capture_output=True,
         text=True,
         timeout=120,

@@ -3,7 +3,6 @@ ports of 127.0.0.1, over a StandaloneHerder without a worker (what needs no Kafk
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -13,14 +12,9 @@ from kconnect.rest.server import RestServer
 from kconnect.runtime.config.worker_config import StandaloneConfig
 from kconnect.runtime.herder.standalone_herder import StandaloneHerder
 from kconnect.runtime.plugins.plugins import Plugins
+from kconnect.testing.ports import free_port
 
-__all__ = ["Served", "free_port", "serve", "worker_config"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+__all__ = ["Served", "serve", "worker_config"]
 
 
 def worker_config(**props: str) -> StandaloneConfig:

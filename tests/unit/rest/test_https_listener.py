@@ -1,7 +1,6 @@
 """An https:// listener serves the REST API over TLS with a PEM key and certificate."""
 
 import shutil
-import socket
 import ssl
 import subprocess
 import sys
@@ -11,13 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kconnect.testing.ports import free_port
+
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl CLI")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_standalone_worker_serves_rest_over_https(tmp_path: Path) -> None:
@@ -28,7 +23,7 @@ def test_standalone_worker_serves_rest_over_https(tmp_path: Path) -> None:
          "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True,
     )  # fmt: skip
-    port = _free_port()
+    port = free_port()
     props = tmp_path / "worker.properties"
     props.write_text(
         "bootstrap.servers=127.0.0.1:9\n"

@@ -13,7 +13,8 @@ import pytest
 from kconnect.api.errors import ConfigException
 from kconnect.rest.http_headers import parse_header_rules
 from kconnect.rest.server import RestServerError
-from tests.unit.rest.serving import free_port, serve
+from kconnect.testing.ports import free_port
+from tests.unit.rest.serving import serve
 
 
 def test_admin_endpoints_on_their_own_listener() -> None:

@@ -13,8 +13,9 @@ import httpx
 import pytest
 
 from kconnect.rest.server import RestServerError
+from kconnect.testing.ports import free_port
 from tests.pki import Pki
-from tests.unit.rest.serving import free_port, serve
+from tests.unit.rest.serving import serve
 
 
 @pytest.fixture(scope="module")

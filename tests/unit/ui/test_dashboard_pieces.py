@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from kconnect.kafka.tools.inspection import TopicRecord
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.metrics import MetricGroup, MetricsRegistry
+from kconnect.testing.ports import free_port
 from kconnect.ui.assets import asset_names, content_type, read_asset
 from kconnect.ui.cluster_view import merge_rebalances
 from kconnect.ui.config_masking import mask_config, password_keys_of, restore_hidden
@@ -151,20 +152,12 @@ def test_kconnect_ui_is_a_command() -> None:
     assert args.listen == "127.0.0.1:8090"
 
 
-def _dead_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_proxy_in_front_of_nothing_answers_json_saying_what_to_do() -> None:
     from fastapi.testclient import TestClient
 
     from kconnect.ui.proxy_app import create_proxy_app
 
-    url = f"http://127.0.0.1:{_dead_port()}"
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     with TestClient(create_proxy_app(url)) as client:
         page = client.get("/ui/")
         assert page.status_code == 200 and "<title>kconnect dashboard</title>" in page.text

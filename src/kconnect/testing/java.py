@@ -1,0 +1,210 @@
+"""Apache Kafka's own jars as the oracle of a side-by-side test: classpaths, ``java`` commands,
+compiled harnesses.
+
+kconnect must behave like Kafka Connect 4.1.2, and the surest check is to run the real thing
+next to it. This module is the one place that knows how:
+
+- :func:`kafka_artifacts` / :func:`worker_artifacts` -- Maven coordinates of Kafka modules
+  (a Connect worker's: connect-runtime, connect-file, connect-json and log4j2);
+- :func:`classpath` -- those coordinates resolved to jars (:mod:`kconnect.local.maven`, cached
+  under ``<home>/cache/classpath``); it skips the calling test without Java (fails it under CI);
+- :func:`java_command` / :func:`worker_command` -- the ``java`` command line of a main class,
+  of ``ConnectStandalone`` / ``ConnectDistributed`` in particular;
+- :func:`compile_harness` and :class:`HarnessProcess` -- a ``tests/java/*Harness.java`` compiled
+  once against a classpath and run as a long-lived JVM that answers one line per request line.
+
+Worker processes built on these (the Java worker and kconnect's, started, awaited and stopped
+alike) are in :mod:`kconnect.testing.java_worker`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = [
+    "CONNECT_VERSION",
+    "DISTRIBUTED",
+    "LOG4J_VERSION",
+    "STANDALONE",
+    "HarnessProcess",
+    "classpath",
+    "compile_harness",
+    "java_command",
+    "kafka_artifacts",
+    "worker_artifacts",
+    "worker_command",
+]
+
+#: The Kafka Connect release kconnect matches, and so the oracle's version by default.
+CONNECT_VERSION = "4.1.2"
+LOG4J_VERSION = "2.25.5"
+DISTRIBUTED = "org.apache.kafka.connect.cli.ConnectDistributed"
+STANDALONE = "org.apache.kafka.connect.cli.ConnectStandalone"
+
+#: The worker's log4j2 setup. Kafka's clients and Connect log through slf4j 1.7, which finds
+#: its binding as ``StaticLoggerBinder``: with log4j-slf4j2-impl (slf4j 2's binding) on the
+#: classpath a Java worker logs nothing at all.
+_LOGGING = (
+    f"org.apache.logging.log4j:log4j-core:{LOG4J_VERSION}",
+    f"org.apache.logging.log4j:log4j-slf4j-impl:{LOG4J_VERSION}",
+)
+
+
+def kafka_artifacts(
+    *modules: str, version: str = CONNECT_VERSION, logging: bool = False
+) -> list[str]:
+    """Maven coordinates of the ``org.apache.kafka`` ``modules`` (``"connect-json"``...) at
+    ``version``, in order, and with ``logging`` log4j2 behind slf4j 1.7 after them.
+
+    The order is part of the classpath cache's key: the same list hits the same cache.
+    """
+    return [f"org.apache.kafka:{m}:{version}" for m in modules] + (
+        list(_LOGGING) if logging else []
+    )
+
+
+def worker_artifacts(*extra_modules: str, version: str = CONNECT_VERSION) -> list[str]:
+    """A Connect worker's artifacts: connect-runtime, connect-file (the FileStream connectors),
+    connect-json (JsonConverter), ``extra_modules`` (``"connect-transforms"``,
+    ``"connect-basic-auth-extension"``...) and logging."""
+    return kafka_artifacts(
+        "connect-runtime",
+        "connect-file",
+        "connect-json",
+        *extra_modules,
+        version=version,
+        logging=True,
+    )
+
+
+def classpath(artifacts: Sequence[str]) -> list[Path]:
+    """The jars of ``artifacts`` and everything they need at run time, resolved from Maven
+    Central once and cached. Skips the calling test when Java is missing (fails it under CI),
+    so call it from a test or fixture."""
+    from kconnect.local import maven
+    from kconnect.testing.services import require_java
+
+    require_java()
+    return maven.resolve_classpath(list(artifacts))
+
+
+def java_command(
+    main_class: str,
+    args: Sequence[str | Path] = (),
+    *,
+    artifacts: Sequence[str],
+    classes: Sequence[Path] = (),
+    heap: str | None = None,
+    options: Sequence[str] = (),
+) -> list[str]:
+    """The ``java`` command line running ``main_class`` with ``args``: the classpath is
+    ``classes`` (directories of compiled classes) before the jars of ``artifacts``; ``heap``
+    sets ``-Xmx``; ``options`` are further JVM options (``-D...``).
+
+    ``main_class`` may also be a ``.java`` source file, which Java 11+ compiles and runs.
+    Skips the calling test without Java (fails it under CI).
+    """
+    from kconnect.local import maven
+
+    jars = classpath(artifacts)
+    return [
+        maven.require_java(),
+        *([f"-Xmx{heap}"] if heap else []),
+        *options,
+        "-cp",
+        os.pathsep.join([*map(str, classes), *map(str, jars)]),
+        main_class,
+        *map(str, args),
+    ]
+
+
+def worker_command(
+    main_class: str,
+    args: Sequence[str | Path],
+    *,
+    extra_modules: Sequence[str] = (),
+    version: str = CONNECT_VERSION,
+    heap: str = "512m",
+    options: Sequence[str] = (),
+) -> list[str]:
+    """A Kafka Connect worker's command line: ``main_class`` (:data:`STANDALONE` or
+    :data:`DISTRIBUTED`) on ``args`` (the worker properties file, then a standalone worker's
+    connector files), with :func:`worker_artifacts` (plus ``extra_modules``) of ``version``,
+    logging at WARN to its standard output, and ``options``."""
+    return java_command(
+        main_class,
+        args,
+        artifacts=worker_artifacts(*extra_modules, version=version),
+        heap=heap,
+        options=["-Dlog4j2.level=WARN", *options],
+    )
+
+
+def compile_harness(source: Path, jars: Sequence[Path], *, main_class: str | None = None) -> Path:
+    """The directory of ``source`` compiled with ``javac`` against ``jars``.
+
+    Compiled once per source text and classpath, into ``<home>/cache/java-harness/<digest>``;
+    ``main_class`` (default: the file's name) names the class file whose presence says the
+    compilation is done (``org.example.Harness`` for a file in a package).
+    """
+    from kconnect.local.paths import cache_dir
+
+    digest = hashlib.sha256(source.read_bytes())
+    for jar in jars:
+        digest.update(str(jar).encode())
+    out = cache_dir() / "java-harness" / digest.hexdigest()[:16]
+    class_file = (main_class or source.stem).replace(".", "/") + ".class"
+    if not (out / class_file).is_file():
+        out.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["javac", "-nowarn", "-cp", os.pathsep.join(map(str, jars)), "-d", str(out),
+             str(source)],
+            check=True,
+            capture_output=True,
+        )  # fmt: skip
+    return out
+
+
+class HarnessProcess:
+    """A long-lived JVM running a harness's ``main_class``: one request line in, one answer
+    line out (its standard error is dropped). ``name`` says who died in the error raised when
+    it stops answering."""
+
+    def __init__(
+        self,
+        main_class: str,
+        *,
+        artifacts: Sequence[str],
+        classes: Sequence[Path],
+        heap: str | None = None,
+        options: Sequence[str] = (),
+        name: str = "Java harness",
+    ) -> None:
+        self.name = name
+        self.proc: subprocess.Popen[str] = subprocess.Popen(
+            java_command(main_class, artifacts=artifacts, classes=classes, heap=heap,
+                         options=options),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+        )  # fmt: skip
+
+    def ask(self, line: str) -> str:
+        """Send ``line`` (without its newline); the answer line, without its newline."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the {self.name} died (exit code {self.proc.poll()})")
+        return answer.rstrip("\n")
+
+    def close(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=30)

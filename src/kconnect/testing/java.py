@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = [
     "CONNECT_VERSION",
+    "DEBEZIUM_VERSION",
+    "java_plugin_path",
     "DISTRIBUTED",
     "LOG4J_VERSION",
     "STANDALONE",
@@ -42,6 +45,10 @@ __all__ = [
 #: The Kafka Connect release kconnect matches, and so the oracle's version by default.
 CONNECT_VERSION = "4.1.2"
 LOG4J_VERSION = "2.25.5"
+#: Debezium release the Java-plugin tests use (every Debezium artifact at this version).
+DEBEZIUM_VERSION = "3.6.1.Final"
+#: Jars a plugin directory must not carry: the worker's class path gives them (Kafka's rule).
+_WORKER_API_JARS = ("connect-api-", "kafka-clients-", "slf4j-api-")
 DISTRIBUTED = "org.apache.kafka.connect.cli.ConnectDistributed"
 STANDALONE = "org.apache.kafka.connect.cli.ConnectStandalone"
 
@@ -208,3 +215,26 @@ class HarnessProcess:
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(timeout=30)
+
+
+def java_plugin_path(target: Path, *, debezium: bool = True) -> Path:
+    """A ``plugin.path`` directory of real Java plugins from Maven Central, laid out as an
+    operator would: ``connect-file/`` (Kafka's FileStream connectors, ``connect-file`` at
+    :data:`CONNECT_VERSION`) and, with ``debezium``, ``debezium-connector-postgres/`` (its
+    runtime jars at :data:`DEBEZIUM_VERSION` without connect-api, kafka-clients and slf4j-api).
+    Returns ``target``. Skips the calling test without Java (fails it under CI)."""
+    plugins = {"connect-file": [f"org.apache.kafka:connect-file:{CONNECT_VERSION}"]}
+    if debezium:
+        plugins["debezium-connector-postgres"] = [
+            f"io.debezium:debezium-connector-postgres:{DEBEZIUM_VERSION}"
+        ]
+    for name, artifacts in plugins.items():
+        directory = target / name
+        directory.mkdir(parents=True, exist_ok=True)
+        jars = classpath(artifacts)
+        if name == "connect-file":
+            jars = [j for j in jars if j.name == f"connect-file-{CONNECT_VERSION}.jar"]
+        for jar in jars:
+            if not jar.name.startswith(_WORKER_API_JARS):
+                shutil.copy2(jar, directory / jar.name)
+    return target

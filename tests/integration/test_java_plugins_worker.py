@@ -1,0 +1,217 @@
+"""Java plugins in a kconnect worker's plugin.path, beside Kafka Connect 4.1.2 with the same one.
+
+Real jars from Maven Central (Kafka's connect-file, Debezium's PostgreSQL connector 3.6.1.Final),
+laid out in plugin.path as an operator does. Both workers answer ``GET /connector-plugins``,
+``GET /connector-plugins/{plugin}/config`` and ``PUT .../config/validate`` for them, and the
+answers are compared field for field. Also: a worker whose plugin.path holds no Java starts no
+JVM; one that does keeps none idle after listing them; the JVM that validates is gone when the
+worker is killed with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from kconnect.testing.java import java_plugin_path
+from kconnect.testing.java_worker import (
+    STANDALONE,
+    JavaWorker,
+    WorkerProcess,
+    eventually,
+    kconnect_command,
+)
+from kconnect.testing.ports import free_port
+
+pytestmark = [pytest.mark.kafka, pytest.mark.java]
+
+POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+
+
+def _worker_props(
+    bootstrap: str, work: Path, name: str, plugin_path: Path, port: int
+) -> dict[str, str]:
+    return {
+        "bootstrap.servers": bootstrap,
+        "listeners": f"http://127.0.0.1:{port}",
+        "offset.storage.file.filename": str(work / f"{name}.offsets"),
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "plugin.path": str(plugin_path),
+    }
+
+
+def _kconnect(work: Path, name: str, props: dict[str, str]) -> WorkerProcess:
+    path = work / f"{name}.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    return WorkerProcess(
+        kconnect_command("standalone", path), work / f"{name}.log", url=props["listeners"],
+        label=name,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return java_plugin_path(tmp_path_factory.mktemp("plugin-path"))
+
+
+@pytest.fixture(scope="module")
+def workers(
+    tmp_path_factory: pytest.TempPathFactory, plugin_path: Path, kafka_bootstrap: str
+) -> Iterator[tuple[str, str]]:
+    """(Kafka Connect's URL, kconnect's URL): standalone workers on the same plugin.path;
+    kconnect prefers the Java FileStream connectors over its own (``plugin.java.preferred``)."""
+    work = tmp_path_factory.mktemp("workers")
+    java_props = _worker_props(kafka_bootstrap, work, "java", plugin_path, free_port())
+    java = JavaWorker(java_props, work, main_class=STANDALONE, name="java")
+    props = _worker_props(kafka_bootstrap, work, "kconnect", plugin_path, free_port())
+    props["plugin.java.preferred"] = "true"
+    kc = _kconnect(work, "kconnect", props)
+    try:
+        java.wait_ready()
+        kc.wait_ready()
+        yield java.url, kc.url
+    finally:
+        kc.stop()
+        java.stop()
+
+
+def _plugins(url: str) -> dict[str, dict[str, str]]:
+    answer = httpx.get(f"{url}/connector-plugins?connectorsOnly=false", timeout=30)
+    assert answer.status_code == 200, answer.text
+    return {p["class"]: p for p in answer.json()}
+
+
+def test_java_plugins_are_listed_with_their_types_and_versions(workers: tuple[str, str]) -> None:
+    java, kc = workers
+    java_plugins, kc_plugins = _plugins(java), _plugins(kc)
+    debezium = {c: p for c, p in java_plugins.items() if c.startswith("io.debezium.")}
+    assert POSTGRES in debezium and len(debezium) > 5, sorted(debezium)
+    assert {c: kc_plugins.get(c) for c in debezium} == debezium
+    for cls in (FILE_SOURCE, "org.apache.kafka.connect.file.FileStreamSinkConnector"):
+        assert kc_plugins[cls] == java_plugins[cls]
+
+
+@pytest.mark.parametrize("plugin", [POSTGRES, "PostgresConnector", FILE_SOURCE])
+def test_a_java_plugins_config_is_the_one_kafka_connect_shows(
+    workers: tuple[str, str], plugin: str
+) -> None:
+    answers = [httpx.get(f"{u}/connector-plugins/{plugin}/config", timeout=60) for u in workers]
+    assert answers[0].status_code == 200, answers[0].text
+    assert (answers[1].status_code, answers[1].json()) == (200, answers[0].json())
+
+
+VALIDATE_CASES: dict[str, dict[str, str]] = {
+    "postgres, no database reachable": {
+        "connector.class": POSTGRES,
+        "topic.prefix": "pg",
+        "database.hostname": "127.0.0.1",
+        "database.port": "1",
+        "database.user": "nobody",
+        "database.password": "not-shown",
+        "database.dbname": "nothing",
+        "plugin.name": "pgoutput",
+    },
+    "postgres, required keys missing": {"connector.class": POSTGRES},
+    "file source, topic missing": {"connector.class": FILE_SOURCE, "file": "/tmp/x"},
+    "file source, valid": {"connector.class": FILE_SOURCE, "file": "/tmp/x", "topic": "t"},
+}
+
+
+@pytest.mark.parametrize("case", list(VALIDATE_CASES))
+def test_validation_is_the_java_plugins_own_field_for_field(
+    workers: tuple[str, str], case: str
+) -> None:
+    config = VALIDATE_CASES[case]
+    plugin = config["connector.class"].rsplit(".", 1)[-1]
+    answers = [
+        httpx.put(f"{u}/connector-plugins/{plugin}/config/validate", json=config, timeout=120)
+        for u in workers
+    ]
+    java, kc = (a.json() for a in answers)
+    assert answers[0].status_code == 200, answers[0].text
+    assert answers[1].status_code == 200, answers[1].text
+    assert _by_name(kc) == _by_name(java)
+    assert (kc["name"], kc["error_count"], kc["groups"]) == (
+        java["name"],
+        java["error_count"],
+        java["groups"],
+    )
+    assert "not-shown" not in answers[1].text
+
+
+def _by_name(result: dict[str, Any]) -> dict[str, Any]:
+    return {c["definition"]["name"]: c for c in result["configs"]}
+
+
+# ------------------------------------------------------------------------------ the JVM
+
+
+def _java_children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+        if ppid == pid and comm == "java":
+            found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_no_jvm_without_java_plugins(tmp_path: Path, kafka_bootstrap: str) -> None:
+    empty = tmp_path / "plugins"
+    empty.mkdir()
+    props = _worker_props(kafka_bootstrap, tmp_path, "plain", empty, free_port())
+    kc = _kconnect(tmp_path, "plain", props)
+    try:
+        kc.wait_ready()
+        assert httpx.get(f"{kc.url}/connector-plugins", timeout=10).status_code == 200
+        assert _java_children(kc.proc.pid) == []
+    finally:
+        kc.stop()
+
+
+def test_the_jvm_runs_only_while_needed_and_dies_with_the_worker(
+    tmp_path: Path, plugin_path: Path, kafka_bootstrap: str
+) -> None:
+    props = _worker_props(kafka_bootstrap, tmp_path, "kc", plugin_path, free_port())
+    kc = _kconnect(tmp_path, "kc", props)
+    try:
+        kc.wait_ready()
+        # listed from the scan (or its cache): no JVM kept for that
+        assert POSTGRES in _plugins(kc.url)
+        assert _java_children(kc.proc.pid) == []
+        answer = httpx.put(
+            f"{kc.url}/connector-plugins/PostgresConnector/config/validate",
+            json=VALIDATE_CASES["postgres, required keys missing"],
+            timeout=120,
+        )
+        assert answer.status_code == 200 and answer.json()["error_count"] > 0, answer.text
+        jvms = _java_children(kc.proc.pid)
+        assert len(jvms) == 1, jvms
+        kc.proc.send_signal(signal.SIGKILL)
+        kc.proc.wait(30)
+        eventually(lambda: not _alive(jvms[0]), 15, "the plugin host JVM to exit")
+    finally:
+        if kc.running():
+            kc.stop()

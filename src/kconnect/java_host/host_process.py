@@ -20,8 +20,8 @@ import logging
 import os
 import subprocess
 import threading
-from collections.abc import Mapping
-from concurrent.futures import Future
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import IO, Any
 
@@ -30,7 +30,19 @@ from kconnect.java_host.frames import FrameError, read_frame, write_frame
 from kconnect.java_host.host_jar import HOST_MAIN_CLASS, host_classpath
 from kconnect.local.maven import java_executable
 
-__all__ = ["JavaHostError", "JavaPluginHost", "JavaPluginError", "shared_host"]
+__all__ = [
+    "CallbackHandler",
+    "EventHandler",
+    "JavaHostError",
+    "JavaPluginError",
+    "JavaPluginHost",
+    "shared_host",
+]
+
+#: ``(event name, message)`` from the host about one handle; runs on the reply reader thread.
+EventHandler = Callable[[str, dict[str, Any]], None]
+#: ``(op, message) -> result`` asked by the host for one handle; runs on a callback thread.
+CallbackHandler = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 log = logging.getLogger(__name__)
 jvm_log = logging.getLogger("kconnect.java_host.jvm")
@@ -81,6 +93,10 @@ class JavaPluginHost:
         self._ids = itertools.count(1)
         self._closed = False
         self.starts = 0
+        self._handles = itertools.count(1)
+        self._events: dict[str, EventHandler] = {}
+        self._callbacks: dict[str, CallbackHandler] = {}
+        self._callback_pool = ThreadPoolExecutor(4, thread_name_prefix="java-host-callback")
 
     # -- public --------------------------------------------------------------------------------
 
@@ -139,6 +155,27 @@ class JavaPluginHost:
             error.get("message"),
             str(error.get("trace") or ""),
         )
+
+    def new_handle(self, prefix: str) -> str:
+        """A name for a new plugin instance in the host (``c-1``, ``t-2``...)."""
+        return f"{prefix}-{next(self._handles)}"
+
+    def register(
+        self,
+        handle: str,
+        *,
+        on_event: EventHandler | None = None,
+        on_callback: CallbackHandler | None = None,
+    ) -> None:
+        """Route the host's events and callbacks about ``handle`` to these functions."""
+        if on_event is not None:
+            self._events[handle] = on_event
+        if on_callback is not None:
+            self._callbacks[handle] = on_callback
+
+    def unregister(self, handle: str) -> None:
+        self._events.pop(handle, None)
+        self._callbacks.pop(handle, None)
 
     def stop_jvm(self, timeout_s: float = 5.0) -> None:
         """Stop the running JVM, if any; the next call starts a new one."""
@@ -230,9 +267,14 @@ class JavaPluginHost:
                 message = read_frame(stdout)
                 if message is None:
                     break
-                future = jvm.pending.pop(int(message.get("id", -1)), None)
-                if future is not None and not future.done():
-                    future.set_result(message)
+                if "event" in message:
+                    self._dispatch_event(message)
+                elif "callback" in message:
+                    self._callback_pool.submit(self._answer_callback, jvm, message)
+                else:
+                    future = jvm.pending.pop(int(message.get("id", -1)), None)
+                    if future is not None and not future.done():
+                        future.set_result(message)
         except (FrameError, OSError, ValueError) as e:
             reason = f"unreadable reply from the Java plugin host: {e}"
         status = jvm.process.wait()
@@ -244,6 +286,41 @@ class JavaPluginHost:
         jvm.pending.clear()
         if not jvm.stopping:
             log.warning("%s; see the Java log lines above", jvm.dead)
+
+    def _dispatch_event(self, message: dict[str, Any]) -> None:
+        handler = self._events.get(str(message.get("handle")))
+        if handler is None:
+            log.debug("Event %s for unknown handle %s", message.get("event"), message.get("handle"))
+            return
+        try:
+            handler(str(message["event"]), message)
+        except Exception:
+            log.exception("Handling the Java plugin host's event %s failed", message.get("event"))
+
+    def _answer_callback(self, jvm: _Jvm, message: dict[str, Any]) -> None:
+        callback_id = message.get("callback")
+        handler = self._callbacks.get(str(message.get("handle")))
+        reply: dict[str, Any]
+        try:
+            if handler is None:
+                raise ConnectException(f"No plugin instance {message.get('handle')} in this worker")
+            reply = {
+                "callback": callback_id,
+                "ok": True,
+                "result": handler(str(message.get("op")), message),
+            }
+        except Exception as e:
+            reply = {
+                "callback": callback_id,
+                "ok": False,
+                "error": {"message": f"{type(e).__name__}: {e}"},
+            }
+        try:
+            with jvm.write_lock:
+                if jvm.dead is None:
+                    write_frame(jvm.stdin, reply)
+        except OSError:
+            pass  # the JVM is gone; its reader thread reports that
 
     @staticmethod
     def _copy_log(jvm: _Jvm) -> None:

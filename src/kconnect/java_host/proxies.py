@@ -8,13 +8,25 @@ dependents: the validators and recommenders stay in Java), and, for connectors, 
 ``validate()`` is the Java connector's own ``validate()``, run in the plugin host. The runtime
 then lists, describes and validates a Java plugin exactly as it does a Python one.
 
-What the plugin host does not do yet -- run a Java connector, its tasks, or a Java converter or
-transformation on records -- fails with a :class:`~kconnect.api.errors.ConnectException` that
-says so, when the runtime first asks for it (starting the connector, configuring the plugin).
+Java source and sink connectors run in the host: ``start`` creates the instance there (named by
+a handle; its ``ConnectorContext`` events come back to this connector's context), and
+``task_class`` gives the proxy of the Java task class. A Java source task runs there too
+(:class:`JavaSourceTask`): each ``poll`` brings a batch of records in the binary form of
+:mod:`.batches`, the task's ``OffsetStorageReader`` is asked through callbacks, and
+``commit_record`` acknowledgements go back in bulk before the next poll or commit. What the host
+does not do yet -- Java sink tasks, and Java converters and transformations on records -- fails
+with a :class:`~kconnect.api.errors.ConnectException` that says so, when the runtime first asks
+for it.
+
+A proxy class's ``__qualname__`` encodes the plugin (``JavaPlugin|<type>|<class>|<version>``),
+so a task process that receives the worker's plugins by import path
+(``kconnect.java_host.proxies:<qualname>``) rebuilds the same proxy through this module's
+``__getattr__``.
 """
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,13 +42,16 @@ from kconnect.api.config_def import (
     Width,
 )
 from kconnect.api.config_types import parse_type
-from kconnect.api.connector import SinkConnector, SourceConnector
+from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.api.errors import ConnectException
+from kconnect.api.records import RecordMetadata, SourceRecord
+from kconnect.api.task import SinkTask, SourceTask, Task, partition_key
 from kconnect.api.transformation import Predicate, Transformation
-from kconnect.java_host.host_process import JavaPluginHost
+from kconnect.java_host.batches import BatchDecoder
+from kconnect.java_host.host_process import JavaPluginError, JavaPluginHost, shared_host
 
-__all__ = ["BASES", "NOT_YET", "proxy_class"]
+__all__ = ["BASES", "NOT_YET", "JavaConnectorMixin", "JavaSourceTask", "proxy_class"]
 
 #: Plugin type (as ``GET /connector-plugins`` names it) -> the plugin API base class.
 BASES: dict[str, type] = {
@@ -49,17 +64,26 @@ BASES: dict[str, type] = {
 }
 
 NOT_YET = (
-    "{cls} is a Java plugin from plugin.path. This kconnect version lists, describes and "
-    "validates Java plugins, but does not run them yet: use a built-in or Python plugin, or "
-    "run this connector on a Kafka Connect (Java) worker of the same group."
+    "{cls} is a Java plugin from plugin.path. This kconnect version runs Java connectors and "
+    "source tasks, but not yet Java sink tasks, converters or transformations: use a built-in "
+    "or Python one, or run this connector on a Kafka Connect (Java) worker of the same group."
 )
+_QUALNAME_PREFIX = "JavaPlugin|"
+_classes: dict[tuple[str, str, str, Callable[[], JavaPluginHost]], type] = {}
 
 
 def proxy_class(
-    java_class: str, kind: str, version: str, host: Callable[[], JavaPluginHost]
+    java_class: str,
+    kind: str,
+    version: str,
+    host: Callable[[], JavaPluginHost] = shared_host,
 ) -> type:
     """The Python class standing for ``java_class`` (a plugin of ``kind``); ``host`` gives
-    the plugin host to ask (started only when a call needs it)."""
+    the plugin host to ask (started only when a call needs it). One class per plugin."""
+    key = (java_class, kind, version, host)
+    cached = _classes.get(key)
+    if cached is not None:
+        return cached
     base = BASES[kind]
     simple = java_class.rsplit(".", 1)[-1]
     describe = _Describer(java_class, host)
@@ -72,23 +96,231 @@ def proxy_class(
 
     namespace: dict[str, Any] = {
         "__module__": __name__,
-        "__qualname__": simple,
-        "__doc__": f"The Java plugin {java_class}, described and validated by the plugin host.",
+        "__qualname__": f"{_QUALNAME_PREFIX}{kind}|{java_class}|{version}",
+        "__doc__": f"The Java plugin {java_class}, run by the plugin host.",
         "__kconnect_class_name__": java_class,
         "__java_class__": java_class,
+        "_java_host": staticmethod(host),
         "version": _version,
         "config": _config,
     }
+    bases: tuple[type, ...] = (base,)
     if kind in ("source", "sink"):
 
         def _validate(self: Any, connector_configs: Mapping[str, str]) -> Config:
             return describe.validate(connector_configs)
 
         namespace["validate"] = _validate
+        bases = (JavaConnectorMixin, base)
     for name in getattr(base, "__abstractmethods__", ()):
-        if name not in namespace:
+        if name not in namespace and not (len(bases) > 1 and name in JavaConnectorMixin.__dict__):
             namespace[name] = _not_yet(java_class)
-    return type(simple, (base,), namespace)
+    cls = type(simple, bases, namespace)
+    _classes[key] = cls
+    return cls
+
+
+def __getattr__(name: str) -> type:
+    """Rebuild a proxy class from its ``__qualname__`` (a task process importing the plugins
+    the worker found)."""
+    if name.startswith(_QUALNAME_PREFIX):
+        kind, java_class, version = name[len(_QUALNAME_PREFIX) :].split("|", 2)
+        return proxy_class(java_class, kind, version)
+    raise AttributeError(name)
+
+
+class JavaConnectorMixin(Connector):
+    """A Java connector's lifecycle in the plugin host (mixed into its proxy class).
+
+    ``start`` creates the Java instance under a new handle and routes its ``ConnectorContext``
+    events (``requestTaskReconfiguration``, ``raiseError``) to this connector's context;
+    ``stop`` stops and forgets it. ``task_class`` works on a connector that was never started
+    too (the worker asks a fresh instance), as in Kafka.
+    """
+
+    __java_class__: str
+    _java_host: Callable[[], JavaPluginHost]
+    _handle: str | None = None
+
+    def start(self, props: Mapping[str, str]) -> None:
+        host = self._java_host()
+        handle = host.new_handle("c")
+        host.register(handle, on_event=self._on_event)
+        self._handle = handle
+        host.call(
+            "connector_start",
+            {"handle": handle, "class": self.__java_class__, "props": dict(props)},
+        )
+
+    def task_class(self) -> type[Task]:
+        fields: dict[str, Any] = (
+            {"handle": self._handle} if self._handle else {"class": self.__java_class__}
+        )
+        answer = self._java_host().call("connector_task_class", fields)
+        kind = "sink" if isinstance(self, SinkConnector) else "source"
+        return task_proxy_class(str(answer["class"]), kind, self._java_host)
+
+    def task_configs(self, max_tasks: int) -> list[dict[str, str]]:
+        answer = self._java_host().call(
+            "connector_task_configs", {"handle": self._handle, "max_tasks": max_tasks}
+        )
+        return [{str(k): str(v) for k, v in c.items()} for c in answer.get("configs") or []]
+
+    def stop(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        host = self._java_host()
+        try:
+            host.call("connector_stop", {"handle": handle})
+        finally:
+            host.unregister(handle)
+            _forget(host, handle)
+
+    def _on_event(self, name: str, message: dict[str, Any]) -> None:
+        if name == "request_task_reconfiguration":
+            self.context.request_task_reconfiguration()
+        elif name == "raise_error":
+            error = message.get("error") or {}
+            self.context.raise_error(
+                JavaPluginError(
+                    str(error.get("class") or "java.lang.Throwable"),
+                    error.get("message"),
+                    str(error.get("trace") or ""),
+                )
+            )
+
+
+def _forget(host: JavaPluginHost, handle: str) -> None:
+    try:
+        host.call("close", {"handle": handle}, timeout_s=30)
+    except Exception:  # the JVM may be gone: nothing left to forget
+        pass
+
+
+_task_classes: dict[tuple[str, str, Callable[[], JavaPluginHost]], type[Task]] = {}
+
+
+def task_proxy_class(
+    java_class: str, kind: str, host: Callable[[], JavaPluginHost] = shared_host
+) -> type[Task]:
+    """The Python task class standing for the Java task class ``java_class``."""
+    key = (java_class, kind, host)
+    cached = _task_classes.get(key)
+    if cached is not None:
+        return cached
+    simple = java_class.rsplit(".", 1)[-1]
+    namespace: dict[str, Any] = {
+        "__module__": __name__,
+        "__qualname__": simple,
+        "__kconnect_class_name__": java_class,
+        "__java_class__": java_class,
+        "_java_host": staticmethod(host),
+    }
+    if kind == "source":
+        cls: type[Task] = type(simple, (JavaSourceTask,), namespace)
+    else:
+        for name in SinkTask.__abstractmethods__:
+            namespace[name] = _not_yet(java_class)
+        namespace["version"] = lambda self: "undefined"
+        cls = type(simple, (SinkTask,), namespace)
+    _task_classes[key] = cls
+    return cls
+
+
+class JavaSourceTask(SourceTask):
+    """A Java source task running in the plugin host; see the module docstring.
+
+    Threads: ``start``, ``poll``, ``commit_record`` and ``commit`` on the task thread, ``stop``
+    from another thread while ``poll`` may block in Java (the host serves both at once);
+    the ``OffsetStorageReader`` callbacks arrive on the host's callback threads.
+    """
+
+    __java_class__: str
+    _java_host: Callable[[], JavaPluginHost]
+
+    def __init__(self) -> None:
+        self._handle: str | None = None
+        self._decoder = BatchDecoder()
+        self._unacked: dict[int, int] = {}  # id(record) -> sequence number
+        self._kept: dict[int, SourceRecord] = {}  # keeps each id unique until acknowledged
+        self._acks: list[list[Any]] = []
+        self._version = "undefined"
+
+    def version(self) -> str:
+        return self._version
+
+    def start(self, props: Mapping[str, str]) -> None:
+        host = self._java_host()
+        handle = host.new_handle("t")
+        host.register(handle, on_callback=self._on_callback)
+        self._handle = handle
+        host.call(
+            "source_task_start",
+            {"handle": handle, "class": self.__java_class__, "props": dict(props)},
+        )
+
+    def poll(self) -> list[SourceRecord] | None:
+        self._send_acks()
+        handle = self._handle
+        if handle is None:  # stopped
+            return None
+        answer = self._java_host().call(
+            "source_task_poll", {"handle": handle}, timeout_s=24 * 3600.0
+        )
+        batch = answer.get("batch")
+        if not batch:
+            return None
+        records = []
+        for seq, record in self._decoder.decode(base64.b64decode(batch)):
+            self._unacked[id(record)] = seq
+            self._kept[id(record)] = record
+            records.append(record)
+        return records
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        seq = self._unacked.pop(id(record), None)
+        self._kept.pop(id(record), None)
+        if seq is None:
+            return
+        if metadata is None:
+            self._acks.append([seq, None, -1, -1, None])
+        else:
+            self._acks.append(
+                [seq, metadata.topic, metadata.partition, metadata.offset, metadata.timestamp]
+            )
+
+    def commit(self) -> None:
+        self._send_acks()
+        if self._handle is not None:
+            self._java_host().call("source_task_commit", {"handle": self._handle})
+
+    def stop(self) -> None:
+        """Stop the Java task (a poll blocked in Java returns) and forget it in the host."""
+        handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        host = self._java_host()
+        try:
+            host.call("source_task_stop", {"handle": handle})
+        finally:
+            host.unregister(handle)
+            _forget(host, handle)
+
+    def _send_acks(self) -> None:
+        if self._acks and self._handle is not None:
+            acks, self._acks = self._acks, []
+            self._java_host().call(
+                "source_task_commit_record", {"handle": self._handle, "acks": acks}
+            )
+
+    def _on_callback(self, op: str, message: dict[str, Any]) -> dict[str, Any]:
+        if op != "offsets":
+            raise ConnectException(f"Unknown callback {op}")
+        reader = self.context.offset_storage_reader()
+        partitions = [p for p in message.get("partitions") or [] if isinstance(p, dict)]
+        found = reader.offsets(partitions)
+        return {"offsets": [found.get(partition_key(p)) for p in partitions]}
 
 
 def _not_yet(java_class: str) -> Callable[..., Any]:

@@ -170,12 +170,21 @@ def test_validate_is_the_java_connectors_answer_parsed_by_type() -> None:
     )
 
 
-def test_running_a_java_plugin_says_it_is_not_supported_yet() -> None:
+def test_what_does_not_run_yet_says_so() -> None:
     host = _Host()
-    connector = proxy_class("com.example.ASource", "source", "1", lambda: host)()
-    with pytest.raises(ConnectException, match=r"com\.example\.ASource is a Java plugin"):
-        connector.start({})
     smt = proxy_class("com.example.Smt", "transformation", "1", lambda: host)
     assert issubclass(smt, Transformation)
-    with pytest.raises(ConnectException, match="does not run them yet"):
+    with pytest.raises(ConnectException, match=r"com\.example\.Smt is a Java plugin"):
         smt().configure({})
+    assert host.calls == []
+
+
+def test_a_proxy_class_is_rebuilt_from_its_import_path() -> None:
+    from kconnect.java_host import proxies
+
+    cls = proxy_class("com.example.ASource", "source", "2.0")
+    again = getattr(proxies, cls.__qualname__)
+    assert again is cls
+    assert f"{cls.__module__}:{cls.__qualname__}".startswith(
+        "kconnect.java_host.proxies:JavaPlugin|"
+    )

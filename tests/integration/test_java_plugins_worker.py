@@ -215,3 +215,61 @@ def test_the_jvm_runs_only_while_needed_and_dies_with_the_worker(
     finally:
         if kc.running():
             kc.stop()
+
+
+# ------------------------------------------------------------------- running a Java source
+
+
+def _create(url: str, name: str, config: dict[str, str]) -> None:
+    answer = httpx.post(f"{url}/connectors", json={"name": name, "config": config}, timeout=120)
+    assert answer.status_code == 201, answer.text
+
+
+def _task_state(url: str, name: str) -> str:
+    status = httpx.get(f"{url}/connectors/{name}/status", timeout=10).json()
+    tasks = status.get("tasks") or []
+    return tasks[0]["state"] if tasks else ""
+
+
+def _topic_lines(bootstrap: str, topic: str, n: int) -> list[tuple[bytes | None, bytes | None]]:
+    from kconnect.kafka.tools.inspection import read_topic
+
+    def enough() -> list[tuple[bytes | None, bytes | None]]:
+        records = [(r.key, r.value) for r in read_topic(bootstrap, topic)]
+        return records if len(records) >= n else []
+
+    return eventually(enough, 60, f"{n} records in {topic}")
+
+
+def test_kafkas_java_file_source_runs_on_kconnect_as_on_kafka_connect(
+    workers: tuple[str, str], kafka_bootstrap: str, topic_factory: Any, tmp_path: Path
+) -> None:
+    """Kafka's own FileStreamSourceConnector jar (plugin.java.preferred on kconnect) copies the
+    same file into one topic per runtime: the same keys and value bytes, in order; after a
+    restart of the connector it resumes from its committed offset, not from the start."""
+    java_url, kc_url = workers
+    lines = [f"line {i}: données-{i % 7} 🚀" for i in range(300)]
+    source = tmp_path / "input.txt"
+    source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    topics = {"java": topic_factory(), "kconnect": topic_factory()}
+    for url, label in ((java_url, "java"), (kc_url, "kconnect")):
+        _create(url, f"file-{label}", {
+            "connector.class": FILE_SOURCE, "tasks.max": "1", "file": str(source),
+            "topic": topics[label],
+        })  # fmt: skip
+    java_records = _topic_lines(kafka_bootstrap, topics["java"], len(lines))
+    kc_records = _topic_lines(kafka_bootstrap, topics["kconnect"], len(lines))
+    assert kc_records == java_records
+    assert len(kc_records) == len(lines)
+    # the task runs in the plugin host, reported RUNNING like any task
+    assert _task_state(kc_url, "file-kconnect") == "RUNNING"
+
+    # restart: offsets were committed and are read back through the OffsetStorageReader
+    restart = httpx.post(f"{kc_url}/connectors/file-kconnect/restart?includeTasks=true", timeout=60)
+    assert restart.status_code in (200, 202, 204), restart.text
+    eventually(lambda: _task_state(kc_url, "file-kconnect") == "RUNNING", 60, "RUNNING again")
+    with source.open("a", encoding="utf-8") as f:
+        f.write("after the restart\n")
+    after = _topic_lines(kafka_bootstrap, topics["kconnect"], len(lines) + 1)
+    assert len(after) == len(lines) + 1, "lines read twice after the restart"
+    assert after[-1][1] is not None and b"after the restart" in after[-1][1]

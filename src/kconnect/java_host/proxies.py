@@ -96,7 +96,7 @@ def proxy_class(
 
     namespace: dict[str, Any] = {
         "__module__": __name__,
-        "__qualname__": f"{_QUALNAME_PREFIX}{kind}|{java_class}|{version}",
+        "__qualname__": _qualname(kind, java_class, version),
         "__doc__": f"The Java plugin {java_class}, run by the plugin host.",
         "__kconnect_class_name__": java_class,
         "__java_class__": java_class,
@@ -124,9 +124,15 @@ def __getattr__(name: str) -> type:
     """Rebuild a proxy class from its ``__qualname__`` (a task process importing the plugins
     the worker found)."""
     if name.startswith(_QUALNAME_PREFIX):
-        kind, java_class, version = name[len(_QUALNAME_PREFIX) :].split("|", 2)
+        kind, java_class, version = name[len(_QUALNAME_PREFIX) :].replace("/", ".").split("|", 2)
         return proxy_class(java_class, kind, version)
     raise AttributeError(name)
+
+
+def _qualname(kind: str, java_class: str, version: str) -> str:
+    # No dots: the runtime resolves "module:a.b" as nested attributes (Java's internal names
+    # use "/" for the package separator; versions get the same treatment).
+    return f"{_QUALNAME_PREFIX}{kind}|{java_class}|{version}".replace(".", "/")
 
 
 class JavaConnectorMixin(Connector):

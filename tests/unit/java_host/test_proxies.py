@@ -182,9 +182,12 @@ def test_what_does_not_run_yet_says_so() -> None:
 def test_a_proxy_class_is_rebuilt_from_its_import_path() -> None:
     from kconnect.java_host import proxies
 
-    cls = proxy_class("com.example.ASource", "source", "2.0")
+    from kconnect.runtime.plugins.plugins import _load_class
+
+    cls = proxy_class("com.example.ASource", "source", "3.6.1.Final")
     again = getattr(proxies, cls.__qualname__)
     assert again is cls
+    assert _load_class(f"{cls.__module__}:{cls.__qualname__}") is cls
     assert f"{cls.__module__}:{cls.__qualname__}".startswith(
         "kconnect.java_host.proxies:JavaPlugin|"
     )

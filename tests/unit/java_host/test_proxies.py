@@ -181,7 +181,6 @@ def test_what_does_not_run_yet_says_so() -> None:
 
 def test_a_proxy_class_is_rebuilt_from_its_import_path() -> None:
     from kconnect.java_host import proxies
-
     from kconnect.runtime.plugins.plugins import _load_class
 
     cls = proxy_class("com.example.ASource", "source", "3.6.1.Final")

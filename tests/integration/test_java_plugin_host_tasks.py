@@ -1,0 +1,594 @@
+"""The Java plugin host running connectors and source tasks (issue 32, slice 2), driven over its
+real protocol (``src/kconnect/java_host/java/PROTOCOL.md``, v2) from Python.
+
+- Kafka's own ``FileStreamSourceConnector`` (connect-file 4.1.2 in a plugin.path directory):
+  ``connector_start``, ``connector_task_class``, ``connector_task_configs`` equal to what the
+  connector answers when Java runs it directly; ``source_task_start``; ``source_task_poll``
+  giving the file's lines, the first asking the worker for the file's offset during the pending
+  poll (the ``offsets`` callback, answered here: none, then a position a new task resumes from); ``source_task_commit_record``,
+  ``source_task_commit``, ``source_task_stop`` while another thread's poll is pending;
+- a connector compiled here (``test.run``) whose task emits records of every schema type,
+  logical types, headers, schemaless values and null key schemas: the binary batch is decoded
+  by this module's own decoder (independent of the worker's) and checked value by value;
+  schemas are defined once per handle across polls; the calls run with the plugin's loader as
+  context loader; ``commitRecord`` / ``commit`` / ``stop`` reach the task;
+- ``ConnectorContext`` events sent from the connector's own thread;
+- errors: a task whose poll throws, unknown handles and task classes; the host lives on.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import queue
+import struct
+import subprocess
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_java_plugin_host_protocol import (  # noqa: F401  (fixtures)
+    KAFKA,
+    REPLY_TIMEOUT_S,
+    PluginHostProcess,
+    _join,
+    _pick,
+    connect_transforms_jar,
+    host_classpath,
+    host_deps,
+    host_jar,
+)
+
+pytestmark = pytest.mark.java
+
+FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
+FILE_TASK = "org.apache.kafka.connect.file.FileStreamSourceTask"
+TYPES_CONNECTOR = "test.run.TypesConnector"
+TYPES_TASK = "test.run.TypesTask"
+
+
+# ----------------------------------------------------------------------------- the host
+
+
+class TaskHost(PluginHostProcess):
+    """A host whose reader also takes events and answers the host's callbacks.
+
+    ``offsets`` maps a partition (as canonical JSON) to the offset the ``offsets`` callback
+    answers; every callback is kept in ``callbacks``, every event put in ``events``.
+    """
+
+    def __init__(self, classpath: list[Path], stderr_path: Path) -> None:
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.callbacks: list[dict[str, Any]] = []
+        self.offsets: dict[str, Any] = {}
+        self.fail_callbacks: str | None = None
+        self._write_lock = threading.Lock()
+        super().__init__(classpath, stderr_path)
+
+    def send_raw(self, body: bytes) -> None:
+        with self._write_lock:
+            super().send_raw(body)
+
+    def _read_replies(self) -> None:
+        assert self.proc.stdout is not None
+        while True:
+            header = self.proc.stdout.read(4)
+            if len(header) < 4:
+                self._arrived.put(EOFError)
+                return
+            (length,) = struct.unpack(">I", header)
+            message = json.loads(self.proc.stdout.read(length))
+            if "event" in message:
+                self.events.put(message)
+            elif "callback" in message:
+                self.callbacks.append(message)
+                self.send_raw(json.dumps(self._answer(message)).encode())
+            else:
+                with self._lock:
+                    self._replies[message.get("id")] = message
+                self._arrived.put(message.get("id"))
+
+    def _answer(self, callback: dict[str, Any]) -> dict[str, Any]:
+        if self.fail_callbacks is not None:
+            return {"callback": callback["callback"], "ok": False,
+                    "error": {"message": self.fail_callbacks}}
+        assert callback["op"] == "offsets", callback
+        offsets = [self.offsets.get(_canonical(p)) for p in callback["partitions"]]
+        return {"callback": callback["callback"], "ok": True, "result": {"offsets": offsets}}
+
+    def event(self, timeout: float = 30.0) -> dict[str, Any]:
+        return self.events.get(timeout=timeout)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+# ----------------------------------------------------------------------------- plugins
+
+#: A connector and task compiled here: ``mode`` picks what the task's poll does.
+TYPES_SOURCES = {
+    "test/run/TypesConnector.java": """
+        package test.run;
+        import java.util.*;
+        import org.apache.kafka.common.config.ConfigDef;
+        import org.apache.kafka.connect.connector.Task;
+        import org.apache.kafka.connect.source.SourceConnector;
+        public class TypesConnector extends SourceConnector {
+            private Map<String, String> props;
+            private String startLoader;
+            public String version() { return "1.0"; }
+            public void start(Map<String, String> props) {
+                this.props = props;
+                startLoader = Thread.currentThread().getContextClassLoader() == getClass().getClassLoader()
+                    ? "plugin" : "other";
+                if ("true".equals(props.get("events"))) {
+                    Thread t = new Thread(() -> {
+                        context().requestTaskReconfiguration();
+                        context().raiseError(new IllegalStateException("raised from the connector's thread"));
+                    }, "types-connector-events");
+                    t.start();
+                }
+            }
+            public Class<? extends Task> taskClass() { return TypesTask.class; }
+            public List<Map<String, String>> taskConfigs(int maxTasks) {
+                List<Map<String, String>> configs = new ArrayList<>();
+                for (int i = 0; i < maxTasks; i++) {
+                    Map<String, String> c = new LinkedHashMap<>(props);
+                    c.put("task.index", String.valueOf(i));
+                    c.put("start.loader", startLoader);
+                    configs.add(c);
+                }
+                return configs;
+            }
+            public void stop() { }
+            public ConfigDef config() { return new ConfigDef(); }
+        }
+    """,
+    "test/run/TypesTask.java": """
+        package test.run;
+        import java.io.*;
+        import java.math.BigDecimal;
+        import java.nio.ByteBuffer;
+        import java.nio.charset.StandardCharsets;
+        import java.nio.file.*;
+        import java.util.Arrays;
+        import java.util.LinkedHashMap;
+        import java.util.List;
+        import java.util.Map;
+        import java.util.concurrent.CountDownLatch;
+        import org.apache.kafka.clients.producer.RecordMetadata;
+        import org.apache.kafka.connect.data.*;
+        import org.apache.kafka.connect.source.*;
+        public class TypesTask extends SourceTask {
+            static final Schema ADDRESS = SchemaBuilder.struct().name("test.Address").optional()
+                .field("street", Schema.STRING_SCHEMA).field("zip", Schema.OPTIONAL_INT32_SCHEMA).build();
+            static Schema everything() {
+                return SchemaBuilder.struct().name("test.Everything").version(3).doc("every type")
+                    .field("i8", Schema.INT8_SCHEMA).field("i16", Schema.INT16_SCHEMA)
+                    .field("i32", Schema.INT32_SCHEMA).field("i64", Schema.INT64_SCHEMA)
+                    .field("f32", Schema.FLOAT32_SCHEMA).field("f64", Schema.FLOAT64_SCHEMA)
+                    .field("flag", Schema.BOOLEAN_SCHEMA).field("text", Schema.STRING_SCHEMA)
+                    .field("raw", Schema.BYTES_SCHEMA).field("buffer", Schema.BYTES_SCHEMA)
+                    .field("list", SchemaBuilder.array(Schema.OPTIONAL_STRING_SCHEMA).build())
+                    .field("scores", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).build())
+                    .field("address", ADDRESS)
+                    .field("missing", Schema.OPTIONAL_STRING_SCHEMA)
+                    .field("defaulted", SchemaBuilder.string().optional().defaultValue("fallback").build())
+                    .field("price", Decimal.schema(2)).field("day", Date.SCHEMA)
+                    .field("time", Time.SCHEMA).field("ts", Timestamp.SCHEMA)
+                    .field("tagged", SchemaBuilder.int32().parameter("p1", "v1").build())
+                    .build();
+            }
+            private String mode;
+            private Path log;
+            private Map<String, Object> resumed;
+            private int polls;
+            private final CountDownLatch stopped = new CountDownLatch(1);
+            public String version() { return "1.0"; }
+            public void start(Map<String, String> props) {
+                mode = props.get("mode");
+                log = Paths.get(props.get("log.file"));
+                resumed = context.offsetStorageReader().offset(Map.of("task", "types"));
+                write("start " + props.get("task.index") + " " + props.get("start.loader") + " " + loader());
+            }
+            private String loader() {
+                return Thread.currentThread().getContextClassLoader() == getClass().getClassLoader() ? "plugin" : "other";
+            }
+            private void write(String line) {
+                try {
+                    Files.writeString(log, line + "\\n", StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                } catch (IOException e) { throw new UncheckedIOException(e); }
+            }
+            private static Map<String, Object> offset(long n) { return Map.of("n", n); }
+            public List<SourceRecord> poll() throws InterruptedException {
+                if ("throw".equals(mode)) throw new IllegalStateException("poll exploded");
+                if ("block".equals(mode)) { stopped.await(); return null; }
+                polls++;
+                Map<String, String> partition = Map.of("task", "types");
+                if (polls == 1) {
+                    Schema schema = everything();
+                    Struct address = new Struct(ADDRESS).put("street", "Main St").put("zip", null);
+                    Map<String, Long> scores = new LinkedHashMap<>();
+                    scores.put("x", 1L);
+                    scores.put("y", -2L);
+                    Struct value = new Struct(schema)
+                        .put("i8", (byte) -5).put("i16", (short) 300).put("i32", -70000).put("i64", 1L << 40)
+                        .put("f32", 1.5f).put("f64", -2.25).put("flag", true).put("text", "h\\u00e9llo \\u2713")
+                        .put("raw", new byte[] {0, 1, 2, (byte) 255})
+                        .put("buffer", ByteBuffer.wrap(new byte[] {9, 8, 7, 6}, 1, 2))
+                        .put("list", Arrays.asList("a", null, "c")).put("scores", scores)
+                        .put("address", address).put("missing", null)
+                        .put("price", new BigDecimal("123.45"))
+                        .put("day", new java.util.Date(19000L * 86400000L))
+                        .put("time", new java.util.Date(3723004L))
+                        .put("ts", new java.util.Date(1700000000123L))
+                        .put("tagged", 7);
+                    SourceRecord first = new SourceRecord(partition, offset(1), "types", null,
+                        Schema.STRING_SCHEMA, "k1", schema, value, null);
+                    first.headers().addString("h-str", "v").addInt("h-int", 42)
+                        .addTimestamp("h-ts", new java.util.Date(1000L))
+                        .add("h-schemaless", Map.of("a", 1L), null)
+                        .addBoolean("h-loader", loader().equals("plugin"))
+                        .add("h-resumed", resumed, null);
+                    Map<String, Object> loose = new LinkedHashMap<>();
+                    loose.put("name", "n");
+                    loose.put("int", 7);
+                    loose.put("list", Arrays.asList(1L, true, 2.5, null));
+                    loose.put("bytes", new byte[] {1, 2});
+                    loose.put("struct", new Struct(ADDRESS).put("street", "Side St").put("zip", 12345));
+                    loose.put("date", new java.util.Date(86400000L));
+                    loose.put("decimal", new BigDecimal("-1.50"));
+                    loose.put("small", (short) 3);
+                    loose.put("f", 0.25f);
+                    SourceRecord second = new SourceRecord(partition, offset(2), "types-b", 3,
+                        null, null, null, loose, 1234L);
+                    return List.of(first, second);
+                }
+                if (polls == 2) {
+                    // equal schemas, newly built (and a SchemaBuilder): nothing new to define
+                    Schema schema = everything();
+                    Struct value = new Struct(schema)
+                        .put("i8", (byte) 1).put("i16", (short) 2).put("i32", 3).put("i64", 4L)
+                        .put("f32", 5f).put("f64", 6.0).put("flag", false).put("text", "again")
+                        .put("raw", new byte[0]).put("buffer", ByteBuffer.allocate(0))
+                        .put("list", List.of()).put("scores", Map.of())
+                        .put("defaulted", "given")
+                        .put("price", new BigDecimal("-0.01")).put("day", new java.util.Date(0))
+                        .put("time", new java.util.Date(0)).put("ts", new java.util.Date(-1L))
+                        .put("tagged", -1);
+                    return List.of(new SourceRecord(partition, offset(3), "types", 0,
+                        SchemaBuilder.string(), "k2", schema, value, 5L));
+                }
+                if (polls == 3) {
+                    return List.of(new SourceRecord(partition, offset(4), "types", null,
+                        Schema.OPTIONAL_INT64_SCHEMA, null, Schema.OPTIONAL_INT64_SCHEMA, 99L));
+                }
+                Thread.sleep(50);
+                return null;
+            }
+            public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+                write("commitRecord " + record.sourceOffset().get("n") + " " + (metadata == null ? "null"
+                    : metadata.topic() + "/" + metadata.partition() + "/" + metadata.offset() + "/" + metadata.timestamp())
+                    + " " + loader());
+            }
+            public void commit() { write("commit " + loader()); }
+            public void stop() { write("stop " + loader()); stopped.countDown(); }
+        }
+    """,
+}
+
+#: Prints what FileStreamSourceConnector answers when Java runs it directly.
+FILE_ORACLE = """
+    import java.util.*;
+    import org.apache.kafka.connect.file.FileStreamSourceConnector;
+    public class FileTaskConfigs {
+        public static void main(String[] args) {
+            Map<String, String> props = new LinkedHashMap<>();
+            for (int i = 0; i + 1 < args.length; i += 2) props.put(args[i], args[i + 1]);
+            FileStreamSourceConnector c = new FileStreamSourceConnector();
+            c.start(props);
+            System.out.println(c.taskClass().getName());
+            for (Map<String, String> config : c.taskConfigs(1)) {
+                StringBuilder json = new StringBuilder("{");
+                for (Map.Entry<String, String> e : new TreeMap<>(config).entrySet()) {
+                    if (json.length() > 1) json.append(',');
+                    json.append('"').append(e.getKey()).append("\\":\\"").append(e.getValue()).append('"');
+                }
+                System.out.println(json.append('}'));
+            }
+        }
+    }
+"""
+
+
+def _javac(sources: dict[str, str], classpath: list[Path], work: Path) -> Path:
+    src, classes = work / "src", work / "classes"
+    files = []
+    for rel, text in sources.items():
+        path = src / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        files.append(str(path))
+    classes.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["javac", "--release", "17", "-nowarn", "-cp", _join(classpath), "-d", str(classes), *files],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return classes
+
+
+@pytest.fixture(scope="module")
+def task_plugin_path(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Path:
+    """connect-file (as the kconnect test kit lays it out) and ``test.run`` as a class directory."""
+    import shutil
+
+    from kconnect.testing.java import java_plugin_path
+
+    root = java_plugin_path(tmp_path_factory.mktemp("task-plugins"), debezium=False)
+    classes = _javac(TYPES_SOURCES, host_deps, tmp_path_factory.mktemp("types-build"))
+    shutil.copytree(classes, root / "types-plugin")
+    return root
+
+
+@pytest.fixture
+def host(tmp_path: Path, host_classpath: list[Path], task_plugin_path: Path) -> Iterator[TaskHost]:
+    started = TaskHost(host_classpath, tmp_path / "host.err")
+    try:
+        scan = started.result("scan", plugin_path=[str(task_plugin_path)])
+        classes = {p["class"] for p in scan["plugins"]}
+        assert {FILE_SOURCE, TYPES_CONNECTOR} <= classes, scan
+        yield started
+    finally:
+        started.close()
+
+
+# ----------------------------------------------------------------------------- the batch decoder
+
+
+class Batch:
+    """The test's own reading of the binary batch (PROTOCOL.md, v2), with the schemas of a handle."""
+
+    def __init__(self, schemas: dict[int, dict[str, Any]]) -> None:
+        self.schemas = schemas
+        self.data = b""
+        self.pos = 0
+        self.defined: list[int] = []
+
+    def decode(self, data: bytes) -> list[dict[str, Any]]:
+        self.data, self.pos, self.defined = data, 0, []
+        for _ in range(self.u32()):
+            schema_id = self.i32()
+            self.schemas[schema_id] = self.schema()
+            self.defined.append(schema_id)
+        records = [self.record() for _ in range(self.u32())]
+        assert self.pos == len(self.data), "trailing bytes in the batch"
+        return records
+
+    def take(self, fmt: str) -> Any:
+        (value,) = struct.unpack_from(">" + fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return value
+
+    def u8(self) -> int:
+        return int(self.take("B"))
+
+    def i32(self) -> int:
+        return int(self.take("i"))
+
+    def u32(self) -> int:
+        return int(self.take("I"))
+
+    def i64(self) -> int:
+        return int(self.take("q"))
+
+    def raw(self) -> bytes:
+        n = self.i32()
+        value = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return value
+
+    def str(self) -> str | None:
+        n = self.i32()
+        if n == -1:
+            return None
+        value = self.data[self.pos:self.pos + n].decode()
+        self.pos += n
+        return value
+
+    TYPES = ["INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES",
+             "ARRAY", "MAP", "STRUCT"]
+
+    def schema(self) -> dict[str, Any]:
+        kind, flags = self.TYPES[self.u8()], self.u8()
+        s: dict[str, Any] = {"type": kind, "optional": bool(flags & 1)}
+        if flags & 2:
+            s["name"] = self.str()
+        if flags & 4:
+            s["version"] = self.i32()
+        if flags & 8:
+            s["doc"] = self.str()
+        if flags & 16:
+            s["params"] = {self.str(): self.str() for _ in range(self.u32())}
+        if kind == "ARRAY":
+            s["items"] = self.schema()
+        elif kind == "MAP":
+            s["keys"], s["values"] = self.schema(), self.schema()
+        elif kind == "STRUCT":
+            s["fields"] = {}
+            for _ in range(self.u32()):
+                name = self.str()
+                s["fields"][name] = self.schema()
+        if flags & 32:
+            s["default"] = self.value(s)
+        return s
+
+    def value(self, s: dict[str, Any]) -> Any:
+        if self.u8() == 0:
+            return None
+        kind = s["type"]
+        simple = {"INT8": "b", "INT16": "h", "INT32": "i", "INT64": "q", "FLOAT32": "f", "FLOAT64": "d"}
+        if kind in simple:
+            return self.take(simple[kind])
+        if kind == "BOOLEAN":
+            return bool(self.u8())
+        if kind == "STRING":
+            return self.str()
+        if kind == "BYTES":
+            return self.raw()
+        if kind == "ARRAY":
+            return [self.value(s["items"]) for _ in range(self.i32())]
+        if kind == "MAP":
+            return [(self.value(s["keys"]), self.value(s["values"])) for _ in range(self.i32())]
+        return {name: self.value(f) for name, f in s["fields"].items()}
+
+    def schemaless(self) -> Any:
+        tag = self.u8()
+        if tag == 0:
+            return None
+        if tag == 1:
+            return ("bool", bool(self.u8()))
+        fixed = {2: ("int8", "b"), 3: ("int16", "h"), 4: ("int32", "i"), 5: ("int64", "q"),
+                 6: ("float32", "f"), 7: ("float64", "d")}
+        if tag in fixed:
+            return (fixed[tag][0], self.take(fixed[tag][1]))
+        if tag == 8:
+            return self.str()
+        if tag == 9:
+            return self.raw()
+        if tag == 10:
+            return [self.schemaless() for _ in range(self.i32())]
+        if tag == 11:
+            return {_hashable(self.schemaless()): self.schemaless() for _ in range(self.i32())}
+        assert tag == 12, tag
+        ref = self.i32()
+        return ("struct", ref, self.value(self.schemas[ref]))
+
+    def top(self) -> tuple[int, Any]:
+        ref = self.i32()
+        return (ref, self.schemaless() if ref == -1 else self.value(self.schemas[ref]))
+
+    def record(self) -> dict[str, Any]:
+        r: dict[str, Any] = {"seq": self.i64(), "partition": self.schemaless(), "offset": self.schemaless()}
+        r["topic"] = self.str()
+        kp = self.i32()
+        r["kafka_partition"] = None if kp == -1 else kp
+        r["key_ref"], r["key"] = self.top()
+        r["value_ref"], r["value"] = self.top()
+        ts = self.i64()
+        r["timestamp"] = None if ts == -(2**63) else ts
+        r["headers"] = [(self.str(), *self.top()) for _ in range(self.u32())]
+        return r
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _poll(host: TaskHost, handle: str, batch: Batch) -> list[dict[str, Any]]:
+    result = host.result("source_task_poll", handle=handle)
+    if result["count"] == 0:
+        assert result["batch"] is None
+        return []
+    records = batch.decode(base64.b64decode(result["batch"]))
+    assert len(records) == result["count"]
+    return records
+
+
+def _poll_until(host: TaskHost, handle: str, batch: Batch, n: int) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 30
+    while len(records) < n:
+        assert time.monotonic() < deadline, f"only {records}"
+        records += _poll(host, handle, batch)
+    return records
+
+
+# ----------------------------------------------------------------------------- FileStreamSource
+
+
+@pytest.fixture(scope="module")
+def file_oracle(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Any:
+    """Runs FileStreamSourceConnector in a plain JVM: (task class, task configs) for props."""
+    from kconnect.local import maven
+
+    file_jar = _pick(maven.resolve_classpath([f"org.apache.kafka:connect-file:{KAFKA}"]),
+                     (f"connect-file-{KAFKA}",))
+    classpath = [*host_deps, *file_jar]
+    classes = _javac({"FileTaskConfigs.java": FILE_ORACLE}, classpath,
+                     tmp_path_factory.mktemp("file-oracle"))
+
+    def run(props: dict[str, str]) -> tuple[str, list[dict[str, str]]]:
+        args = [x for kv in props.items() for x in kv]
+        done = subprocess.run(
+            [maven.require_java(), "-cp", _join([classes, *classpath]), "FileTaskConfigs", *args],
+            capture_output=True, text=True, check=True, timeout=120,
+        )
+        lines = done.stdout.strip().splitlines()
+        return lines[0], [json.loads(line) for line in lines[1:]]
+
+    return run
+
+
+def test_file_stream_source_runs_in_the_host(host: TaskHost, tmp_path: Path, file_oracle: Any) -> None:
+    data = tmp_path / "input.txt"
+    data.write_text("alpha\nbeta\ngamma\n")
+    props = {"name": "file-src", "connector.class": FILE_SOURCE, "tasks.max": "1",
+             "file": str(data), "topic": "lines"}
+    java_task_class, java_configs = file_oracle(props)
+
+    assert host.result("connector_start", handle="c-1", **{"class": FILE_SOURCE}, props=props) == {}
+    assert host.result("connector_task_class", handle="c-1") == {"class": FILE_TASK} == {"class": java_task_class}
+    configs = host.result("connector_task_configs", handle="c-1", max_tasks=1)["configs"]
+    assert configs == java_configs and len(configs) == 1
+
+    assert host.result("source_task_start", handle="t-1", **{"class": FILE_TASK}, props=configs[0]) == {}
+    batch = Batch({})
+    records = _poll_until(host, "t-1", batch, 3)
+    # its first poll() opened the file and asked the worker for its offset (none yet)
+    asked = [c for c in host.callbacks if c["handle"] == "t-1"]
+    assert [(c["op"], c["partitions"]) for c in asked] == [("offsets", [{"filename": str(data)}])]
+    assert batch.schemas == {0: {"type": "STRING", "optional": False}}
+    assert [r["value"] for r in records] == ["alpha", "beta", "gamma"]
+    assert [r["seq"] for r in records] == [0, 1, 2]
+    now_ms = time.time() * 1000
+    for r, position in zip(records, (6, 11, 17)):
+        assert r["topic"] == "lines" and r["kafka_partition"] is None
+        assert r["partition"] == {"filename": str(data)}
+        assert r["offset"] == {"position": ("int64", position)}
+        assert (r["key_ref"], r["key"], r["value_ref"]) == (-1, None, 0)
+        assert r["headers"] == []
+        assert now_ms - 60_000 < r["timestamp"] <= now_ms + 1000
+
+    acks = [[0, "lines", 0, 100, 1], [1, None, 0, 0, None], [2, "lines", 1, 7, 2]]
+    assert host.result("source_task_commit_record", handle="t-1", acks=acks) == {}
+    again = host.call("source_task_commit_record", handle="t-1", acks=[[1, "lines", 0, 5, 1]])
+    assert again["ok"] is False and "seq [1]" in again["error"]["message"]  # acked records are forgotten
+    assert host.result("source_task_commit", handle="t-1") == {}
+
+    # stop() while another thread's poll() waits for more of the file
+    pending = host.send("source_task_poll", handle="t-1")
+    time.sleep(0.3)
+    assert host.result("source_task_stop", handle="t-1") == {}
+    assert host.reply(pending)["ok"] is True
+    assert host.result("close", handle="t-1") == {}
+    assert host.call("source_task_poll", handle="t-1")["error"]["class"] == "java.lang.IllegalArgumentException"
+
+    # a new task resumes from the offset the worker gives it
+    host.offsets[_canonical({"filename": str(data)})] = {"position": 11}
+    assert host.result("source_task_start", handle="t-2", **{"class": FILE_TASK}, props=configs[0]) == {}
+    batch = Batch({})
+    records = _poll_until(host, "t-2", batch, 1)
+    assert [(r["seq"], r["value"], r["offset"]) for r in records] == [(0, "gamma", {"position": ("int64", 17)})]
+    assert host.result("source_task_stop", handle="t-2") == {}
+    assert host.result("close", handle="t-2") == {}
+    assert host.result("connector_stop", handle="c-1") == {}
+    assert host.result("close", handle="c-1") == {}
+    assert host.result("hello")["host_version"] == "1"

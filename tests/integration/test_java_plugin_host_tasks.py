@@ -592,3 +592,192 @@ def test_file_stream_source_runs_in_the_host(host: TaskHost, tmp_path: Path, fil
     assert host.result("connector_stop", handle="c-1") == {}
     assert host.result("close", handle="c-1") == {}
     assert host.result("hello")["host_version"] == "1"
+
+
+# ----------------------------------------------------------------------------- every type
+
+
+def _start_types_task(host: TaskHost, tmp_path: Path, handle: str, mode: str, **extra: str) -> Path:
+    log = tmp_path / f"{handle}.log"
+    props = {"mode": mode, "log.file": str(log), "task.index": "0", "start.loader": "plugin", **extra}
+    assert host.result("source_task_start", handle=handle, **{"class": TYPES_TASK}, props=props) == {}
+    return log
+
+
+STRING = {"type": "STRING", "optional": False}
+OPT_STRING = {"type": "STRING", "optional": True}
+ADDRESS = {"type": "STRUCT", "optional": True, "name": "test.Address",
+           "fields": {"street": STRING, "zip": {"type": "INT32", "optional": True}}}
+
+
+def _logical(kind: str, name: str, **more: Any) -> dict[str, Any]:
+    return {"type": kind, "optional": False, "name": name, "version": 1, **more}
+
+
+EVERYTHING = {
+    "type": "STRUCT", "optional": False, "name": "test.Everything", "version": 3, "doc": "every type",
+    "fields": {
+        "i8": {"type": "INT8", "optional": False}, "i16": {"type": "INT16", "optional": False},
+        "i32": {"type": "INT32", "optional": False}, "i64": {"type": "INT64", "optional": False},
+        "f32": {"type": "FLOAT32", "optional": False}, "f64": {"type": "FLOAT64", "optional": False},
+        "flag": {"type": "BOOLEAN", "optional": False}, "text": STRING,
+        "raw": {"type": "BYTES", "optional": False}, "buffer": {"type": "BYTES", "optional": False},
+        "list": {"type": "ARRAY", "optional": False, "items": OPT_STRING},
+        "scores": {"type": "MAP", "optional": False, "keys": STRING,
+                   "values": {"type": "INT64", "optional": False}},
+        "address": ADDRESS,
+        "missing": OPT_STRING,
+        "defaulted": {"type": "STRING", "optional": True, "default": "fallback"},
+        "price": _logical("BYTES", "org.apache.kafka.connect.data.Decimal", params={"scale": "2"}),
+        "day": _logical("INT32", "org.apache.kafka.connect.data.Date"),
+        "time": _logical("INT32", "org.apache.kafka.connect.data.Time"),
+        "ts": _logical("INT64", "org.apache.kafka.connect.data.Timestamp"),
+        "tagged": {"type": "INT32", "optional": False, "params": {"p1": "v1"}},
+    },
+}
+
+
+def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: Path) -> None:
+    assert host.result("connector_start", handle="c-t", **{"class": TYPES_CONNECTOR},
+                       props={"name": "types"}) == {}
+    assert host.result("connector_task_class", handle="c-t") == {"class": TYPES_TASK}
+    configs = host.result("connector_task_configs", handle="c-t", max_tasks=2)["configs"]
+    assert configs == [{"name": "types", "task.index": "0", "start.loader": "plugin"},
+                       {"name": "types", "task.index": "1", "start.loader": "plugin"}]
+
+    host.offsets[_canonical({"task": "types"})] = {"n": 5, "x": 0.5}  # start() asks for it
+    log = _start_types_task(host, tmp_path, "t-t", "types")
+    batch = Batch({})
+    first, second = _poll(host, "t-t", batch)
+    # Everything, its key's STRING and the schemaless struct's Address; the headers' schemas
+    assert batch.schemas[first["value_ref"]] == EVERYTHING
+    assert batch.schemas[first["key_ref"]] == STRING
+    assert len(batch.defined) == len(set(batch.defined)) == len(batch.schemas)
+    assert sorted(batch.defined) == list(range(len(batch.defined)))
+
+    assert (first["seq"], first["topic"], first["kafka_partition"], first["timestamp"]) == (0, "types", None, None)
+    assert first["partition"] == {"task": "types"} and first["offset"] == {"n": ("int64", 1)}
+    assert first["key"] == "k1"
+    assert first["value"] == {
+        "i8": -5, "i16": 300, "i32": -70000, "i64": 1 << 40, "f32": 1.5, "f64": -2.25, "flag": True,
+        "text": "h\u00e9llo \u2713", "raw": b"\x00\x01\x02\xff", "buffer": b"\x08\x07",
+        "list": ["a", None, "c"], "scores": [("x", 1), ("y", -2)],
+        "address": {"street": "Main St", "zip": None},
+        "missing": None,
+        "defaulted": None,  # sent as stored: the worker's converter applies the default
+        "price": (12345).to_bytes(2, "big", signed=True),
+        "day": 19000, "time": 3723004, "ts": 1700000000123, "tagged": 7,
+    }
+    headers = {key: (batch.schemas.get(ref), value) for key, ref, value in first["headers"]}
+    assert [h[0] for h in first["headers"]] == ["h-str", "h-int", "h-ts", "h-schemaless", "h-loader", "h-resumed"]
+    assert headers["h-str"] == (STRING, "v")
+    assert headers["h-int"] == ({"type": "INT32", "optional": False}, 42)
+    assert headers["h-ts"] == (_logical("INT64", "org.apache.kafka.connect.data.Timestamp"), 1000)
+    assert headers["h-schemaless"] == (None, {"a": ("int64", 1)})
+    assert headers["h-loader"] == ({"type": "BOOLEAN", "optional": False}, True)  # context loader swapped
+    # the offset the worker answered, as Kafka's reader gives it: integral Long, else Double
+    assert headers["h-resumed"][1] == {"n": ("int64", 5), "x": ("float64", 0.5)}
+
+    assert (second["seq"], second["topic"], second["kafka_partition"], second["timestamp"]) == (1, "types-b", 3, 1234)
+    assert (second["key_ref"], second["key"], second["value_ref"]) == (-1, None, -1)
+    loose = second["value"]
+    assert loose["name"] == "n" and loose["int"] == ("int32", 7)
+    assert loose["list"] == [("int64", 1), ("bool", True), ("float64", 2.5), None]
+    assert loose["bytes"] == b"\x01\x02"
+    tag, ref, struct_value = loose["struct"]
+    assert tag == "struct" and batch.schemas[ref] == ADDRESS and struct_value == {"street": "Side St", "zip": 12345}
+    assert loose["date"] == ("int64", 86400000) and loose["decimal"] == "-1.50"
+    assert loose["small"] == ("int16", 3) and loose["f"] == ("float32", 0.25)
+
+    # equal schemas, newly built or still a SchemaBuilder: nothing new to define
+    known = dict(batch.schemas)
+    (third,) = _poll(host, "t-t", batch)
+    assert batch.defined == [] and batch.schemas == known
+    assert third["seq"] == 2 and third["key_ref"] == first["key_ref"] and third["value_ref"] == first["value_ref"]
+    assert third["kafka_partition"] == 0 and third["timestamp"] == 5 and third["key"] == "k2"
+    value = third["value"]
+    assert value["defaulted"] == "given" and value["address"] is None and value["list"] == []
+    assert value["price"] == b"\xff" and value["ts"] == -1 and value["raw"] == b"" and value["buffer"] == b""
+    assert value["f32"] == 5.0 and value["flag"] is False
+
+    # a new schema gets the next id
+    (fourth,) = _poll(host, "t-t", batch)
+    new_id = len(known)
+    assert batch.defined == [new_id] and batch.schemas[new_id] == {"type": "INT64", "optional": True}
+    assert (fourth["seq"], fourth["key_ref"], fourth["key"], fourth["value_ref"], fourth["value"]) == (3, new_id, None, new_id, 99)
+    assert _poll(host, "t-t", batch) == []
+
+    acks = [[0, "types", 2, 40, 111], [1, None, 0, 0, None], [2, "types", 0, 41, 112], [3, "types", 1, 9, None]]
+    assert host.result("source_task_commit_record", handle="t-t", acks=acks) == {}
+    assert host.result("source_task_commit", handle="t-t") == {}
+    assert host.result("source_task_stop", handle="t-t") == {}
+    assert host.result("close", handle="t-t") == {}
+    assert log.read_text().splitlines() == [
+        "start 0 plugin plugin",
+        "commitRecord 1 types/2/40/111 plugin",
+        "commitRecord 2 null plugin",
+        "commitRecord 3 types/0/41/112 plugin",
+        "commitRecord 4 types/1/9/-1 plugin",
+        "commit plugin",
+        "stop plugin",
+    ]
+    assert [c["handle"] for c in host.callbacks] == ["t-t"]
+    assert host.result("connector_stop", handle="c-t") == {}
+    assert host.result("close", handle="c-t") == {}
+
+
+# ----------------------------------------------------------------------------- events, stop, errors
+
+
+def test_connector_context_events_come_from_the_connectors_thread(host: TaskHost) -> None:
+    props = {"name": "eventful", "events": "true"}
+    assert host.result("connector_start", handle="c-e", **{"class": TYPES_CONNECTOR}, props=props) == {}
+    reconfigure, error = host.event(), host.event()
+    assert reconfigure == {"event": "request_task_reconfiguration", "handle": "c-e"}
+    assert error["event"] == "raise_error" and error["handle"] == "c-e"
+    assert error["error"]["class"] == "java.lang.IllegalStateException"
+    assert error["error"]["message"] == "raised from the connector's thread"
+    assert "test.run.TypesConnector" in error["error"]["trace"]
+    assert host.result("connector_stop", handle="c-e") == {}
+    assert host.result("close", handle="c-e") == {}
+
+
+def test_stop_runs_while_poll_blocks(host: TaskHost, tmp_path: Path) -> None:
+    log = _start_types_task(host, tmp_path, "t-b", "block")
+    pending = host.send("source_task_poll", handle="t-b")
+    time.sleep(0.5)
+    assert host.result("source_task_stop", handle="t-b", ) == {}
+    assert host.reply(pending, timeout=REPLY_TIMEOUT_S) == {
+        "id": pending, "ok": True, "result": {"count": 0, "batch": None}}
+    assert log.read_text().splitlines() == ["start 0 plugin plugin", "stop plugin"]
+
+
+def test_errors_come_back_and_the_host_lives_on(host: TaskHost, tmp_path: Path) -> None:
+    _start_types_task(host, tmp_path, "t-x", "throw")
+    reply = host.call("source_task_poll", handle="t-x")
+    assert reply["ok"] is False
+    assert reply["error"]["class"] == "java.lang.IllegalStateException"
+    assert reply["error"]["message"] == "poll exploded"
+    assert "test.run.TypesTask.poll" in reply["error"]["trace"]
+    assert host.result("source_task_stop", handle="t-x") == {}
+
+    for op in ("source_task_poll", "connector_task_class", "close"):
+        reply = host.call(op, handle="nobody")
+        assert reply["error"]["class"] == "java.lang.IllegalArgumentException", reply
+        assert "nobody" in reply["error"]["message"]
+    reply = host.call("connector_task_class", handle="t-x")  # a task, not a connector
+    assert reply["error"]["class"] == "java.lang.IllegalArgumentException"
+    reply = host.call("source_task_start", handle="t-y", **{"class": "com.example.NoSuchTask"}, props={})
+    assert reply["error"]["class"] == "java.lang.IllegalArgumentException"
+    assert "com.example.NoSuchTask" in reply["error"]["message"]
+    reply = host.call("source_task_start", handle="t-x", **{"class": TYPES_TASK}, props={})
+    assert "already in use" in reply["error"]["message"]
+
+    # a worker failing the offsets callback: start() gets a ConnectException; the handle is not kept
+    host.fail_callbacks = "offsets are unavailable"
+    reply = host.call("source_task_start", handle="t-z", **{"class": TYPES_TASK},
+                      props={"mode": "types", "log.file": str(tmp_path / "z.log")})
+    assert reply["error"]["class"] == "org.apache.kafka.connect.errors.ConnectException"
+    assert reply["error"]["message"] == "offsets are unavailable"
+    assert "unknown handle" in host.call("close", handle="t-z")["error"]["message"].lower()
+    assert host.result("hello")["host_version"] == "1"

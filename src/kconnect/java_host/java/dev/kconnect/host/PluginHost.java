@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The kconnect Java plugin host: a JVM child of a Python worker that loads Kafka Connect plugins
- * from {@code plugin.path} and runs them on the worker's behalf (protocol v1: see
+ * from {@code plugin.path} and runs them on the worker's behalf (protocols v1 and v2: see
  * {@code PROTOCOL.md} beside these sources).
  *
  * <p>Requests arrive as frames on standard input and replies leave as frames on standard output

@@ -95,8 +95,11 @@ class TaskHost(PluginHostProcess):
 
     def _answer(self, callback: dict[str, Any]) -> dict[str, Any]:
         if self.fail_callbacks is not None:
-            return {"callback": callback["callback"], "ok": False,
-                    "error": {"message": self.fail_callbacks}}
+            return {
+                "callback": callback["callback"],
+                "ok": False,
+                "error": {"message": self.fail_callbacks},
+            }
         assert callback["op"] == "offsets", callback
         offsets = [self.offsets.get(_canonical(p)) for p in callback["partitions"]]
         return {"callback": callback["callback"], "ok": True, "result": {"offsets": offsets}}
@@ -318,15 +321,27 @@ def _javac(sources: dict[str, str], classpath: list[Path], work: Path) -> Path:
         files.append(str(path))
     classes.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        ["javac", "--release", "17", "-nowarn", "-cp", _join(classpath), "-d", str(classes), *files],
-        capture_output=True, text=True, check=False,
+        [
+            "javac",
+            "--release",
+            "17",
+            "-nowarn",
+            "-cp",
+            _join(classpath),
+            "-d",
+            str(classes),
+            *files,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return classes
 
 
 @pytest.fixture(scope="module")
-def task_plugin_path(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Path:
+def task_plugin_path(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Path:  # noqa: F811
     """connect-file (as the kconnect test kit lays it out) and ``test.run`` as a class directory."""
     import shutil
 
@@ -339,7 +354,7 @@ def task_plugin_path(tmp_path_factory: pytest.TempPathFactory, host_deps: list[P
 
 
 @pytest.fixture
-def host(tmp_path: Path, host_classpath: list[Path], task_plugin_path: Path) -> Iterator[TaskHost]:
+def host(tmp_path: Path, host_classpath: list[Path], task_plugin_path: Path) -> Iterator[TaskHost]:  # noqa: F811
     started = TaskHost(host_classpath, tmp_path / "host.err")
     try:
         scan = started.result("scan", plugin_path=[str(task_plugin_path)])
@@ -391,32 +406,44 @@ class Batch:
 
     def raw(self) -> bytes:
         n = self.i32()
-        value = self.data[self.pos:self.pos + n]
+        value = self.data[self.pos : self.pos + n]
         self.pos += n
         return value
 
-    def str(self) -> str | None:
+    def text(self) -> str | None:
         n = self.i32()
         if n == -1:
             return None
-        value = self.data[self.pos:self.pos + n].decode()
+        value = self.data[self.pos : self.pos + n].decode()
         self.pos += n
         return value
 
-    TYPES = ["INT8", "INT16", "INT32", "INT64", "FLOAT32", "FLOAT64", "BOOLEAN", "STRING", "BYTES",
-             "ARRAY", "MAP", "STRUCT"]
+    TYPES = [
+        "INT8",
+        "INT16",
+        "INT32",
+        "INT64",
+        "FLOAT32",
+        "FLOAT64",
+        "BOOLEAN",
+        "STRING",
+        "BYTES",
+        "ARRAY",
+        "MAP",
+        "STRUCT",
+    ]
 
     def schema(self) -> dict[str, Any]:
         kind, flags = self.TYPES[self.u8()], self.u8()
         s: dict[str, Any] = {"type": kind, "optional": bool(flags & 1)}
         if flags & 2:
-            s["name"] = self.str()
+            s["name"] = self.text()
         if flags & 4:
             s["version"] = self.i32()
         if flags & 8:
-            s["doc"] = self.str()
+            s["doc"] = self.text()
         if flags & 16:
-            s["params"] = {self.str(): self.str() for _ in range(self.u32())}
+            s["params"] = {self.text(): self.text() for _ in range(self.u32())}
         if kind == "ARRAY":
             s["items"] = self.schema()
         elif kind == "MAP":
@@ -424,7 +451,7 @@ class Batch:
         elif kind == "STRUCT":
             s["fields"] = {}
             for _ in range(self.u32()):
-                name = self.str()
+                name = self.text()
                 s["fields"][name] = self.schema()
         if flags & 32:
             s["default"] = self.value(s)
@@ -434,13 +461,20 @@ class Batch:
         if self.u8() == 0:
             return None
         kind = s["type"]
-        simple = {"INT8": "b", "INT16": "h", "INT32": "i", "INT64": "q", "FLOAT32": "f", "FLOAT64": "d"}
+        simple = {
+            "INT8": "b",
+            "INT16": "h",
+            "INT32": "i",
+            "INT64": "q",
+            "FLOAT32": "f",
+            "FLOAT64": "d",
+        }
         if kind in simple:
             return self.take(simple[kind])
         if kind == "BOOLEAN":
             return bool(self.u8())
         if kind == "STRING":
-            return self.str()
+            return self.text()
         if kind == "BYTES":
             return self.raw()
         if kind == "ARRAY":
@@ -455,12 +489,18 @@ class Batch:
             return None
         if tag == 1:
             return ("bool", bool(self.u8()))
-        fixed = {2: ("int8", "b"), 3: ("int16", "h"), 4: ("int32", "i"), 5: ("int64", "q"),
-                 6: ("float32", "f"), 7: ("float64", "d")}
+        fixed = {
+            2: ("int8", "b"),
+            3: ("int16", "h"),
+            4: ("int32", "i"),
+            5: ("int64", "q"),
+            6: ("float32", "f"),
+            7: ("float64", "d"),
+        }
         if tag in fixed:
             return (fixed[tag][0], self.take(fixed[tag][1]))
         if tag == 8:
-            return self.str()
+            return self.text()
         if tag == 9:
             return self.raw()
         if tag == 10:
@@ -476,15 +516,19 @@ class Batch:
         return (ref, self.schemaless() if ref == -1 else self.value(self.schemas[ref]))
 
     def record(self) -> dict[str, Any]:
-        r: dict[str, Any] = {"seq": self.i64(), "partition": self.schemaless(), "offset": self.schemaless()}
-        r["topic"] = self.str()
+        r: dict[str, Any] = {
+            "seq": self.i64(),
+            "partition": self.schemaless(),
+            "offset": self.schemaless(),
+        }
+        r["topic"] = self.text()
         kp = self.i32()
         r["kafka_partition"] = None if kp == -1 else kp
         r["key_ref"], r["key"] = self.top()
         r["value_ref"], r["value"] = self.top()
         ts = self.i64()
         r["timestamp"] = None if ts == -(2**63) else ts
-        r["headers"] = [(self.str(), *self.top()) for _ in range(self.u32())]
+        r["headers"] = [(self.text(), *self.top()) for _ in range(self.u32())]
         return r
 
 
@@ -515,21 +559,27 @@ def _poll_until(host: TaskHost, handle: str, batch: Batch, n: int) -> list[dict[
 
 
 @pytest.fixture(scope="module")
-def file_oracle(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Any:
+def file_oracle(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Any:  # noqa: F811
     """Runs FileStreamSourceConnector in a plain JVM: (task class, task configs) for props."""
     from kconnect.local import maven
 
-    file_jar = _pick(maven.resolve_classpath([f"org.apache.kafka:connect-file:{KAFKA}"]),
-                     (f"connect-file-{KAFKA}",))
+    file_jar = _pick(
+        maven.resolve_classpath([f"org.apache.kafka:connect-file:{KAFKA}"]),
+        (f"connect-file-{KAFKA}",),
+    )
     classpath = [*host_deps, *file_jar]
-    classes = _javac({"FileTaskConfigs.java": FILE_ORACLE}, classpath,
-                     tmp_path_factory.mktemp("file-oracle"))
+    classes = _javac(
+        {"FileTaskConfigs.java": FILE_ORACLE}, classpath, tmp_path_factory.mktemp("file-oracle")
+    )
 
     def run(props: dict[str, str]) -> tuple[str, list[dict[str, str]]]:
         args = [x for kv in props.items() for x in kv]
         done = subprocess.run(
             [maven.require_java(), "-cp", _join([classes, *classpath]), "FileTaskConfigs", *args],
-            capture_output=True, text=True, check=True, timeout=120,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
         )
         lines = done.stdout.strip().splitlines()
         return lines[0], [json.loads(line) for line in lines[1:]]
@@ -537,19 +587,33 @@ def file_oracle(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path])
     return run
 
 
-def test_file_stream_source_runs_in_the_host(host: TaskHost, tmp_path: Path, file_oracle: Any) -> None:
+def test_file_stream_source_runs_in_the_host(
+    host: TaskHost, tmp_path: Path, file_oracle: Any
+) -> None:
     data = tmp_path / "input.txt"
     data.write_text("alpha\nbeta\ngamma\n")
-    props = {"name": "file-src", "connector.class": FILE_SOURCE, "tasks.max": "1",
-             "file": str(data), "topic": "lines"}
+    props = {
+        "name": "file-src",
+        "connector.class": FILE_SOURCE,
+        "tasks.max": "1",
+        "file": str(data),
+        "topic": "lines",
+    }
     java_task_class, java_configs = file_oracle(props)
 
     assert host.result("connector_start", handle="c-1", **{"class": FILE_SOURCE}, props=props) == {}
-    assert host.result("connector_task_class", handle="c-1") == {"class": FILE_TASK} == {"class": java_task_class}
+    assert (
+        host.result("connector_task_class", handle="c-1")
+        == {"class": FILE_TASK}
+        == {"class": java_task_class}
+    )
     configs = host.result("connector_task_configs", handle="c-1", max_tasks=1)["configs"]
     assert configs == java_configs and len(configs) == 1
 
-    assert host.result("source_task_start", handle="t-1", **{"class": FILE_TASK}, props=configs[0]) == {}
+    assert (
+        host.result("source_task_start", handle="t-1", **{"class": FILE_TASK}, props=configs[0])
+        == {}
+    )
     batch = Batch({})
     records = _poll_until(host, "t-1", batch, 3)
     # its first poll() opened the file and asked the worker for its offset (none yet)
@@ -559,7 +623,7 @@ def test_file_stream_source_runs_in_the_host(host: TaskHost, tmp_path: Path, fil
     assert [r["value"] for r in records] == ["alpha", "beta", "gamma"]
     assert [r["seq"] for r in records] == [0, 1, 2]
     now_ms = time.time() * 1000
-    for r, position in zip(records, (6, 11, 17)):
+    for r, position in zip(records, (6, 11, 17), strict=True):
         assert r["topic"] == "lines" and r["kafka_partition"] is None
         assert r["partition"] == {"filename": str(data)}
         assert r["offset"] == {"position": ("int64", position)}
@@ -570,7 +634,9 @@ def test_file_stream_source_runs_in_the_host(host: TaskHost, tmp_path: Path, fil
     acks = [[0, "lines", 0, 100, 1], [1, None, 0, 0, None], [2, "lines", 1, 7, 2]]
     assert host.result("source_task_commit_record", handle="t-1", acks=acks) == {}
     again = host.call("source_task_commit_record", handle="t-1", acks=[[1, "lines", 0, 5, 1]])
-    assert again["ok"] is False and "seq [1]" in again["error"]["message"]  # acked records are forgotten
+    assert (
+        again["ok"] is False and "seq [1]" in again["error"]["message"]
+    )  # acked records are forgotten
     assert host.result("source_task_commit", handle="t-1") == {}
 
     # stop() while another thread's poll() waits for more of the file
@@ -579,14 +645,22 @@ def test_file_stream_source_runs_in_the_host(host: TaskHost, tmp_path: Path, fil
     assert host.result("source_task_stop", handle="t-1") == {}
     assert host.reply(pending)["ok"] is True
     assert host.result("close", handle="t-1") == {}
-    assert host.call("source_task_poll", handle="t-1")["error"]["class"] == "java.lang.IllegalArgumentException"
+    assert (
+        host.call("source_task_poll", handle="t-1")["error"]["class"]
+        == "java.lang.IllegalArgumentException"
+    )
 
     # a new task resumes from the offset the worker gives it
     host.offsets[_canonical({"filename": str(data)})] = {"position": 11}
-    assert host.result("source_task_start", handle="t-2", **{"class": FILE_TASK}, props=configs[0]) == {}
+    assert (
+        host.result("source_task_start", handle="t-2", **{"class": FILE_TASK}, props=configs[0])
+        == {}
+    )
     batch = Batch({})
     records = _poll_until(host, "t-2", batch, 1)
-    assert [(r["seq"], r["value"], r["offset"]) for r in records] == [(0, "gamma", {"position": ("int64", 17)})]
+    assert [(r["seq"], r["value"], r["offset"]) for r in records] == [
+        (0, "gamma", {"position": ("int64", 17)})
+    ]
     assert host.result("source_task_stop", handle="t-2") == {}
     assert host.result("close", handle="t-2") == {}
     assert host.result("connector_stop", handle="c-1") == {}
@@ -599,15 +673,27 @@ def test_file_stream_source_runs_in_the_host(host: TaskHost, tmp_path: Path, fil
 
 def _start_types_task(host: TaskHost, tmp_path: Path, handle: str, mode: str, **extra: str) -> Path:
     log = tmp_path / f"{handle}.log"
-    props = {"mode": mode, "log.file": str(log), "task.index": "0", "start.loader": "plugin", **extra}
-    assert host.result("source_task_start", handle=handle, **{"class": TYPES_TASK}, props=props) == {}
+    props = {
+        "mode": mode,
+        "log.file": str(log),
+        "task.index": "0",
+        "start.loader": "plugin",
+        **extra,
+    }
+    assert (
+        host.result("source_task_start", handle=handle, **{"class": TYPES_TASK}, props=props) == {}
+    )
     return log
 
 
 STRING = {"type": "STRING", "optional": False}
 OPT_STRING = {"type": "STRING", "optional": True}
-ADDRESS = {"type": "STRUCT", "optional": True, "name": "test.Address",
-           "fields": {"street": STRING, "zip": {"type": "INT32", "optional": True}}}
+ADDRESS = {
+    "type": "STRUCT",
+    "optional": True,
+    "name": "test.Address",
+    "fields": {"street": STRING, "zip": {"type": "INT32", "optional": True}},
+}
 
 
 def _logical(kind: str, name: str, **more: Any) -> dict[str, Any]:
@@ -615,16 +701,29 @@ def _logical(kind: str, name: str, **more: Any) -> dict[str, Any]:
 
 
 EVERYTHING = {
-    "type": "STRUCT", "optional": False, "name": "test.Everything", "version": 3, "doc": "every type",
+    "type": "STRUCT",
+    "optional": False,
+    "name": "test.Everything",
+    "version": 3,
+    "doc": "every type",
     "fields": {
-        "i8": {"type": "INT8", "optional": False}, "i16": {"type": "INT16", "optional": False},
-        "i32": {"type": "INT32", "optional": False}, "i64": {"type": "INT64", "optional": False},
-        "f32": {"type": "FLOAT32", "optional": False}, "f64": {"type": "FLOAT64", "optional": False},
-        "flag": {"type": "BOOLEAN", "optional": False}, "text": STRING,
-        "raw": {"type": "BYTES", "optional": False}, "buffer": {"type": "BYTES", "optional": False},
+        "i8": {"type": "INT8", "optional": False},
+        "i16": {"type": "INT16", "optional": False},
+        "i32": {"type": "INT32", "optional": False},
+        "i64": {"type": "INT64", "optional": False},
+        "f32": {"type": "FLOAT32", "optional": False},
+        "f64": {"type": "FLOAT64", "optional": False},
+        "flag": {"type": "BOOLEAN", "optional": False},
+        "text": STRING,
+        "raw": {"type": "BYTES", "optional": False},
+        "buffer": {"type": "BYTES", "optional": False},
         "list": {"type": "ARRAY", "optional": False, "items": OPT_STRING},
-        "scores": {"type": "MAP", "optional": False, "keys": STRING,
-                   "values": {"type": "INT64", "optional": False}},
+        "scores": {
+            "type": "MAP",
+            "optional": False,
+            "keys": STRING,
+            "values": {"type": "INT64", "optional": False},
+        },
         "address": ADDRESS,
         "missing": OPT_STRING,
         "defaulted": {"type": "STRING", "optional": True, "default": "fallback"},
@@ -638,12 +737,18 @@ EVERYTHING = {
 
 
 def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: Path) -> None:
-    assert host.result("connector_start", handle="c-t", **{"class": TYPES_CONNECTOR},
-                       props={"name": "types"}) == {}
+    assert (
+        host.result(
+            "connector_start", handle="c-t", **{"class": TYPES_CONNECTOR}, props={"name": "types"}
+        )
+        == {}
+    )
     assert host.result("connector_task_class", handle="c-t") == {"class": TYPES_TASK}
     configs = host.result("connector_task_configs", handle="c-t", max_tasks=2)["configs"]
-    assert configs == [{"name": "types", "task.index": "0", "start.loader": "plugin"},
-                       {"name": "types", "task.index": "1", "start.loader": "plugin"}]
+    assert configs == [
+        {"name": "types", "task.index": "0", "start.loader": "plugin"},
+        {"name": "types", "task.index": "1", "start.loader": "plugin"},
+    ]
 
     host.offsets[_canonical({"task": "types"})] = {"n": 5, "x": 0.5}  # start() asks for it
     log = _start_types_task(host, tmp_path, "t-t", "types")
@@ -655,37 +760,73 @@ def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: P
     assert len(batch.defined) == len(set(batch.defined)) == len(batch.schemas)
     assert sorted(batch.defined) == list(range(len(batch.defined)))
 
-    assert (first["seq"], first["topic"], first["kafka_partition"], first["timestamp"]) == (0, "types", None, None)
+    assert (first["seq"], first["topic"], first["kafka_partition"], first["timestamp"]) == (
+        0,
+        "types",
+        None,
+        None,
+    )
     assert first["partition"] == {"task": "types"} and first["offset"] == {"n": ("int64", 1)}
     assert first["key"] == "k1"
     assert first["value"] == {
-        "i8": -5, "i16": 300, "i32": -70000, "i64": 1 << 40, "f32": 1.5, "f64": -2.25, "flag": True,
-        "text": "h\u00e9llo \u2713", "raw": b"\x00\x01\x02\xff", "buffer": b"\x08\x07",
-        "list": ["a", None, "c"], "scores": [("x", 1), ("y", -2)],
+        "i8": -5,
+        "i16": 300,
+        "i32": -70000,
+        "i64": 1 << 40,
+        "f32": 1.5,
+        "f64": -2.25,
+        "flag": True,
+        "text": "h\u00e9llo \u2713",
+        "raw": b"\x00\x01\x02\xff",
+        "buffer": b"\x08\x07",
+        "list": ["a", None, "c"],
+        "scores": [("x", 1), ("y", -2)],
         "address": {"street": "Main St", "zip": None},
         "missing": None,
         "defaulted": None,  # sent as stored: the worker's converter applies the default
         "price": (12345).to_bytes(2, "big", signed=True),
-        "day": 19000, "time": 3723004, "ts": 1700000000123, "tagged": 7,
+        "day": 19000,
+        "time": 3723004,
+        "ts": 1700000000123,
+        "tagged": 7,
     }
     headers = {key: (batch.schemas.get(ref), value) for key, ref, value in first["headers"]}
-    assert [h[0] for h in first["headers"]] == ["h-str", "h-int", "h-ts", "h-schemaless", "h-loader", "h-resumed"]
+    assert [h[0] for h in first["headers"]] == [
+        "h-str",
+        "h-int",
+        "h-ts",
+        "h-schemaless",
+        "h-loader",
+        "h-resumed",
+    ]
     assert headers["h-str"] == (STRING, "v")
     assert headers["h-int"] == ({"type": "INT32", "optional": False}, 42)
     assert headers["h-ts"] == (_logical("INT64", "org.apache.kafka.connect.data.Timestamp"), 1000)
     assert headers["h-schemaless"] == (None, {"a": ("int64", 1)})
-    assert headers["h-loader"] == ({"type": "BOOLEAN", "optional": False}, True)  # context loader swapped
+    assert headers["h-loader"] == (
+        {"type": "BOOLEAN", "optional": False},
+        True,
+    )  # context loader swapped
     # the offset the worker answered, as Kafka's reader gives it: integral Long, else Double
     assert headers["h-resumed"][1] == {"n": ("int64", 5), "x": ("float64", 0.5)}
 
-    assert (second["seq"], second["topic"], second["kafka_partition"], second["timestamp"]) == (1, "types-b", 3, 1234)
+    assert (second["seq"], second["topic"], second["kafka_partition"], second["timestamp"]) == (
+        1,
+        "types-b",
+        3,
+        1234,
+    )
     assert (second["key_ref"], second["key"], second["value_ref"]) == (-1, None, -1)
     loose = second["value"]
     assert loose["name"] == "n" and loose["int"] == ("int32", 7)
     assert loose["list"] == [("int64", 1), ("bool", True), ("float64", 2.5), None]
     assert loose["bytes"] == b"\x01\x02"
     tag, ref, struct_value = loose["struct"]
-    assert tag == "struct" and batch.schemas[ref] == ADDRESS and struct_value == {"street": "Side St", "zip": 12345}
+    assert (
+        tag == "struct"
+        and batch.schemas[ref] == ADDRESS
+        and struct_value == {"street": "Side St", "zip": 12345}
+    )
     assert loose["date"] == ("int64", 86400000) and loose["decimal"] == "-1.50"
     assert loose["small"] == ("int16", 3) and loose["f"] == ("float32", 0.25)
 
@@ -693,21 +834,44 @@ def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: P
     known = dict(batch.schemas)
     (third,) = _poll(host, "t-t", batch)
     assert batch.defined == [] and batch.schemas == known
-    assert third["seq"] == 2 and third["key_ref"] == first["key_ref"] and third["value_ref"] == first["value_ref"]
+    assert (
+        third["seq"] == 2
+        and third["key_ref"] == first["key_ref"]
+        and third["value_ref"] == first["value_ref"]
+    )
     assert third["kafka_partition"] == 0 and third["timestamp"] == 5 and third["key"] == "k2"
     value = third["value"]
     assert value["defaulted"] == "given" and value["address"] is None and value["list"] == []
-    assert value["price"] == b"\xff" and value["ts"] == -1 and value["raw"] == b"" and value["buffer"] == b""
+    assert (
+        value["price"] == b"\xff"
+        and value["ts"] == -1
+        and value["raw"] == b""
+        and value["buffer"] == b""
+    )
     assert value["f32"] == 5.0 and value["flag"] is False
 
     # a new schema gets the next id
     (fourth,) = _poll(host, "t-t", batch)
     new_id = len(known)
-    assert batch.defined == [new_id] and batch.schemas[new_id] == {"type": "INT64", "optional": True}
-    assert (fourth["seq"], fourth["key_ref"], fourth["key"], fourth["value_ref"], fourth["value"]) == (3, new_id, None, new_id, 99)
+    assert batch.defined == [new_id] and batch.schemas[new_id] == {
+        "type": "INT64",
+        "optional": True,
+    }
+    assert (
+        fourth["seq"],
+        fourth["key_ref"],
+        fourth["key"],
+        fourth["value_ref"],
+        fourth["value"],
+    ) == (3, new_id, None, new_id, 99)
     assert _poll(host, "t-t", batch) == []
 
-    acks = [[0, "types", 2, 40, 111], [1, None, 0, 0, None], [2, "types", 0, 41, 112], [3, "types", 1, 9, None]]
+    acks = [
+        [0, "types", 2, 40, 111],
+        [1, None, 0, 0, None],
+        [2, "types", 0, 41, 112],
+        [3, "types", 1, 9, None],
+    ]
     assert host.result("source_task_commit_record", handle="t-t", acks=acks) == {}
     assert host.result("source_task_commit", handle="t-t") == {}
     assert host.result("source_task_stop", handle="t-t") == {}
@@ -731,7 +895,10 @@ def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: P
 
 def test_connector_context_events_come_from_the_connectors_thread(host: TaskHost) -> None:
     props = {"name": "eventful", "events": "true"}
-    assert host.result("connector_start", handle="c-e", **{"class": TYPES_CONNECTOR}, props=props) == {}
+    assert (
+        host.result("connector_start", handle="c-e", **{"class": TYPES_CONNECTOR}, props=props)
+        == {}
+    )
     reconfigure, error = host.event(), host.event()
     assert reconfigure == {"event": "request_task_reconfiguration", "handle": "c-e"}
     assert error["event"] == "raise_error" and error["handle"] == "c-e"
@@ -746,9 +913,18 @@ def test_stop_runs_while_poll_blocks(host: TaskHost, tmp_path: Path) -> None:
     log = _start_types_task(host, tmp_path, "t-b", "block")
     pending = host.send("source_task_poll", handle="t-b")
     time.sleep(0.5)
-    assert host.result("source_task_stop", handle="t-b", ) == {}
+    assert (
+        host.result(
+            "source_task_stop",
+            handle="t-b",
+        )
+        == {}
+    )
     assert host.reply(pending, timeout=REPLY_TIMEOUT_S) == {
-        "id": pending, "ok": True, "result": {"count": 0, "batch": None}}
+        "id": pending,
+        "ok": True,
+        "result": {"count": 0, "batch": None},
+    }
     assert log.read_text().splitlines() == ["start 0 plugin plugin", "stop plugin"]
 
 
@@ -767,7 +943,9 @@ def test_errors_come_back_and_the_host_lives_on(host: TaskHost, tmp_path: Path) 
         assert "nobody" in reply["error"]["message"]
     reply = host.call("connector_task_class", handle="t-x")  # a task, not a connector
     assert reply["error"]["class"] == "java.lang.IllegalArgumentException"
-    reply = host.call("source_task_start", handle="t-y", **{"class": "com.example.NoSuchTask"}, props={})
+    reply = host.call(
+        "source_task_start", handle="t-y", **{"class": "com.example.NoSuchTask"}, props={}
+    )
     assert reply["error"]["class"] == "java.lang.IllegalArgumentException"
     assert "com.example.NoSuchTask" in reply["error"]["message"]
     reply = host.call("source_task_start", handle="t-x", **{"class": TYPES_TASK}, props={})
@@ -775,8 +953,12 @@ def test_errors_come_back_and_the_host_lives_on(host: TaskHost, tmp_path: Path) 
 
     # a worker failing the offsets callback: start() gets a ConnectException; the handle is not kept
     host.fail_callbacks = "offsets are unavailable"
-    reply = host.call("source_task_start", handle="t-z", **{"class": TYPES_TASK},
-                      props={"mode": "types", "log.file": str(tmp_path / "z.log")})
+    reply = host.call(
+        "source_task_start",
+        handle="t-z",
+        **{"class": TYPES_TASK},
+        props={"mode": "types", "log.file": str(tmp_path / "z.log")},
+    )
     assert reply["error"]["class"] == "org.apache.kafka.connect.errors.ConnectException"
     assert reply["error"]["message"] == "offsets are unavailable"
     assert "unknown handle" in host.call("close", handle="t-z")["error"]["message"].lower()

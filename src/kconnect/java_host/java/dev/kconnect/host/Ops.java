@@ -9,8 +9,9 @@ import org.apache.kafka.common.utils.AppInfoParser;
 import org.apache.kafka.connect.components.Versioned;
 
 /**
- * The protocol's operations on plugins: {@code hello}, {@code scan}, {@code version}, and (via
- * {@link ConfigOps}) {@code config_def} and {@code validate}. ({@code shutdown} is the host's
+ * The protocol's operations on plugins: {@code hello}, {@code scan}, {@code version}, (via
+ * {@link ConfigOps}) {@code config_def} and {@code validate}, and (via {@link RunOps}, protocol
+ * v2) the running connectors and source tasks, by handle. ({@code shutdown} is the host's
  * own, see {@link PluginHost}.) Each op takes the request object and returns the reply's
  * {@code result}; a failure is thrown and becomes an {@code ok:false} reply.
  *
@@ -27,9 +28,11 @@ final class Ops {
     private final Object scanLock = new Object();
     private volatile PluginRegistry registry = PluginRegistry.EMPTY;
     private final ConfigOps configOps = new ConfigOps(this::registry);
+    private final RunOps runOps;
 
-    Ops(ClassLoader hostLoader) {
+    Ops(ClassLoader hostLoader, WorkerLink link) {
         this.hostLoader = hostLoader;
+        this.runOps = new RunOps(this::registry, link);
     }
 
     PluginRegistry registry() {
@@ -58,6 +61,9 @@ final class Ops {
             case "version":
                 return version(requiredString(request, "class"));
             default:
+                if (RunOps.OPS.contains(op)) {
+                    return runOps.handle(op, request);
+                }
                 throw new IllegalArgumentException("Unknown op: " + op);
         }
     }
@@ -124,17 +130,22 @@ final class Ops {
 
     /** A JSON object of strings as a connector config; JSON null stays null, numbers become text. */
     private static Map<String, String> stringMap(Object raw) {
+        return stringMap(raw, "config");
+    }
+
+    /** {@link #stringMap(Object)} of the request field {@code field}, named in its errors. */
+    static Map<String, String> stringMap(Object raw, String field) {
         if (raw == null) {
             return new LinkedHashMap<>();
         }
         if (!(raw instanceof Map)) {
-            throw new IllegalArgumentException("'config' must be an object of strings");
+            throw new IllegalArgumentException("'" + field + "' must be an object of strings");
         }
         Map<String, String> config = new LinkedHashMap<>();
         for (Map.Entry<?, ?> e : ((Map<?, ?>) raw).entrySet()) {
             Object v = e.getValue();
             if (v instanceof Map || v instanceof List) {
-                throw new IllegalArgumentException("'config' value of '" + e.getKey() + "' must be a string");
+                throw new IllegalArgumentException("'" + field + "' value of '" + e.getKey() + "' must be a string");
             }
             config.put(String.valueOf(e.getKey()), v == null ? null : String.valueOf(v));
         }

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The kconnect Java plugin host: a JVM child of a Python worker that loads Kafka Connect plugins
- * from {@code plugin.path} and runs them on the worker's behalf (protocol v1: see
+ * from {@code plugin.path} and runs them on the worker's behalf (protocols v1 and v2: see
  * {@code PROTOCOL.md} beside these sources).
  *
  * <p>Requests arrive as frames on standard input and replies leave as frames on standard output
@@ -24,9 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * frames only: {@code System.out} is pointed at standard error, so a plugin's stray
  * {@code println} cannot corrupt the stream, and {@code System.in} is emptied.
  *
- * <p>Threading: the main thread reads requests and hands each to a pool thread, which parses it,
- * runs the op ({@link Ops}) and writes the reply — so replies may come out of order, and a slow
- * plugin call holds up nothing else. When standard input ends (the worker exited or was killed)
+ * <p>Threading: the main thread reads frames and parses them. A worker's answer to one of the
+ * host's callbacks ({@code {"callback": n, ...}}, protocol v2) goes straight to the plugin thread
+ * waiting for it ({@link WorkerLink}); a request goes to a pool thread, which runs the op
+ * ({@link Ops}) and writes the reply — so replies may come out of order, a slow plugin call holds
+ * up nothing else, and a {@code source_task_stop} runs while the same task's {@code poll()}
+ * blocks. Writes (replies, events, callbacks) are serialised by {@link FrameChannel}. When standard input ends (the worker exited or was killed)
  * the main thread exits the JVM at once with status 0, so no JVM outlives its worker; a
  * {@code shutdown} request does the same after its reply. A watchdog halts the JVM if a plugin's
  * shutdown hook holds up the exit for more than a few seconds.
@@ -36,11 +39,13 @@ public final class PluginHost {
     private static final long EXIT_GRACE_MS = 3000;
 
     private final FrameChannel channel;
+    private final WorkerLink link;
     private final Ops ops;
     private final ExecutorService pool;
 
-    PluginHost(FrameChannel channel, Ops ops) {
+    PluginHost(FrameChannel channel, WorkerLink link, Ops ops) {
         this.channel = channel;
+        this.link = link;
         this.ops = ops;
         AtomicInteger count = new AtomicInteger();
         this.pool = Executors.newCachedThreadPool(task -> {
@@ -60,7 +65,8 @@ public final class PluginHost {
 
         FrameChannel channel = new FrameChannel(
                 new BufferedInputStream(stdin, 1 << 16), new BufferedOutputStream(stdout, 1 << 16));
-        new PluginHost(channel, new Ops(PluginHost.class.getClassLoader())).run();
+        WorkerLink link = new WorkerLink(channel);
+        new PluginHost(channel, link, new Ops(PluginHost.class.getClassLoader(), link)).run();
     }
 
     /** Serves requests until standard input ends, then exits the JVM. */
@@ -81,17 +87,36 @@ public final class PluginHost {
                 exit(0);
                 return;
             }
-            pool.execute(() -> serve(request));
+            Object parsed;
+            RuntimeException malformed = null;
+            try {
+                parsed = Json.parse(request);
+            } catch (RuntimeException e) {
+                parsed = null;
+                malformed = e;
+            }
+            if (parsed instanceof Map && ((Map<?, ?>) parsed).containsKey("callback")
+                    && !((Map<?, ?>) parsed).containsKey("op")) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> answer = (Map<String, Object>) parsed;
+                link.answer(answer);
+                continue;
+            }
+            Object frame = parsed;
+            RuntimeException error = malformed;
+            pool.execute(() -> serve(frame, error));
         }
     }
 
-    /** Runs one request on a pool thread and writes its reply. */
-    private void serve(String text) {
+    /** Runs one request (or reports why it is none) on a pool thread and writes its reply. */
+    private void serve(Object parsed, RuntimeException malformed) {
         Object id = null;
         Map<String, Object> reply;
         boolean shutdown = false;
         try {
-            Object parsed = Json.parse(text);
+            if (malformed != null) {
+                throw malformed;
+            }
             if (!(parsed instanceof Map)) {
                 throw new IllegalArgumentException("A request must be a JSON object");
             }

@@ -1,0 +1,210 @@
+package dev.kconnect.host;
+
+import java.lang.reflect.InvocationTargetException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+import org.apache.kafka.connect.connector.Connector;
+import org.apache.kafka.connect.source.SourceTask;
+
+/**
+ * The ops of protocol v2 on running instances, by the worker's {@code handle}: connectors
+ * ({@code connector_start}, {@code connector_task_class}, {@code connector_task_configs},
+ * {@code connector_stop}), source tasks ({@code source_task_start}, {@code source_task_poll},
+ * {@code source_task_commit_record}, {@code source_task_commit}, {@code source_task_stop}) and
+ * {@code close}.
+ *
+ * <p>A start op registers its handle only when it succeeds: after a failed start (the class is
+ * unknown, the constructor, {@code initialize} or {@code start} threw) the handle is not kept,
+ * and the worker neither stops nor closes it (Kafka does not stop a task whose start failed).
+ * An op on an unknown handle fails with {@link IllegalArgumentException}.
+ *
+ * <p>Thread-safe: handles live in a concurrent map; ops on one handle may run at once.
+ */
+final class RunOps {
+
+    static final Set<String> OPS = Set.of(
+            "connector_start", "connector_task_class", "connector_task_configs", "connector_stop",
+            "source_task_start", "source_task_poll", "source_task_commit_record", "source_task_commit",
+            "source_task_stop", "close");
+
+    private final Supplier<PluginRegistry> registry;
+    private final WorkerLink link;
+    private final Map<String, RunningPlugin> running = new ConcurrentHashMap<>();
+
+    RunOps(Supplier<PluginRegistry> registry, WorkerLink link) {
+        this.registry = registry;
+        this.link = link;
+    }
+
+    Map<String, Object> handle(String op, Map<String, Object> request) throws Throwable {
+        String handle = Ops.requiredString(request, "handle");
+        switch (op) {
+            case "connector_start":
+                startConnector(handle, Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"));
+                return empty();
+            case "connector_task_class":
+                return get(handle, RunningConnector.class).taskClass();
+            case "connector_task_configs":
+                return get(handle, RunningConnector.class).taskConfigs(maxTasks(request));
+            case "connector_stop":
+                get(handle, RunningConnector.class).stop();
+                return empty();
+            case "source_task_start":
+                startSourceTask(handle, Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"));
+                return empty();
+            case "source_task_poll":
+                return get(handle, RunningSourceTask.class).poll();
+            case "source_task_commit_record":
+                Object acks = request.get("acks");
+                if (!(acks instanceof List)) {
+                    throw new IllegalArgumentException("Request field 'acks' must be a list");
+                }
+                get(handle, RunningSourceTask.class).commitRecords((List<?>) acks);
+                return empty();
+            case "source_task_commit":
+                get(handle, RunningSourceTask.class).commit();
+                return empty();
+            case "source_task_stop":
+                get(handle, RunningSourceTask.class).stop();
+                return empty();
+            case "close":
+                get(handle, RunningPlugin.class);
+                RunningPlugin closed = running.remove(handle);
+                if (closed != null) {
+                    closed.close();
+                }
+                return empty();
+            default:
+                throw new IllegalArgumentException("Unknown op: " + op);
+        }
+    }
+
+    private void startConnector(String handle, String className, Map<String, String> props) throws Throwable {
+        checkFree(handle);
+        PluginRegistry current = registry.get();
+        PluginDescriptor descriptor = current.plugin(className);
+        Object plugin = current.newInstance(className);
+        if (!(plugin instanceof Connector)) {
+            throw new IllegalArgumentException("Plugin class " + className + " is not a connector");
+        }
+        RunningConnector connector = new RunningConnector(handle, (Connector) plugin, descriptor.loader, link);
+        claim(connector);
+        boolean started = false;
+        try {
+            connector.start(props);
+            started = true;
+        } finally {
+            if (!started) {
+                forget(connector);
+            }
+        }
+    }
+
+    private void startSourceTask(String handle, String className, Map<String, String> props) throws Throwable {
+        checkFree(handle);
+        ClassLoader loader = taskLoader(className);
+        Object instance;
+        try (LoaderSwap swap = LoaderSwap.to(loader)) {
+            instance = Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
+        } catch (InvocationTargetException e) {
+            throw e.getCause() != null ? e.getCause() : e;
+        }
+        if (!(instance instanceof SourceTask)) {
+            throw new IllegalArgumentException("Class " + className + " is not a source task");
+        }
+        RunningSourceTask task = new RunningSourceTask(handle, (SourceTask) instance, loader, props, link);
+        claim(task);
+        boolean started = false;
+        try {
+            task.start();
+            started = true;
+        } finally {
+            if (!started) {
+                forget(task);
+            }
+        }
+    }
+
+    /**
+     * The loader of the plugin location a task class belongs to: Kafka loads a task class through
+     * its connector's loader, so this is the location whose loader defines the class (the copy
+     * that runs first, when several do); failing that, a location whose loader can load it at all.
+     */
+    private ClassLoader taskLoader(String className) {
+        Set<ClassLoader> loaders = new LinkedHashSet<>();
+        List<PluginDescriptor> plugins = new ArrayList<>(registry.get().plugins());
+        for (int i = plugins.size() - 1; i >= 0; i--) { // Kafka's order: the greatest copy last
+            loaders.add(plugins.get(i).loader);
+        }
+        ClassLoader loadsIt = null;
+        for (ClassLoader loader : loaders) {
+            Class<?> klass;
+            try {
+                klass = Class.forName(className, false, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                continue;
+            }
+            if (klass.getClassLoader() == loader) {
+                return loader;
+            }
+            if (loadsIt == null) {
+                loadsIt = loader;
+            }
+        }
+        if (loadsIt == null) {
+            throw new IllegalArgumentException("Unknown task class: " + className
+                    + " (no plugin location found by the last scan of plugin.path has it)");
+        }
+        return loadsIt;
+    }
+
+    private void checkFree(String handle) {
+        if (running.containsKey(handle)) {
+            throw new IllegalArgumentException("Handle " + handle + " is already in use");
+        }
+    }
+
+    private void claim(RunningPlugin plugin) {
+        if (running.putIfAbsent(plugin.handle, plugin) != null) {
+            throw new IllegalArgumentException("Handle " + plugin.handle + " is already in use");
+        }
+    }
+
+    private void forget(RunningPlugin plugin) {
+        running.remove(plugin.handle, plugin);
+        plugin.close();
+    }
+
+    private <T extends RunningPlugin> T get(String handle, Class<T> kind) {
+        RunningPlugin plugin = running.get(handle);
+        if (plugin == null) {
+            throw new IllegalArgumentException("Unknown handle: " + handle);
+        }
+        if (!kind.isInstance(plugin)) {
+            throw new IllegalArgumentException("Handle " + handle + " is not a "
+                    + (kind == RunningConnector.class ? "connector" : "source task"));
+        }
+        return kind.cast(plugin);
+    }
+
+    private static int maxTasks(Map<String, Object> request) {
+        Object value = request.get("max_tasks");
+        if (!(value instanceof Long) || (Long) value < 0 || (Long) value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("Request field 'max_tasks' must be a non-negative integer");
+        }
+        return (int) (long) (Long) value;
+    }
+
+    private static Map<String, Object> empty() {
+        return new LinkedHashMap<>();
+    }
+}

@@ -46,7 +46,13 @@ from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.api.errors import ConnectException
 from kconnect.api.records import RecordMetadata, SourceRecord
-from kconnect.api.task import SinkTask, SourceTask, Task, partition_key
+from kconnect.api.task import (
+    OffsetStorageReader,
+    SinkTask,
+    SourceTask,
+    Task,
+    partition_key,
+)
 from kconnect.api.transformation import Predicate, Transformation
 from kconnect.java_host.batches import BatchDecoder
 from kconnect.java_host.host_process import JavaPluginError, JavaPluginHost, shared_host
@@ -151,12 +157,16 @@ class JavaConnectorMixin(Connector):
     def start(self, props: Mapping[str, str]) -> None:
         host = self._java_host()
         handle = host.new_handle("c")
-        host.register(handle, on_event=self._on_event)
+        host.register(handle, on_event=self._on_event, on_callback=self._on_callback)
+        try:
+            host.call(
+                "connector_start",
+                {"handle": handle, "class": self.__java_class__, "props": dict(props)},
+            )
+        except BaseException:
+            host.unregister(handle)  # the host keeps no handle whose start failed
+            raise
         self._handle = handle
-        host.call(
-            "connector_start",
-            {"handle": handle, "class": self.__java_class__, "props": dict(props)},
-        )
 
     def task_class(self) -> type[Task]:
         fields: dict[str, Any] = (
@@ -182,6 +192,13 @@ class JavaConnectorMixin(Connector):
         finally:
             host.unregister(handle)
             _forget(host, handle)
+
+    def _on_callback(self, op: str, message: dict[str, Any]) -> dict[str, Any]:
+        # a source connector's OffsetStorageReader (SourceConnectorContext)
+        reader_of = getattr(self.context, "offset_storage_reader", None)
+        if op != "offsets" or reader_of is None:
+            raise ConnectException(f"Unknown callback {op} for a connector")
+        return _offsets(reader_of(), message)
 
     def _on_event(self, name: str, message: dict[str, Any]) -> None:
         if name == "request_task_reconfiguration":
@@ -260,11 +277,15 @@ class JavaSourceTask(SourceTask):
         host = self._java_host()
         handle = host.new_handle("t")
         host.register(handle, on_callback=self._on_callback)
+        try:
+            host.call(
+                "source_task_start",
+                {"handle": handle, "class": self.__java_class__, "props": dict(props)},
+            )
+        except BaseException:
+            host.unregister(handle)  # the host keeps no handle whose start failed
+            raise
         self._handle = handle
-        host.call(
-            "source_task_start",
-            {"handle": handle, "class": self.__java_class__, "props": dict(props)},
-        )
 
     def poll(self) -> list[SourceRecord] | None:
         self._send_acks()
@@ -322,11 +343,15 @@ class JavaSourceTask(SourceTask):
 
     def _on_callback(self, op: str, message: dict[str, Any]) -> dict[str, Any]:
         if op != "offsets":
-            raise ConnectException(f"Unknown callback {op}")
-        reader = self.context.offset_storage_reader()
-        partitions = [p for p in message.get("partitions") or [] if isinstance(p, dict)]
-        found = reader.offsets(partitions)
-        return {"offsets": [found.get(partition_key(p)) for p in partitions]}
+            raise ConnectException(f"Unknown callback {op} for a source task")
+        return _offsets(self.context.offset_storage_reader(), message)
+
+
+def _offsets(reader: OffsetStorageReader, message: Mapping[str, Any]) -> dict[str, Any]:
+    """The answer to an ``offsets`` callback: each asked partition's committed offset."""
+    partitions = [p for p in message.get("partitions") or [] if isinstance(p, dict)]
+    found = reader.offsets(partitions)
+    return {"offsets": [found.get(partition_key(p)) for p in partitions]}
 
 
 def _not_yet(java_class: str) -> Callable[..., Any]:

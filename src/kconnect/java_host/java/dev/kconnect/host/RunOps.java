@@ -44,6 +44,10 @@ final class RunOps {
     }
 
     Map<String, Object> handle(String op, Map<String, Object> request) throws Throwable {
+        if (op.equals("connector_task_class") && request.get("handle") == null) {
+            // the worker asks a connector that was never started (as Kafka's Worker does)
+            return unstartedTaskClass(Ops.requiredString(request, "class"));
+        }
         String handle = Ops.requiredString(request, "handle");
         switch (op) {
             case "connector_start":
@@ -86,6 +90,16 @@ final class RunOps {
             default:
                 throw new IllegalArgumentException("Unknown op: " + op);
         }
+    }
+
+    private Map<String, Object> unstartedTaskClass(String className) throws Throwable {
+        PluginRegistry current = registry.get();
+        PluginDescriptor descriptor = current.plugin(className);
+        Object plugin = current.newInstance(className);
+        if (!(plugin instanceof Connector)) {
+            throw new IllegalArgumentException("Plugin class " + className + " is not a connector");
+        }
+        return new RunningConnector("unstarted", (Connector) plugin, descriptor.loader, link).taskClass();
     }
 
     private void startConnector(String handle, String className, Map<String, String> props) throws Throwable {

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from kconnect.java_host.host_process import JavaPluginHost, shared_host
+from kconnect.java_host.host_process import PLUGIN_PATH_VARIABLE, JavaPluginHost, shared_host
 from kconnect.java_host.proxies import BASES, proxy_class
 from kconnect.local.paths import cache_dir
 
@@ -89,6 +89,9 @@ def discover(
     locations = java_locations(plugin_path)
     if not locations:
         return []
+    the_host = host()
+    the_host.plugin_path = list(plugin_path)  # every JVM it starts scans these first
+    os.environ[PLUGIN_PATH_VARIABLE] = os.pathsep.join(plugin_path)  # for task processes
     scan = _cached_scan(plugin_path, locations, host)
     for error in scan.get("errors") or []:
         log.error(

@@ -72,6 +72,8 @@ class _Jvm:
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self.process = process
+        self.ready = threading.Event()  # its plugins are loaded (the first scan answered)
+        self.prepare_lock = threading.Lock()
         self.pending: dict[int, Future[dict[str, Any]]] = {}
         self.write_lock = threading.Lock()
         self.dead: str | None = None
@@ -86,8 +88,12 @@ class _Jvm:
 class JavaPluginHost:
     """See the module docstring for the lifecycle and threading contract."""
 
-    def __init__(self, java_options: list[str] | None = None) -> None:
+    def __init__(
+        self, java_options: list[str] | None = None, plugin_path: list[str] | None = None
+    ) -> None:
         self._java_options = list(java_options or [])
+        #: The worker's plugin.path: every JVM scans it before its first call.
+        self.plugin_path: list[str] = list(plugin_path or [])
         self._lock = threading.Lock()
         self._jvm: _Jvm | None = None
         self._ids = itertools.count(1)
@@ -126,6 +132,24 @@ class JavaPluginHost:
             TimeoutError: no reply within ``timeout_s``.
         """
         jvm = self._ensure_started()
+        if op != "scan" and not jvm.ready.is_set():
+            self._prepare(jvm)
+        reply = self._send(jvm, op, fields, timeout_s)
+        if reply.get("ok"):
+            if op == "scan":
+                jvm.ready.set()
+            result = reply.get("result")
+            return result if isinstance(result, dict) else {}
+        error = reply.get("error") or {}
+        raise JavaPluginError(
+            str(error.get("class") or "java.lang.Throwable"),
+            error.get("message"),
+            str(error.get("trace") or ""),
+        )
+
+    def _send(
+        self, jvm: _Jvm, op: str, fields: Mapping[str, Any] | None, timeout_s: float
+    ) -> dict[str, Any]:
         request_id = next(self._ids)
         future: Future[dict[str, Any]] = Future()
         jvm.pending[request_id] = future
@@ -140,21 +164,28 @@ class JavaPluginHost:
                 f"The Java plugin host is gone ({e}); it is restarted on the next call"
             ) from None
         try:
-            reply = future.result(timeout_s)
+            return future.result(timeout_s)
         except FutureTimeout:
             jvm.pending.pop(request_id, None)
             raise TimeoutError(
                 f"The Java plugin host did not answer '{op}' within {timeout_s:.0f} s"
             ) from None
-        if reply.get("ok"):
-            result = reply.get("result")
-            return result if isinstance(result, dict) else {}
-        error = reply.get("error") or {}
-        raise JavaPluginError(
-            str(error.get("class") or "java.lang.Throwable"),
-            error.get("message"),
-            str(error.get("trace") or ""),
-        )
+
+    def _prepare(self, jvm: _Jvm) -> None:
+        """Load the worker's plugin.path into a new JVM (its first caller does; others wait)."""
+        with jvm.prepare_lock:
+            if jvm.ready.is_set():
+                return
+            if self.plugin_path:
+                reply = self._send(jvm, "scan", {"plugin_path": self.plugin_path}, 600.0)
+                if not reply.get("ok"):
+                    error = reply.get("error") or {}
+                    raise JavaPluginError(
+                        str(error.get("class") or "java.lang.Throwable"),
+                        error.get("message"),
+                        str(error.get("trace") or ""),
+                    )
+            jvm.ready.set()
 
     def new_handle(self, prefix: str) -> str:
         """A name for a new plugin instance in the host (``c-1``, ``t-2``...)."""
@@ -336,10 +367,16 @@ _shared: JavaPluginHost | None = None
 _shared_lock = threading.Lock()
 
 
+#: Environment variable carrying the worker's plugin.path to its task processes' hosts.
+PLUGIN_PATH_VARIABLE = "KCONNECT_JAVA_PLUGIN_PATH"
+
+
 def shared_host() -> JavaPluginHost:
-    """This process's plugin host (created, not started, on first use)."""
+    """This process's plugin host (created, not started, on first use). In a task process it
+    inherits the worker's plugin.path through :data:`PLUGIN_PATH_VARIABLE`."""
     global _shared
     with _shared_lock:
         if _shared is None:
-            _shared = JavaPluginHost()
+            inherited = os.environ.get(PLUGIN_PATH_VARIABLE, "")
+            _shared = JavaPluginHost(plugin_path=[p for p in inherited.split(os.pathsep) if p])
         return _shared

@@ -52,7 +52,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.java
+pytestmark = [pytest.mark.java, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 ORACLE_SRC = REPO / "tests" / "java" / "PluginScanOracle.java"

@@ -44,7 +44,7 @@ from tests.integration.test_java_plugin_host_protocol import (  # noqa: F401  (f
     host_jar,
 )
 
-pytestmark = pytest.mark.java
+pytestmark = [pytest.mark.java, pytest.mark.slow]
 
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_TASK = "org.apache.kafka.connect.file.FileStreamSourceTask"

@@ -12,6 +12,11 @@ default worker settings but for the converters, which both get), each into its o
 FileStreamSource runs one task whatever ``tasks.max`` says, so ``--tasks N`` runs N
 connectors, each on its own 1/N of the lines and its own one-partition topic.
 
+``--java-connector`` gives both workers a ``plugin.path`` holding Kafka's own connect-file 4.1.2
+jar and makes kconnect run that Java FileStreamSource in its Java plugin host
+(``plugin.java.preferred=true``) instead of its built-in one: the same connector code on both
+runtimes, kconnect doing the converting, transforming and producing around it.
+
 For each worker it prints records/s (records / seconds from connector creation until the
 topics' end offsets hold every record), over the same seconds the CPU-µs per record and the
 cores used (CPU time of the worker's whole process tree / records, and / wall time; the
@@ -293,6 +298,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--only", choices=["kconnect", "java"], default=None, help="one runtime")
     ap.add_argument(
+        "--java-connector",
+        action="store_true",
+        help="kconnect runs Kafka's FileStreamSource jar in its Java plugin host",
+    )
+    ap.add_argument(
         "--repeat", type=int, default=1, help="interleaved rounds: medians and ranges (1)"
     )
     ap.add_argument("--sample", type=int, default=1000, help="records compared per topic")
@@ -327,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="kconnect-bench-source-") as tmp:
         work = Path(tmp)
+        if args.java_connector:
+            from kconnect.testing.java import java_plugin_path
+
+            plugins = java_plugin_path(work / "plugins", debezium=False)
+            worker_props["plugin.path"] = str(plugins)
+            worker_props["plugin.java.preferred"] = "true"
+            print("kconnect runs Kafka's FileStreamSource jar in its Java plugin host", flush=True)
         t0 = time.monotonic()
         inputs = write_inputs(work, args.records, args.tasks, args.seed)
         size = sum(p.stat().st_size for p in inputs)
@@ -392,8 +409,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(verdict, flush=True)
 
     print()
+    source = "FileStreamSource (Kafka's jar on both)" if args.java_connector else "FileStreamSource"
     print(
-        f"{args.records:,} lines -> FileStreamSource x {args.tasks} -> {label} "
+        f"{args.records:,} lines -> {source} x {args.tasks} -> {label} "
         f"({chain_types(chain)}) -> JsonConverter -> topic"
     )
     print_runs(rounds, runtimes, f"source, {label}")

@@ -25,7 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import IO, Any
 
-from kconnect.api.errors import ConnectException
+from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.java_host.frames import FrameError, read_frame, write_frame
 from kconnect.java_host.host_jar import HOST_MAIN_CLASS, host_classpath
 from kconnect.local.maven import java_executable
@@ -36,6 +36,8 @@ __all__ = [
     "JavaHostError",
     "JavaPluginError",
     "JavaPluginHost",
+    "JavaRetriableError",
+    "plugin_error",
     "shared_host",
 ]
 
@@ -58,13 +60,32 @@ class JavaHostError(ConnectException):
 
 
 class JavaPluginError(ConnectException):
-    """Java plugin code (or the host on its behalf) threw; carries the Java class and trace."""
+    """Java plugin code (or the host on its behalf) threw; carries the Java class and trace.
+
+    The Java stack trace is a note of the exception, so a failed task's status trace ends with
+    it, as on Kafka Connect."""
 
     def __init__(self, java_class: str, message: str | None, trace: str) -> None:
         super().__init__(f"{java_class}: {message}" if message else java_class)
         self.java_class = java_class
         self.java_message = message
         self.java_trace = trace
+        if trace:
+            self.add_note("Java stack trace (in the plugin host):\n" + trace.rstrip())
+
+
+class JavaRetriableError(JavaPluginError, RetriableException):
+    """The Java plugin threw a ``RetriableException``: the runtime retries, as Kafka does."""
+
+
+def plugin_error(error: Mapping[str, Any]) -> JavaPluginError:
+    """The exception for an error object of the host (a reply's or an event's)."""
+    kind = JavaRetriableError if error.get("retriable") else JavaPluginError
+    return kind(
+        str(error.get("class") or "java.lang.Throwable"),
+        error.get("message"),
+        str(error.get("trace") or ""),
+    )
 
 
 class _Jvm:
@@ -140,12 +161,7 @@ class JavaPluginHost:
                 jvm.ready.set()
             result = reply.get("result")
             return result if isinstance(result, dict) else {}
-        error = reply.get("error") or {}
-        raise JavaPluginError(
-            str(error.get("class") or "java.lang.Throwable"),
-            error.get("message"),
-            str(error.get("trace") or ""),
-        )
+        raise plugin_error(reply.get("error") or {})
 
     def _send(
         self, jvm: _Jvm, op: str, fields: Mapping[str, Any] | None, timeout_s: float
@@ -179,12 +195,7 @@ class JavaPluginHost:
             if self.plugin_path:
                 reply = self._send(jvm, "scan", {"plugin_path": self.plugin_path}, 600.0)
                 if not reply.get("ok"):
-                    error = reply.get("error") or {}
-                    raise JavaPluginError(
-                        str(error.get("class") or "java.lang.Throwable"),
-                        error.get("message"),
-                        str(error.get("trace") or ""),
-                    )
+                    raise plugin_error(reply.get("error") or {})
             jvm.ready.set()
 
     def new_handle(self, prefix: str) -> str:

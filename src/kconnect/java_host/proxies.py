@@ -55,7 +55,7 @@ from kconnect.api.task import (
 )
 from kconnect.api.transformation import Predicate, Transformation
 from kconnect.java_host.batches import BatchDecoder
-from kconnect.java_host.host_process import JavaPluginError, JavaPluginHost, shared_host
+from kconnect.java_host.host_process import JavaPluginHost, plugin_error, shared_host
 
 __all__ = ["BASES", "NOT_YET", "JavaConnectorMixin", "JavaSourceTask", "proxy_class"]
 
@@ -204,14 +204,7 @@ class JavaConnectorMixin(Connector):
         if name == "request_task_reconfiguration":
             self.context.request_task_reconfiguration()
         elif name == "raise_error":
-            error = message.get("error") or {}
-            self.context.raise_error(
-                JavaPluginError(
-                    str(error.get("class") or "java.lang.Throwable"),
-                    error.get("message"),
-                    str(error.get("trace") or ""),
-                )
-            )
+            self.context.raise_error(plugin_error(message.get("error") or {}))
 
 
 def _forget(host: JavaPluginHost, handle: str) -> None:

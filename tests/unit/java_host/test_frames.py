@@ -47,3 +47,22 @@ def test_a_frame_that_is_not_one_json_object_is_refused(body: bytes, message: st
 def test_an_absurd_length_is_refused_before_reading() -> None:
     with pytest.raises(FrameError, match="larger than the limit"):
         read_frame(io.BytesIO(struct.pack(">I", 0xFFFFFFFF)))
+
+
+def test_a_java_retriable_exception_stays_retriable_and_carries_its_java_trace() -> None:
+    import traceback
+
+    from kconnect.api.errors import ConnectException, RetriableException
+    from kconnect.java_host.host_process import JavaPluginError, plugin_error
+
+    trace = "org.apache.kafka.connect.errors.RetriableException: later\n\tat com.example.T.poll"
+    retriable = plugin_error(
+        {"class": "org.apache.kafka.connect.errors.RetriableException", "message": "later",
+         "trace": trace, "retriable": True}
+    )  # fmt: skip
+    assert isinstance(retriable, RetriableException) and isinstance(retriable, JavaPluginError)
+    assert str(retriable) == "org.apache.kafka.connect.errors.RetriableException: later"
+    assert "at com.example.T.poll" in "".join(traceback.format_exception(retriable))
+    other = plugin_error({"class": "java.lang.IllegalStateException", "message": None})
+    assert isinstance(other, ConnectException) and not isinstance(other, RetriableException)
+    assert str(other) == "java.lang.IllegalStateException"

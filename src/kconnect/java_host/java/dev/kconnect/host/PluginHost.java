@@ -175,6 +175,8 @@ public final class PluginHost {
             trace = t.getClass().getName() + " (its stack trace could not be printed: " + broken + ")";
         }
         error.put("trace", trace);
+        // Kafka retries a RetriableException (a source task's poll, a sink task's put)
+        error.put("retriable", t instanceof org.apache.kafka.connect.errors.RetriableException);
         Map<String, Object> reply = new LinkedHashMap<>();
         reply.put("id", id);
         reply.put("ok", false);

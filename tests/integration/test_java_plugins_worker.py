@@ -289,3 +289,61 @@ def test_kafkas_java_file_source_runs_on_kconnect_as_on_kafka_connect(
     after = _topic_lines(kafka_bootstrap, topic, 101)
     assert len(after) == 101, "lines read twice after the restart"
     assert after[-1][1] is not None and b"after the restart" in after[-1][1]
+
+
+# -------------------------------------------------------------------- running a Java sink
+
+
+FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
+
+
+def test_kafkas_java_file_sink_runs_on_kconnect_as_on_kafka_connect(
+    workers: tuple[str, str], kafka_bootstrap: str, topic_factory: Any, tmp_path: Path
+) -> None:
+    """Kafka's own FileStreamSinkConnector jar, run by kconnect (plugin.java.preferred), writes
+    the same file as Kafka Connect running it: every Connect type through JsonConverter
+    (structs, arrays, maps, logical types, nulls, a tombstone) and schemaless values -- the
+    records cross to the plugin host in kconnect's binary sink batches."""
+    from kconnect.converters.json_converter import JsonConverter
+    from tests.integration.test_file_sink_java import SCHEMALESS, _schema_values
+    from tests.integration.worker_support import produce
+
+    with_schema, schemaless = topic_factory(), topic_factory()
+    converter = JsonConverter()
+    converter.configure({"schemas.enable": "true"}, False)
+    values = _schema_values()
+    produce(
+        kafka_bootstrap,
+        with_schema,
+        [(None, converter.from_connect_data(with_schema, s, v)) for s, v in values],
+    )
+    produce(kafka_bootstrap, with_schema, [(None, None)])
+    produce(kafka_bootstrap, schemaless, [(None, v) for v in SCHEMALESS])
+    expected = {"schema": len(values) + 1, "plain": len(SCHEMALESS)}
+    outputs: dict[str, dict[str, Path]] = {}
+    for url, label in zip(workers, ("java", "kconnect"), strict=True):
+        outputs[label] = {}
+        for kind, topic, schemas in (("schema", with_schema, True), ("plain", schemaless, False)):
+            out = tmp_path / f"{label}-{kind}.txt"
+            outputs[label][kind] = out
+            _create(url, f"sink-{label}-{kind}", {
+                "connector.class": FILE_SINK, "tasks.max": "1", "topics": topic,
+                "file": str(out), "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+                "value.converter.schemas.enable": str(schemas).lower(),
+            })  # fmt: skip
+
+    def lines(path: Path) -> list[str]:
+        return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+    eventually(
+        lambda: all(
+            len(lines(outputs[label][kind])) >= n
+            for label in outputs
+            for kind, n in expected.items()
+        ),
+        120,
+        "both sinks to write every record",
+    )
+    for kind in expected:
+        assert lines(outputs["kconnect"][kind]) == lines(outputs["java"][kind]), kind
+    assert _task_state(workers[1], "sink-kconnect-schema") == "RUNNING"

@@ -13,10 +13,12 @@ a handle; its ``ConnectorContext`` events come back to this connector's context)
 ``task_class`` gives the proxy of the Java task class. A Java source task runs there too
 (:class:`JavaSourceTask`): each ``poll`` brings a batch of records in the binary form of
 :mod:`.batches`, the task's ``OffsetStorageReader`` is asked through callbacks, and
-``commit_record`` acknowledgements go back in bulk before the next poll or commit. What the host
-does not do yet -- Java sink tasks, and Java converters and transformations on records -- fails
-with a :class:`~kconnect.api.errors.ConnectException` that says so, when the runtime first asks
-for it.
+``commit_record`` acknowledgements go back in bulk before the next poll or commit. So does a
+Java sink task (:class:`JavaSinkTask`): ``put`` sends a batch in the form of
+:mod:`.sink_batches`, and what the task asked of its ``SinkTaskContext`` comes back with each
+reply. What the host does not do yet -- Java converters, transformations and predicates on
+records -- fails with a :class:`~kconnect.api.errors.ConnectException` that says so, when the
+runtime first asks for it.
 
 A proxy class's ``__qualname__`` encodes the plugin (``JavaPlugin|<type>|<class>|<version>``),
 so a task process that receives the worker's plugins by import path
@@ -27,7 +29,7 @@ so a task process that receives the worker's plugins by import path
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from kconnect.api.config_def import (
@@ -45,7 +47,7 @@ from kconnect.api.config_types import parse_type
 from kconnect.api.connector import Connector, SinkConnector, SourceConnector
 from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.api.errors import ConnectException
-from kconnect.api.records import RecordMetadata, SourceRecord
+from kconnect.api.records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
 from kconnect.api.task import (
     OffsetStorageReader,
     SinkTask,
@@ -56,8 +58,16 @@ from kconnect.api.task import (
 from kconnect.api.transformation import Predicate, Transformation
 from kconnect.java_host.batches import BatchDecoder
 from kconnect.java_host.host_process import JavaPluginHost, plugin_error, shared_host
+from kconnect.java_host.sink_batches import SinkBatchEncoder
 
-__all__ = ["BASES", "NOT_YET", "JavaConnectorMixin", "JavaSourceTask", "proxy_class"]
+__all__ = [
+    "BASES",
+    "NOT_YET",
+    "JavaConnectorMixin",
+    "JavaSinkTask",
+    "JavaSourceTask",
+    "proxy_class",
+]
 
 #: Plugin type (as ``GET /connector-plugins`` names it) -> the plugin API base class.
 BASES: dict[str, type] = {
@@ -71,7 +81,7 @@ BASES: dict[str, type] = {
 
 NOT_YET = (
     "{cls} is a Java plugin from plugin.path. This kconnect version runs Java connectors and "
-    "source tasks, but not yet Java sink tasks, converters or transformations: use a built-in "
+    "their tasks, but not yet Java converters, transformations or predicates: use a built-in "
     "or Python one, or run this connector on a Kafka Connect (Java) worker of the same group."
 )
 _QUALNAME_PREFIX = "JavaPlugin|"
@@ -233,13 +243,8 @@ def task_proxy_class(
         "__java_class__": java_class,
         "_java_host": staticmethod(host),
     }
-    if kind == "source":
-        cls: type[Task] = type(simple, (JavaSourceTask,), namespace)
-    else:
-        for name in SinkTask.__abstractmethods__:
-            namespace[name] = _not_yet(java_class)
-        namespace["version"] = lambda self: "undefined"
-        cls = type(simple, (SinkTask,), namespace)
+    base: type[Task] = JavaSourceTask if kind == "source" else JavaSinkTask
+    cls: type[Task] = type(simple, (base,), namespace)
     _task_classes[key] = cls
     return cls
 
@@ -338,6 +343,109 @@ class JavaSourceTask(SourceTask):
         if op != "offsets":
             raise ConnectException(f"Unknown callback {op} for a source task")
         return _offsets(self.context.offset_storage_reader(), message)
+
+
+class JavaSinkTask(SinkTask):
+    """A Java sink task running in the plugin host; see the module docstring.
+
+    ``put`` sends the batch in the binary form of :mod:`.sink_batches`; what the Java task asked
+    of its ``SinkTaskContext`` during a call (offset rewinds, a timeout, pause/resume, a commit
+    request) comes back with the reply and is applied to this task's context, on the task
+    thread, as if the task had asked it here. The errant record reporter is reached through the
+    host's ``report`` callback, with the record of the batch being put.
+    """
+
+    __java_class__: str
+    _java_host: Callable[[], JavaPluginHost]
+
+    def __init__(self) -> None:
+        self._handle: str | None = None
+        self._encoder = SinkBatchEncoder()
+        self._batch: Sequence[SinkRecord] = ()
+
+    def version(self) -> str:
+        return "undefined"
+
+    def start(self, props: Mapping[str, str]) -> None:
+        host = self._java_host()
+        handle = host.new_handle("t")
+        host.register(handle, on_callback=self._on_callback)
+        try:
+            host.call(
+                "sink_task_start",
+                {"handle": handle, "class": self.__java_class__, "props": dict(props)},
+            )
+        except BaseException:
+            host.unregister(handle)  # the host keeps no handle whose start failed
+            raise
+        self._handle = handle
+
+    def open(self, partitions: Collection[TopicPartition]) -> None:
+        self._call("sink_task_open", {"partitions": [[p.topic, p.partition] for p in partitions]})
+
+    def put(self, records: Sequence[SinkRecord]) -> None:
+        batch = self._encoder.encode(records)
+        self._batch = records
+        try:
+            self._call("sink_task_put", {"batch": base64.b64encode(batch).decode("ascii")})
+        finally:
+            self._batch = ()
+
+    def pre_commit(
+        self, current_offsets: Mapping[TopicPartition, int]
+    ) -> dict[TopicPartition, int]:
+        answer = self._call(
+            "sink_task_pre_commit",
+            {"offsets": [[tp.topic, tp.partition, o] for tp, o in current_offsets.items()]},
+        )
+        return {TopicPartition(str(t), int(p)): int(o) for t, p, o in answer.get("offsets") or []}
+
+    def close(self, partitions: Collection[TopicPartition]) -> None:
+        self._call("sink_task_close", {"partitions": [[p.topic, p.partition] for p in partitions]})
+
+    def stop(self) -> None:
+        handle, self._handle = self._handle, None
+        if handle is None:
+            return
+        host = self._java_host()
+        try:
+            host.call("sink_task_stop", {"handle": handle})
+        finally:
+            host.unregister(handle)
+            _forget(host, handle)
+
+    def _call(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        if self._handle is None:
+            raise ConnectException(f"{self.__java_class__} is not running in the plugin host")
+        answer = self._java_host().call(op, {"handle": self._handle, **fields})
+        self._apply(answer.get("context") or {})
+        return answer
+
+    def _apply(self, asked: Mapping[str, Any]) -> None:
+        """What the Java task asked of its SinkTaskContext, asked of ours."""
+        rewinds = {TopicPartition(str(t), int(p)): int(o) for t, p, o in asked.get("rewinds") or []}
+        if rewinds:
+            self.context.offset(rewinds)
+        if asked.get("timeout_ms") is not None:
+            self.context.timeout(int(asked["timeout_ms"]))
+        pause = [TopicPartition(str(t), int(p)) for t, p in asked.get("pause") or []]
+        if pause:
+            self.context.pause(*pause)
+        resume = [TopicPartition(str(t), int(p)) for t, p in asked.get("resume") or []]
+        if resume:
+            self.context.resume(*resume)
+        if asked.get("request_commit"):
+            self.context.request_commit()
+
+    def _on_callback(self, op: str, message: dict[str, Any]) -> dict[str, Any]:
+        if op != "report":
+            raise ConnectException(f"Unknown callback {op} for a sink task")
+        reporter = self.context.errant_record_reporter()
+        if reporter is None:
+            raise ConnectException("This task has no errant record reporter")
+        record = self._batch[int(message["seq"])]
+        reporter.report(record, plugin_error(message.get("error") or {})).result()
+        return {}
 
 
 def _offsets(reader: OffsetStorageReader, message: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,14 +11,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.apache.kafka.connect.connector.Connector;
+import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceTask;
 
 /**
  * The ops of protocol v2 on running instances, by the worker's {@code handle}: connectors
  * ({@code connector_start}, {@code connector_task_class}, {@code connector_task_configs},
  * {@code connector_stop}), source tasks ({@code source_task_start}, {@code source_task_poll},
- * {@code source_task_commit_record}, {@code source_task_commit}, {@code source_task_stop}) and
- * {@code close}.
+ * {@code source_task_commit_record}, {@code source_task_commit}, {@code source_task_stop}), sink
+ * tasks (v3: {@code sink_task_start}, {@code sink_task_open}, {@code sink_task_put},
+ * {@code sink_task_pre_commit}, {@code sink_task_close}, {@code sink_task_stop}) and {@code close}.
  *
  * <p>A start op registers its handle only when it succeeds: after a failed start (the class is
  * unknown, the constructor, {@code initialize} or {@code start} threw) the handle is not kept,
@@ -32,7 +34,9 @@ final class RunOps {
     static final Set<String> OPS = Set.of(
             "connector_start", "connector_task_class", "connector_task_configs", "connector_stop",
             "source_task_start", "source_task_poll", "source_task_commit_record", "source_task_commit",
-            "source_task_stop", "close");
+            "source_task_stop",
+            "sink_task_start", "sink_task_open", "sink_task_put", "sink_task_pre_commit", "sink_task_close",
+            "sink_task_stop", "close");
 
     private final Supplier<PluginRegistry> registry;
     private final WorkerLink link;
@@ -80,6 +84,21 @@ final class RunOps {
             case "source_task_stop":
                 get(handle, RunningSourceTask.class).stop();
                 return empty();
+            case "sink_task_start":
+                startSinkTask(handle, Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"));
+                return empty();
+            case "sink_task_open":
+                return get(handle, RunningSinkTask.class).open(RunningSinkTask.partitions(request.get("partitions")));
+            case "sink_task_put":
+                return get(handle, RunningSinkTask.class).put(RunningSinkTask.batch(request.get("batch")));
+            case "sink_task_pre_commit":
+                return get(handle, RunningSinkTask.class).preCommit(RunningSinkTask.offsets(request.get("offsets")));
+            case "sink_task_close":
+                return get(handle, RunningSinkTask.class).close(RunningSinkTask.partitions(request.get("partitions")));
+            case "sink_task_stop":
+                get(handle, RunningSinkTask.class).stop();
+                return empty();
             case "close":
                 get(handle, RunningPlugin.class);
                 RunningPlugin closed = running.remove(handle);
@@ -126,12 +145,7 @@ final class RunOps {
     private void startSourceTask(String handle, String className, Map<String, String> props) throws Throwable {
         checkFree(handle);
         ClassLoader loader = taskLoader(className);
-        Object instance;
-        try (LoaderSwap swap = LoaderSwap.to(loader)) {
-            instance = Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
-        } catch (InvocationTargetException e) {
-            throw e.getCause() != null ? e.getCause() : e;
-        }
+        Object instance = newTask(className, loader);
         if (!(instance instanceof SourceTask)) {
             throw new IllegalArgumentException("Class " + className + " is not a source task");
         }
@@ -145,6 +159,34 @@ final class RunOps {
             if (!started) {
                 forget(task);
             }
+        }
+    }
+
+    private void startSinkTask(String handle, String className, Map<String, String> props) throws Throwable {
+        checkFree(handle);
+        ClassLoader loader = taskLoader(className);
+        Object instance = newTask(className, loader);
+        if (!(instance instanceof SinkTask)) {
+            throw new IllegalArgumentException("Class " + className + " is not a sink task");
+        }
+        RunningSinkTask task = new RunningSinkTask(handle, (SinkTask) instance, loader, props, link);
+        claim(task);
+        boolean started = false;
+        try {
+            task.start();
+            started = true;
+        } finally {
+            if (!started) {
+                forget(task);
+            }
+        }
+    }
+
+    private static Object newTask(String className, ClassLoader loader) throws Throwable {
+        try (LoaderSwap swap = LoaderSwap.to(loader)) {
+            return Class.forName(className, true, loader).getDeclaredConstructor().newInstance();
+        } catch (InvocationTargetException e) {
+            throw e.getCause() != null ? e.getCause() : e;
         }
     }
 
@@ -205,7 +247,8 @@ final class RunOps {
         }
         if (!kind.isInstance(plugin)) {
             throw new IllegalArgumentException("Handle " + handle + " is not a "
-                    + (kind == RunningConnector.class ? "connector" : "source task"));
+                    + (kind == RunningConnector.class ? "connector"
+                            : kind == RunningSinkTask.class ? "sink task" : "source task"));
         }
         return kind.cast(plugin);
     }

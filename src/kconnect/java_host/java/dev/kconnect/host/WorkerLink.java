@@ -63,51 +63,81 @@ final class WorkerLink {
      *     thread is interrupted (its interrupt flag is kept)
      */
     Map<String, Object> call(String op, String handle, Map<String, Object> fields) {
+        CompletableFuture<Map<String, Object>> answer = ask(op, handle, fields);
+        try {
+            return answer.get(CALLBACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new ConnectException("The worker did not answer the " + op + " callback of " + handle
+                    + " within " + CALLBACK_TIMEOUT_MS / 1000 + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while waiting for the worker's answer to the " + op
+                    + " callback of " + handle, e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof ConnectException) {
+                throw (ConnectException) cause;
+            }
+            throw new ConnectException("The " + op + " callback of " + handle + " failed", cause);
+        } finally {
+            answer.cancel(false); // forgets a callback nobody waits for any more (timeout, interrupt)
+        }
+    }
+
+    /**
+     * Asks the worker without waiting: the future completes with the answer's {@code result}, or
+     * exceptionally with a {@link ConnectException} when the worker answers {@code ok:false} (with
+     * its message), cannot be written to, or does not answer within {@link #CALLBACK_TIMEOUT_MS}.
+     */
+    CompletableFuture<Map<String, Object>> ask(String op, String handle, Map<String, Object> fields) {
         long id = nextCallback.incrementAndGet();
         CompletableFuture<Map<String, Object>> answer = new CompletableFuture<>();
         pending.put(id, answer);
+        CompletableFuture<Map<String, Object>> result = answer
+                .orTimeout(CALLBACK_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+                .handle((reply, failure) -> {
+                    if (failure != null) {
+                        if (failure instanceof TimeoutException) {
+                            throw new ConnectException("The worker did not answer the " + op + " callback of "
+                                    + handle + " within " + CALLBACK_TIMEOUT_MS / 1000 + " s");
+                        }
+                        throw failure instanceof ConnectException ? (ConnectException) failure
+                                : new ConnectException("The " + op + " callback of " + handle + " failed", failure);
+                    }
+                    return resultOf(op, handle, reply);
+                });
+        result.whenComplete((ignored, failure) -> pending.remove(id));
+        answer.whenComplete((ignored, failure) -> pending.remove(id));
+        Map<String, Object> message = new LinkedHashMap<>();
+        message.put("callback", id);
+        message.put("op", op);
+        message.put("handle", handle);
+        message.putAll(fields);
         try {
-            Map<String, Object> message = new LinkedHashMap<>();
-            message.put("callback", id);
-            message.put("op", op);
-            message.put("handle", handle);
-            message.putAll(fields);
-            try {
-                send(message);
-            } catch (IOException e) {
-                throw new ConnectException("Cannot ask the worker (" + op + " of " + handle + "): " + e, e);
-            }
-            Map<String, Object> reply;
-            try {
-                reply = answer.get(CALLBACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                throw new ConnectException("The worker did not answer the " + op + " callback of " + handle
-                        + " within " + CALLBACK_TIMEOUT_MS / 1000 + " s");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ConnectException("Interrupted while waiting for the worker's answer to the " + op
-                        + " callback of " + handle, e);
-            } catch (ExecutionException e) {
-                throw new ConnectException("The " + op + " callback of " + handle + " failed", e.getCause());
-            }
-            if (Boolean.TRUE.equals(reply.get("ok"))) {
-                Object result = reply.get("result");
-                if (!(result instanceof Map)) {
-                    throw new ConnectException("The worker's answer to the " + op + " callback of " + handle
-                            + " has no result object");
-                }
-                @SuppressWarnings("unchecked")
-                Map<String, Object> map = (Map<String, Object>) result;
-                return map;
-            }
-            Object error = reply.get("error");
-            Object why = error instanceof Map ? ((Map<?, ?>) error).get("message") : null;
-            throw new ConnectException(why == null
-                    ? "The worker failed the " + op + " callback of " + handle
-                    : String.valueOf(why));
-        } finally {
-            pending.remove(id);
+            send(message);
+        } catch (IOException e) {
+            answer.completeExceptionally(
+                    new ConnectException("Cannot ask the worker (" + op + " of " + handle + "): " + e, e));
         }
+        return result;
+    }
+
+    private static Map<String, Object> resultOf(String op, String handle, Map<String, Object> reply) {
+        if (Boolean.TRUE.equals(reply.get("ok"))) {
+            Object result = reply.get("result");
+            if (!(result instanceof Map)) {
+                throw new ConnectException("The worker's answer to the " + op + " callback of " + handle
+                        + " has no result object");
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> map = (Map<String, Object>) result;
+            return map;
+        }
+        Object error = reply.get("error");
+        Object why = error instanceof Map ? ((Map<?, ?>) error).get("message") : null;
+        throw new ConnectException(why == null
+                ? "The worker failed the " + op + " callback of " + handle
+                : String.valueOf(why));
     }
 
     /** The reader thread's delivery of a worker's {@code {"callback": n, ...}} answer. */

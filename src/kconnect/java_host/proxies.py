@@ -443,8 +443,10 @@ class JavaSinkTask(SinkTask):
         reporter = self.context.errant_record_reporter()
         if reporter is None:
             raise ConnectException("This task has no errant record reporter")
-        record = self._batch[int(message["seq"])]
-        reporter.report(record, plugin_error(message.get("error") or {})).result()
+        seq = message.get("seq")
+        if seq is None or not 0 <= int(seq) < len(self._batch):
+            raise ConnectException("The reported record is not one of the batch being put")
+        reporter.report(self._batch[int(seq)], plugin_error(message.get("error") or {})).result()
         return {}
 
 

@@ -57,7 +57,13 @@ from kconnect.api.task import (
 )
 from kconnect.api.transformation import Predicate, Transformation
 from kconnect.java_host.batches import BatchDecoder
-from kconnect.java_host.host_process import JavaPluginHost, plugin_error, shared_host
+from kconnect.java_host.host_process import (
+    CallbackHandler,
+    EventHandler,
+    JavaPluginHost,
+    plugin_error,
+    shared_host,
+)
 from kconnect.java_host.sink_batches import SinkBatchEncoder
 
 __all__ = [
@@ -165,18 +171,10 @@ class JavaConnectorMixin(Connector):
     _handle: str | None = None
 
     def start(self, props: Mapping[str, str]) -> None:
-        host = self._java_host()
-        handle = host.new_handle("c")
-        host.register(handle, on_event=self._on_event, on_callback=self._on_callback)
-        try:
-            host.call(
-                "connector_start",
-                {"handle": handle, "class": self.__java_class__, "props": dict(props)},
-            )
-        except BaseException:
-            host.unregister(handle)  # the host keeps no handle whose start failed
-            raise
-        self._handle = handle
+        self._handle = _start_in_host(
+            self._java_host(), "connector_start", self.__java_class__, props,
+            on_event=self._on_event, on_callback=self._on_callback,
+        )  # fmt: skip
 
     def task_class(self) -> type[Task]:
         fields: dict[str, Any] = (
@@ -194,14 +192,8 @@ class JavaConnectorMixin(Connector):
 
     def stop(self) -> None:
         handle, self._handle = self._handle, None
-        if handle is None:
-            return
-        host = self._java_host()
-        try:
-            host.call("connector_stop", {"handle": handle})
-        finally:
-            host.unregister(handle)
-            _forget(host, handle)
+        if handle is not None:
+            _stop_in_host(self._java_host(), "connector_stop", handle)
 
     def _on_callback(self, op: str, message: dict[str, Any]) -> dict[str, Any]:
         # a source connector's OffsetStorageReader (SourceConnectorContext)
@@ -217,11 +209,37 @@ class JavaConnectorMixin(Connector):
             self.context.raise_error(plugin_error(message.get("error") or {}))
 
 
-def _forget(host: JavaPluginHost, handle: str) -> None:
+def _start_in_host(
+    host: JavaPluginHost,
+    op: str,
+    java_class: str,
+    props: Mapping[str, str],
+    *,
+    on_event: EventHandler | None = None,
+    on_callback: CallbackHandler | None = None,
+) -> str:
+    """Create and start a Java instance under a new handle (``c-`` connectors, ``t-``
+    tasks) with ``op``; its events and callbacks go to these functions. The handle."""
+    handle = host.new_handle("c" if op == "connector_start" else "t")
+    host.register(handle, on_event=on_event, on_callback=on_callback)
     try:
-        host.call("close", {"handle": handle}, timeout_s=30)
-    except Exception:  # the JVM may be gone: nothing left to forget
-        pass
+        host.call(op, {"handle": handle, "class": java_class, "props": dict(props)})
+    except BaseException:
+        host.unregister(handle)  # the host keeps no handle whose start failed
+        raise
+    return handle
+
+
+def _stop_in_host(host: JavaPluginHost, op: str, handle: str) -> None:
+    """Stop the instance with ``op``, then forget it on both sides (even when stop threw)."""
+    try:
+        host.call(op, {"handle": handle})
+    finally:
+        host.unregister(handle)
+        try:
+            host.call("close", {"handle": handle}, timeout_s=30)
+        except Exception:  # the JVM may be gone: nothing left to forget
+            pass
 
 
 _task_classes: dict[tuple[str, str, Callable[[], JavaPluginHost]], type[Task]] = {}
@@ -272,18 +290,10 @@ class JavaSourceTask(SourceTask):
         return self._version
 
     def start(self, props: Mapping[str, str]) -> None:
-        host = self._java_host()
-        handle = host.new_handle("t")
-        host.register(handle, on_callback=self._on_callback)
-        try:
-            host.call(
-                "source_task_start",
-                {"handle": handle, "class": self.__java_class__, "props": dict(props)},
-            )
-        except BaseException:
-            host.unregister(handle)  # the host keeps no handle whose start failed
-            raise
-        self._handle = handle
+        self._handle = _start_in_host(
+            self._java_host(), "source_task_start", self.__java_class__, props,
+            on_callback=self._on_callback,
+        )  # fmt: skip
 
     def poll(self) -> list[SourceRecord] | None:
         self._send_acks()
@@ -323,14 +333,8 @@ class JavaSourceTask(SourceTask):
     def stop(self) -> None:
         """Stop the Java task (a poll blocked in Java returns) and forget it in the host."""
         handle, self._handle = self._handle, None
-        if handle is None:
-            return
-        host = self._java_host()
-        try:
-            host.call("source_task_stop", {"handle": handle})
-        finally:
-            host.unregister(handle)
-            _forget(host, handle)
+        if handle is not None:
+            _stop_in_host(self._java_host(), "source_task_stop", handle)
 
     def _send_acks(self) -> None:
         if self._acks and self._handle is not None:
@@ -367,18 +371,10 @@ class JavaSinkTask(SinkTask):
         return "undefined"
 
     def start(self, props: Mapping[str, str]) -> None:
-        host = self._java_host()
-        handle = host.new_handle("t")
-        host.register(handle, on_callback=self._on_callback)
-        try:
-            host.call(
-                "sink_task_start",
-                {"handle": handle, "class": self.__java_class__, "props": dict(props)},
-            )
-        except BaseException:
-            host.unregister(handle)  # the host keeps no handle whose start failed
-            raise
-        self._handle = handle
+        self._handle = _start_in_host(
+            self._java_host(), "sink_task_start", self.__java_class__, props,
+            on_callback=self._on_callback,
+        )  # fmt: skip
 
     def open(self, partitions: Collection[TopicPartition]) -> None:
         self._call("sink_task_open", {"partitions": [[p.topic, p.partition] for p in partitions]})
@@ -405,14 +401,8 @@ class JavaSinkTask(SinkTask):
 
     def stop(self) -> None:
         handle, self._handle = self._handle, None
-        if handle is None:
-            return
-        host = self._java_host()
-        try:
-            host.call("sink_task_stop", {"handle": handle})
-        finally:
-            host.unregister(handle)
-            _forget(host, handle)
+        if handle is not None:
+            _stop_in_host(self._java_host(), "sink_task_stop", handle)
 
     def _call(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
         if self._handle is None:

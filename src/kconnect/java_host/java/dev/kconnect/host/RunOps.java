@@ -130,56 +130,56 @@ final class RunOps {
             throw new IllegalArgumentException("Plugin class " + className + " is not a connector");
         }
         RunningConnector connector = new RunningConnector(handle, (Connector) plugin, descriptor.loader, link);
-        claim(connector);
-        boolean started = false;
-        try {
-            connector.start(props);
-            started = true;
-        } finally {
-            if (!started) {
-                forget(connector);
-            }
-        }
+        startClaimed(connector, () -> connector.start(props));
     }
 
     private void startSourceTask(String handle, String className, Map<String, String> props) throws Throwable {
         checkFree(handle);
         ClassLoader loader = taskLoader(className);
-        Object instance = newTask(className, loader);
-        if (!(instance instanceof SourceTask)) {
-            throw new IllegalArgumentException("Class " + className + " is not a source task");
-        }
-        RunningSourceTask task = new RunningSourceTask(handle, (SourceTask) instance, loader, props, link);
-        claim(task);
-        boolean started = false;
-        try {
-            task.start();
-            started = true;
-        } finally {
-            if (!started) {
-                forget(task);
-            }
-        }
+        SourceTask instance = newTaskOf(className, loader, SourceTask.class, "a source task");
+        RunningSourceTask task = new RunningSourceTask(handle, instance, loader, props, link);
+        startClaimed(task, task::start);
     }
 
     private void startSinkTask(String handle, String className, Map<String, String> props) throws Throwable {
         checkFree(handle);
         ClassLoader loader = taskLoader(className);
-        Object instance = newTask(className, loader);
-        if (!(instance instanceof SinkTask)) {
-            throw new IllegalArgumentException("Class " + className + " is not a sink task");
-        }
-        RunningSinkTask task = new RunningSinkTask(handle, (SinkTask) instance, loader, props, link);
-        claim(task);
+        SinkTask instance = newTaskOf(className, loader, SinkTask.class, "a sink task");
+        RunningSinkTask task = new RunningSinkTask(handle, instance, loader, props, link);
+        startClaimed(task, task::start);
+    }
+
+    /** A start that may throw anything the plugin throws. */
+    @FunctionalInterface
+    private interface Start {
+        void run() throws Throwable;
+    }
+
+    /**
+     * Registers {@code plugin} under its handle and starts it; a start that throws leaves no
+     * handle behind (the worker neither stops nor closes it, as Kafka does not stop a task whose
+     * start failed).
+     */
+    private void startClaimed(RunningPlugin plugin, Start start) throws Throwable {
+        claim(plugin);
         boolean started = false;
         try {
-            task.start();
+            start.run();
             started = true;
         } finally {
             if (!started) {
-                forget(task);
+                forget(plugin);
             }
         }
+    }
+
+    private static <T> T newTaskOf(String className, ClassLoader loader, Class<T> kind, String what)
+            throws Throwable {
+        Object instance = newTask(className, loader);
+        if (!kind.isInstance(instance)) {
+            throw new IllegalArgumentException("Class " + className + " is not " + what);
+        }
+        return kind.cast(instance);
     }
 
     private static Object newTask(String className, ClassLoader loader) throws Throwable {

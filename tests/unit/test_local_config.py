@@ -107,6 +107,7 @@ def test_postgres_dsn_and_conf(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     assert "port = 5544" in conf
     assert "unix_socket_directories = '/run/x'" in conf
     assert "fsync = off" in conf and "synchronous_commit = off" in conf
+    assert "wal_level = logical" in conf  # CDC sources (Debezium, pgoutput)
 
 
 def test_postgres_socket_dir_falls_back_when_path_too_long(

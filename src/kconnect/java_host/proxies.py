@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from kconnect.api.config_def import (
     NO_DEFAULT_VALUE,
@@ -169,6 +169,9 @@ class JavaConnectorMixin(Connector):
     __java_class__: str
     _java_host: Callable[[], JavaPluginHost]
     _handle: str | None = None
+    #: Tasks run on threads of the worker process, beside its one plugin host (no task
+    #: process starts a second JVM): see kconnect.runtime.worker.task_processes.split_tasks.
+    RUNS_TASKS_IN_WORKER_PROCESS: ClassVar[bool] = True
 
     def start(self, props: Mapping[str, str]) -> None:
         self._handle = _start_in_host(

@@ -44,7 +44,13 @@ from kconnect.api.config_def import (
     Width,
 )
 from kconnect.api.config_types import parse_type
-from kconnect.api.connector import Connector, SinkConnector, SourceConnector
+from kconnect.api.connector import (
+    Connector,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SinkConnector,
+    SourceConnector,
+)
 from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.api.errors import ConnectException
 from kconnect.api.records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
@@ -197,6 +203,42 @@ class JavaConnectorMixin(Connector):
         handle, self._handle = self._handle, None
         if handle is not None:
             _stop_in_host(self._java_host(), "connector_stop", handle)
+
+    # -- questions for a fresh Java instance (Kafka asks a new, never-started connector) ---------
+
+    def exactly_once_support(
+        self, connector_config: Mapping[str, str]
+    ) -> ExactlyOnceSupport | None:
+        support = self._ask("connector_exactly_once_support", connector_config).get("support")
+        return None if support is None else ExactlyOnceSupport(str(support))
+
+    def can_define_transaction_boundaries(
+        self, connector_config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        answer = self._ask("connector_transaction_boundaries", connector_config)
+        boundaries = answer.get("boundaries")
+        # Kafka treats a null answer as UNSUPPORTED too
+        return ConnectorTransactionBoundaries(str(boundaries or "UNSUPPORTED"))
+
+    def alter_offsets(
+        self, connector_config: Mapping[str, str], offsets: Mapping[Any, Any]
+    ) -> bool:
+        """Source: ``{partition: offset or None}``; sink: ``{TopicPartition: offset or None}``."""
+        entries: list[list[Any]] = (
+            [[tp.topic, tp.partition, offset] for tp, offset in offsets.items()]
+            if isinstance(self, SinkConnector)
+            else [
+                [dict(partition), None if offset is None else dict(offset)]
+                for partition, offset in offsets.items()
+            ]
+        )
+        answer = self._ask("connector_alter_offsets", connector_config, offsets=entries)
+        return bool(answer.get("altered"))
+
+    def _ask(self, op: str, props: Mapping[str, str], **fields: Any) -> dict[str, Any]:
+        return self._java_host().call(
+            op, {"class": self.__java_class__, "props": dict(props), **fields}
+        )
 
     def _on_callback(self, op: str, message: dict[str, Any]) -> dict[str, Any]:
         # a source connector's OffsetStorageReader (SourceConnectorContext)

@@ -36,7 +36,8 @@ final class RunOps {
             "source_task_start", "source_task_poll", "source_task_commit_record", "source_task_commit",
             "source_task_stop",
             "sink_task_start", "sink_task_open", "sink_task_put", "sink_task_pre_commit", "sink_task_close",
-            "sink_task_stop", "close");
+            "sink_task_stop", "close",
+            "connector_exactly_once_support", "connector_transaction_boundaries", "connector_alter_offsets");
 
     private final Supplier<PluginRegistry> registry;
     private final WorkerLink link;
@@ -51,6 +52,19 @@ final class RunOps {
         if (op.equals("connector_task_class") && request.get("handle") == null) {
             // the worker asks a connector that was never started (as Kafka's Worker does)
             return unstartedTaskClass(Ops.requiredString(request, "class"));
+        }
+        switch (op) {  // questions for a fresh connector instance (no handle)
+            case "connector_exactly_once_support":
+                return ConnectorQueries.exactlyOnceSupport(registry.get(),
+                        Ops.requiredString(request, "class"), Ops.stringMap(request.get("props"), "props"));
+            case "connector_transaction_boundaries":
+                return ConnectorQueries.transactionBoundaries(registry.get(),
+                        Ops.requiredString(request, "class"), Ops.stringMap(request.get("props"), "props"));
+            case "connector_alter_offsets":
+                return ConnectorQueries.alterOffsets(registry.get(), Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"), request.get("offsets"));
+            default:
+                break;
         }
         String handle = Ops.requiredString(request, "handle");
         switch (op) {

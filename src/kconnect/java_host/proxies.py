@@ -59,6 +59,7 @@ from kconnect.api.task import (
     SinkTask,
     SourceTask,
     Task,
+    TransactionContext,
     partition_key,
 )
 from kconnect.api.transformation import Predicate, Transformation
@@ -262,13 +263,15 @@ def _start_in_host(
     *,
     on_event: EventHandler | None = None,
     on_callback: CallbackHandler | None = None,
+    **fields: Any,
 ) -> str:
     """Create and start a Java instance under a new handle (``c-`` connectors, ``t-``
-    tasks) with ``op``; its events and callbacks go to these functions. The handle."""
+    tasks) with ``op`` (and ``fields`` beside the class and props); its events and callbacks
+    go to these functions. The handle."""
     handle = host.new_handle("c" if op == "connector_start" else "t")
     host.register(handle, on_event=on_event, on_callback=on_callback)
     try:
-        host.call(op, {"handle": handle, "class": java_class, "props": dict(props)})
+        host.call(op, {"handle": handle, "class": java_class, "props": dict(props), **fields})
     except BaseException:
         host.unregister(handle)  # the host keeps no handle whose start failed
         raise
@@ -330,14 +333,17 @@ class JavaSourceTask(SourceTask):
         self._kept: dict[int, SourceRecord] = {}  # keeps each id unique until acknowledged
         self._acks: list[list[Any]] = []
         self._version = "undefined"
+        self._transactions: TransactionContext | None = None
 
     def version(self) -> str:
         return self._version
 
     def start(self, props: Mapping[str, str]) -> None:
+        self._transactions = self.context.transaction_context()
         self._handle = _start_in_host(
             self._java_host(), "source_task_start", self.__java_class__, props,
             on_callback=self._on_callback,
+            transaction_context=self._transactions is not None,
         )  # fmt: skip
 
     def poll(self) -> list[SourceRecord] | None:
@@ -349,14 +355,31 @@ class JavaSourceTask(SourceTask):
             "source_task_poll", {"handle": handle}, timeout_s=24 * 3600.0
         )
         batch = answer.get("batch")
-        if not batch:
-            return None
         records = []
-        for seq, record in self._decoder.decode(base64.b64decode(batch)):
-            self._unacked[id(record)] = seq
-            self._kept[id(record)] = record
-            records.append(record)
-        return records
+        if batch:
+            for seq, record in self._decoder.decode(base64.b64decode(batch)):
+                self._unacked[id(record)] = seq
+                self._kept[id(record)] = record
+                records.append(record)
+        if answer.get("transactions"):
+            self._request_transactions(answer["transactions"])
+        return records or None
+
+    def _request_transactions(self, requests: list[list[Any]]) -> None:
+        """The Java task's TransactionContext requests, passed on to the worker's (which
+        decides what they mean, as Kafka's does); records are named by their seq."""
+        context = self._transactions
+        if context is None:
+            return
+        by_seq = {seq: self._kept[key] for key, seq in self._unacked.items()}
+        for op, seq in requests:
+            record = None if seq is None else by_seq.get(int(seq))
+            if seq is not None and record is None:
+                continue  # acknowledged meanwhile: nothing left to bound
+            if op == "commit":
+                context.commit_transaction(record)
+            else:
+                context.abort_transaction(record)
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         seq = self._unacked.pop(id(record), None)

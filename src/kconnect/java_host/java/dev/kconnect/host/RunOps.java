@@ -81,7 +81,8 @@ final class RunOps {
                 return empty();
             case "source_task_start":
                 startSourceTask(handle, Ops.requiredString(request, "class"),
-                        Ops.stringMap(request.get("props"), "props"));
+                        Ops.stringMap(request.get("props"), "props"),
+                        Boolean.TRUE.equals(request.get("transaction_context")));
                 return empty();
             case "source_task_poll":
                 return get(handle, RunningSourceTask.class).poll();
@@ -147,11 +148,12 @@ final class RunOps {
         startClaimed(connector, () -> connector.start(props));
     }
 
-    private void startSourceTask(String handle, String className, Map<String, String> props) throws Throwable {
+    private void startSourceTask(String handle, String className, Map<String, String> props,
+                                 boolean transactionContext) throws Throwable {
         checkFree(handle);
         ClassLoader loader = taskLoader(className);
         SourceTask instance = newTaskOf(className, loader, SourceTask.class, "a source task");
-        RunningSourceTask task = new RunningSourceTask(handle, instance, loader, props, link);
+        RunningSourceTask task = new RunningSourceTask(handle, instance, loader, props, link, transactionContext);
         startClaimed(task, task::start);
     }
 

@@ -38,14 +38,14 @@ from kconnect.rest.openapi import TEXT, responses
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.metrics import ConnectMetrics, MetricName, MetricsRegistry
 
-__all__ = ["ConnectCollector", "metrics_router", "prometheus_name"]
+__all__ = ["ConnectCollector", "metrics_router", "prometheus_name", "safe_name"]
 
 # a run of characters that are unsafe or "_" (both collapse into one "_")
 _UNSAFE_NAME = re.compile(r"[^a-zA-Z0-9:]+")
 _UNSAFE_LABEL = re.compile(r"[^a-zA-Z0-9]+")
 
 
-def _safe(text: str, unsafe: re.Pattern[str] = _UNSAFE_NAME) -> str:
+def safe_name(text: str, unsafe: re.Pattern[str] = _UNSAFE_NAME) -> str:
     """The JMX exporter's ``toSafeName``: each run of unsafe characters and underscores is one
     ``_``; a leading digit gets a ``_`` first."""
     safe = unsafe.sub("_", text)
@@ -53,12 +53,12 @@ def _safe(text: str, unsafe: re.Pattern[str] = _UNSAFE_NAME) -> str:
 
 
 def _safe_label(text: str) -> str:
-    return _safe(text, _UNSAFE_LABEL)
+    return safe_name(text, _UNSAFE_LABEL)
 
 
 def prometheus_name(name: MetricName) -> str:
     """The JMX exporter's default name of a metric (see the module docstring)."""
-    return _safe(f"{name.domain}_{name.group}_{name.name}")
+    return safe_name(f"{name.domain}_{name.group}_{name.name}")
 
 
 class ConnectCollector:

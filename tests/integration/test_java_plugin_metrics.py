@@ -72,6 +72,78 @@ SOURCES = {
             public Date getStarted() { return new Date(1700000000000L); }
         }
     """,
+    # Beans shaped like the JMX exporter's own test beans (collector/src/test/java/io/prometheus/
+    # jmx: HadoopMBean, HadoopDataNodeMXBean, ExistDbMXBean, BoolMBean, CamelMBean), with the
+    # names its JmxCollectorTest expects of the default rule: see EXPORTER_CASES below.
+    "test/metrics/ExporterCases.java": """
+        package test.metrics;
+        import java.lang.management.ManagementFactory;
+        import java.util.*;
+        import javax.management.*;
+        public class ExporterCases {
+            public interface ActivityMBean { long getreplaceBlockOpMinTime(); }
+            public static class Activity implements ActivityMBean {
+                public long getreplaceBlockOpMinTime() { return 200; }
+            }
+            public interface DataNodeMXBean { Map<String, Map<String, Long>> getDatanodeNetworkCounts(); }
+            public static class DataNode implements DataNodeMXBean {
+                public Map<String, Map<String, Long>> getDatanodeNetworkCounts() {
+                    return Map.of("1.2.3.4", Map.of("networkErrors", 338L));
+                }
+            }
+            public static class QueryKey implements Comparable<QueryKey> {
+                private final int id; private final String path;
+                public QueryKey(int id, String path) { this.id = id; this.path = path; }
+                public int getId() { return id; }
+                public String getPath() { return path; }
+                public int compareTo(QueryKey o) { return path.compareTo(o.path); }
+            }
+            public static class Query {
+                private final int id; private final long started;
+                public Query(int id, long started) { this.id = id; this.started = started; }
+                public int getId() { return id; }
+                public long getStartedAtTime() { return started; }
+            }
+            public interface ReportMXBean { Map<QueryKey, Query> getRunningQueries(); }
+            public static class Report implements ReportMXBean {
+                public Map<QueryKey, Query> getRunningQueries() {
+                    Map<QueryKey, Query> queries = new TreeMap<>();
+                    queries.put(new QueryKey(1, "/db/query1.xq"), new Query(1, 5L));
+                    queries.put(new QueryKey(2, "/db/query2.xq"), new Query(2, 6L));
+                    return queries;
+                }
+            }
+            public interface FlagsMBean { boolean getTrue(); boolean getFalse(); }
+            public static class Flags implements FlagsMBean {
+                public boolean getTrue() { return true; }
+                public boolean getFalse() { return false; }
+            }
+            public interface RouteMBean { Date getLastExchangeFailureTimestamp(); }
+            public static class Route implements RouteMBean {
+                public Date getLastExchangeFailureTimestamp() { return new Date(1573285945111L); }
+            }
+            static final Map<String, Object> BEANS = new LinkedHashMap<>();
+            static {
+                BEANS.put("hadoop:service=DataNode,name=DataNodeActivity-ams-hdd001-50010", new Activity());
+                BEANS.put("Hadoop:name=DataNodeInfo,service=DataNode", new DataNode());
+                BEANS.put("org.exist.management.exist:type=ProcessReport", new Report());
+                BEANS.put("boolean:Type=Test", new Flags());
+                BEANS.put("org.apache.camel:context=my-camel-context,type=routes,name=\\"my-route-name\\"", new Route());
+            }
+            static void register() throws JMException {
+                MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+                for (Map.Entry<String, Object> e : BEANS.entrySet()) {
+                    server.registerMBean(e.getValue(), new ObjectName(e.getKey()));
+                }
+            }
+            static void unregister() throws JMException {
+                MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+                for (String name : BEANS.keySet()) {
+                    server.unregisterMBean(new ObjectName(name));
+                }
+            }
+        }
+    """,
     "test/metrics/MetricsConnector.java": """
         package test.metrics;
         import java.util.*;
@@ -85,6 +157,11 @@ SOURCES = {
             public String version() { return "1.0"; }
             public void start(Map<String, String> props) {
                 this.props = props;
+                try {
+                    ExporterCases.register();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
                 PluginMetrics metrics = context().pluginMetrics();
                 metrics.addMetric(
                     metrics.metricName("connector-gauge", "A gauge of the connector", new LinkedHashMap<>()),
@@ -92,7 +169,13 @@ SOURCES = {
             }
             public Class<? extends Task> taskClass() { return MetricsTask.class; }
             public List<Map<String, String>> taskConfigs(int maxTasks) { return List.of(props); }
-            public void stop() { }
+            public void stop() {
+                try {
+                    ExporterCases.unregister();
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }
             public ConfigDef config() { return new ConfigDef(); }
         }
     """,
@@ -159,6 +242,42 @@ SOURCES = {
 }
 
 
+#: (name, labels, value) the JMX exporter's JmxCollectorTest expects of the default rule for the
+#: beans of ExporterCases (defaultExportTest, nestedTabularDataTest,
+#: tabularDataCompositeKeyTest, testBooleanValues; the quoted key value and the date as
+#: JmxMBeanPropertyCacheTest and testCamelLastExchangeFailureTimestamp show them).
+EXPORTER_CASES: list[tuple[str, dict[str, str], float]] = [
+    ("hadoop_DataNode_replaceBlockOpMinTime", {"name": "DataNodeActivity-ams-hdd001-50010"}, 200),
+    (
+        "Hadoop_DataNodeInfo_DatanodeNetworkCounts",
+        {"service": "DataNode", "key": "1.2.3.4", "key_": "networkErrors"},
+        338,
+    ),
+    (
+        "org_exist_management_exist_ProcessReport_RunningQueries_id",
+        {"key_id": "1", "key_path": "/db/query1.xq"},
+        1,
+    ),
+    (
+        "org_exist_management_exist_ProcessReport_RunningQueries_id",
+        {"key_id": "2", "key_path": "/db/query2.xq"},
+        2,
+    ),
+    (
+        "org_exist_management_exist_ProcessReport_RunningQueries_startedAtTime",
+        {"key_id": "2", "key_path": "/db/query2.xq"},
+        6,
+    ),
+    ("boolean_Test_True", {}, 1),
+    ("boolean_Test_False", {}, 0),
+    (
+        "org_apache_camel_my_camel_context_LastExchangeFailureTimestamp",
+        {"type": "routes", "name": '"my-route-name"'},
+        1.573285945111e9,
+    ),
+]
+
+
 def _compile_plugin(target: Path, work: Path) -> None:
     """``test.metrics`` compiled against Kafka's API jars into ``target/metrics-plugin.jar``."""
     import subprocess
@@ -185,7 +304,9 @@ def _compile_plugin(target: Path, work: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def worker(tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str) -> Iterator[WorkerProcess]:
+def worker(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
+) -> Iterator[WorkerProcess]:
     """A standalone kconnect worker (two task processes) whose plugin.path holds ``test.metrics``."""
     work = tmp_path_factory.mktemp("jmx")
     plugins = work / "plugins"
@@ -262,7 +383,7 @@ def _scrape(url: str) -> tuple[Samples, dict[str, str]]:
     return samples, helps
 
 
-def _sample(samples: Samples, name: str, **labels: str) -> float | None:
+def _sample(samples: Samples, name: str, /, **labels: str) -> float | None:
     return samples.get((name, tuple(sorted(labels.items()))))
 
 
@@ -312,6 +433,9 @@ def test_java_plugin_metrics_on_the_worker(worker: WorkerProcess) -> None:
     assert _sample(samples, "kafka_connect_plugins_poll_size_max", **task) == 7.0
     assert _sample(samples, "kafka_connect_plugins_connector_gauge", connector=NAME) == 42.0
     assert helps["kafka_connect_plugins_polls_seen"] == "Polls the task saw"
+    # the exporter's own test cases, registered by the connector in the worker's JVM
+    for name, labels, value in EXPORTER_CASES:
+        assert _sample(samples, name, **labels) == pytest.approx(value), (name, labels)
     # the worker's own metrics are all still there
     assert _sample(samples, "kafka_connect_connect_worker_metrics_connector_count") == 1.0
 
@@ -323,6 +447,7 @@ def test_java_plugin_metrics_on_the_worker(worker: WorkerProcess) -> None:
     assert tasks[0][BEAN]["Usage.used"] == 2
     assert tasks[0]["plugins"]["poll-size-max"] == 7
     assert body["connector"]["plugins"]["connector-gauge"] == 42
+    assert body["connector"]["boolean:Type=Test"] == {"True": True, "False": False}
     assert BEAN not in body["connector"]
 
     # a stopped JVM holds up no scrape: the task process's shows its last answer
@@ -355,3 +480,143 @@ def test_java_plugin_metrics_on_the_worker(worker: WorkerProcess) -> None:
         return _sample(s, "kconnect_test_source_stats_Polls", server="s1") is None
 
     eventually(gone, 30, "the killed JVM's metrics to go")
+
+
+# ------------------------------------------------------------------ Debezium PostgreSQL
+
+
+@pytest.fixture(scope="module")
+def debezium_worker(
+    tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
+) -> Iterator[WorkerProcess]:
+    """A standalone kconnect worker (one task process) whose plugin.path holds Debezium's
+    PostgreSQL connector 3.6.1.Final."""
+    from kconnect.testing.java import java_plugin_path
+
+    work = tmp_path_factory.mktemp("debezium")
+    plugins = java_plugin_path(work / "plugins")
+    port = free_port()
+    props = {
+        "bootstrap.servers": kafka_bootstrap,
+        "listeners": f"http://127.0.0.1:{port}",
+        "offset.storage.file.filename": str(work / "offsets"),
+        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "plugin.path": str(plugins),
+        "task.processes": "1",
+    }
+    path = work / "worker.properties"
+    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
+    kc = WorkerProcess(
+        kconnect_command("standalone", path), work / "worker.log", url=props["listeners"],
+        label="kconnect",
+    )  # fmt: skip
+    try:
+        kc.wait_ready()
+        yield kc
+    finally:
+        kc.stop()
+
+
+def _debezium_sample(samples: Samples, name: str, **labels: str) -> float | None:
+    """A Debezium metric by name and some of its labels (its beans may carry more keys)."""
+    wanted = set(labels.items())
+    for (n, found), value in samples.items():
+        if n == name and wanted <= set(found):
+            return value
+    return None
+
+
+@pytest.mark.postgres
+def test_debeziums_streaming_metrics_on_the_worker(
+    debezium_worker: WorkerProcess, pg_dsn: str
+) -> None:
+    """Debezium's PostgreSQL connector, run by kconnect, shows its snapshot and streaming
+    MBeans (``debezium.postgres:type=connector-metrics,context=...,server=<topic.prefix>``) on
+    ``/metrics`` as the JMX exporter names them, and with its task in the JSON metrics."""
+    import uuid
+
+    import psycopg
+
+    suffix = uuid.uuid4().hex[:8]
+    table, prefix, slot = f"jmx_{suffix}", f"jmxpg{suffix}", f"jmx_{suffix}"
+    url = debezium_worker.url
+    with psycopg.connect(pg_dsn, autocommit=True) as db:
+        db.execute(f"CREATE TABLE {table} (id INT PRIMARY KEY, note TEXT)")
+        db.execute(f"INSERT INTO {table} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    config = {
+        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "tasks.max": "1",
+        "database.hostname": "127.0.0.1",
+        "database.port": "5432",
+        "database.user": "kcuser",
+        "database.password": "kcpw",
+        "database.dbname": "kcdb",
+        "topic.prefix": prefix,
+        "plugin.name": "pgoutput",
+        "slot.name": slot,
+        "slot.drop.on.stop": "true",
+        "publication.name": f"jmx_pub_{suffix}",
+        "publication.autocreate.mode": "filtered",
+        "table.include.list": f"public.{table}",
+        "topic.creation.default.replication.factor": "1",
+        "topic.creation.default.partitions": "1",
+    }
+    name = f"debezium-{suffix}"
+    answer = httpx.post(f"{url}/connectors", json={"name": name, "config": config}, timeout=120)
+    assert answer.status_code == 201, answer.text
+    try:
+        metric = "debezium_postgres_connector_metrics_"
+        snapshot = {"context": "snapshot", "server": prefix}
+        streaming = {"context": "streaming", "server": prefix}
+
+        def snapshotted() -> Samples:
+            s, _ = _scrape(url)
+            done = _debezium_sample(s, metric + "SnapshotCompleted", **snapshot)
+            return s if done == 1.0 else {}
+
+        samples = eventually(snapshotted, 180, "Debezium's snapshot metrics")
+        rows = _debezium_sample(samples, metric + "RowsScanned", **snapshot, key=f"public.{table}")
+        assert rows == 3
+        with psycopg.connect(pg_dsn, autocommit=True) as db:
+            db.execute(f"INSERT INTO {table} VALUES (4, 'd'), (5, 'e')")
+
+        def streamed() -> Samples:
+            s, _ = _scrape(url)
+            seen = _debezium_sample(s, metric + "TotalNumberOfEventsSeen", **streaming)
+            return s if seen is not None and seen >= 2 else {}
+
+        samples = eventually(streamed, 120, "Debezium's streaming metrics")
+        assert _debezium_sample(samples, metric + "Connected", **streaming) == 1.0
+        assert (
+            _debezium_sample(samples, metric + "MilliSecondsBehindSource", **streaming) is not None
+        )
+
+        body = httpx.get(f"{url}/connectors/{name}/metrics", timeout=30).json()
+        beans = {
+            group: values
+            for task in body["tasks"]
+            for group, values in task["metrics"].items()
+            if group.startswith("debezium.postgres:type=connector-metrics,context=streaming")
+        }
+        assert [values["Connected"] for values in beans.values()] == [True], body
+    finally:
+        httpx.delete(f"{url}/connectors/{name}", timeout=60)
+        with psycopg.connect(pg_dsn, autocommit=True) as db:
+            eventually(
+                lambda: (
+                    not db.execute(
+                        "SELECT 1 FROM pg_replication_slots WHERE slot_name = %s AND active",
+                        (slot,),
+                    ).fetchall()
+                ),
+                60,
+                "the replication slot to be released",
+            )
+            db.execute(
+                "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                "WHERE slot_name = %s",
+                (slot,),
+            )
+            db.execute(f"DROP PUBLICATION IF EXISTS jmx_pub_{suffix}")
+            db.execute(f"DROP TABLE IF EXISTS {table}")

@@ -55,6 +55,11 @@ jvm_log = logging.getLogger("kconnect.java_host.jvm")
 DEFAULT_CALL_TIMEOUT_S = 120.0
 #: JVM options from the environment, as Kafka's scripts pass them (``kafka-run-class.sh``).
 JVM_OPTION_VARIABLES = ("KAFKA_HEAP_OPTS", "KAFKA_JVM_PERFORMANCE_OPTS", "KAFKA_OPTS")
+#: The heap when ``KAFKA_HEAP_OPTS`` is unset. The host holds plugins and the batches in
+#: flight only (converters, producers and consumers live in the worker), so it gets less than
+#: a Java worker (Kafka's ``connect-distributed.sh``: ``-Xms256M -Xmx2G``); without a limit
+#: the JVM sizes its heap from the machine's memory and grows it toward a quarter of it.
+DEFAULT_HEAP_OPTS = ("-Xms64m", "-Xmx512m")
 
 
 class JavaHostError(ConnectException):
@@ -312,6 +317,8 @@ class JavaPluginHost:
 
     def _jvm_options(self) -> list[str]:
         options: list[str] = []
+        if not (os.environ.get("KAFKA_HEAP_OPTS") or "").strip():
+            options.extend(DEFAULT_HEAP_OPTS)
         for variable in JVM_OPTION_VARIABLES:
             options.extend((os.environ.get(variable) or "").split())
         return [*options, *self._java_options]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from kconnect.api.config_def import (
     NO_DEFAULT_VALUE,
@@ -44,7 +44,13 @@ from kconnect.api.config_def import (
     Width,
 )
 from kconnect.api.config_types import parse_type
-from kconnect.api.connector import Connector, SinkConnector, SourceConnector
+from kconnect.api.connector import (
+    Connector,
+    ConnectorTransactionBoundaries,
+    ExactlyOnceSupport,
+    SinkConnector,
+    SourceConnector,
+)
 from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.api.errors import ConnectException
 from kconnect.api.records import RecordMetadata, SinkRecord, SourceRecord, TopicPartition
@@ -53,6 +59,7 @@ from kconnect.api.task import (
     SinkTask,
     SourceTask,
     Task,
+    TransactionContext,
     partition_key,
 )
 from kconnect.api.transformation import Predicate, Transformation
@@ -169,6 +176,9 @@ class JavaConnectorMixin(Connector):
     __java_class__: str
     _java_host: Callable[[], JavaPluginHost]
     _handle: str | None = None
+    #: Tasks run on threads of the worker process, beside its one plugin host (no task
+    #: process starts a second JVM): see kconnect.runtime.worker.task_processes.split_tasks.
+    RUNS_TASKS_IN_WORKER_PROCESS: ClassVar[bool] = True
 
     def start(self, props: Mapping[str, str]) -> None:
         self._handle = _start_in_host(
@@ -196,6 +206,42 @@ class JavaConnectorMixin(Connector):
         if handle is not None:
             _stop_in_host(self._java_host(), "connector_stop", handle)
 
+    # -- questions for a fresh Java instance (Kafka asks a new, never-started connector) ---------
+
+    def exactly_once_support(
+        self, connector_config: Mapping[str, str]
+    ) -> ExactlyOnceSupport | None:
+        support = self._ask("connector_exactly_once_support", connector_config).get("support")
+        return None if support is None else ExactlyOnceSupport(str(support))
+
+    def can_define_transaction_boundaries(
+        self, connector_config: Mapping[str, str]
+    ) -> ConnectorTransactionBoundaries:
+        answer = self._ask("connector_transaction_boundaries", connector_config)
+        boundaries = answer.get("boundaries")
+        # Kafka treats a null answer as UNSUPPORTED too
+        return ConnectorTransactionBoundaries(str(boundaries or "UNSUPPORTED"))
+
+    def alter_offsets(
+        self, connector_config: Mapping[str, str], offsets: Mapping[Any, Any]
+    ) -> bool:
+        """Source: ``{partition: offset or None}``; sink: ``{TopicPartition: offset or None}``."""
+        entries: list[list[Any]] = (
+            [[tp.topic, tp.partition, offset] for tp, offset in offsets.items()]
+            if isinstance(self, SinkConnector)
+            else [
+                [dict(partition), None if offset is None else dict(offset)]
+                for partition, offset in offsets.items()
+            ]
+        )
+        answer = self._ask("connector_alter_offsets", connector_config, offsets=entries)
+        return bool(answer.get("altered"))
+
+    def _ask(self, op: str, props: Mapping[str, str], **fields: Any) -> dict[str, Any]:
+        return self._java_host().call(
+            op, {"class": self.__java_class__, "props": dict(props), **fields}
+        )
+
     def _on_callback(self, op: str, message: dict[str, Any]) -> dict[str, Any]:
         # a source connector's OffsetStorageReader (SourceConnectorContext)
         reader_of = getattr(self.context, "offset_storage_reader", None)
@@ -219,17 +265,19 @@ def _start_in_host(
     on_event: EventHandler | None = None,
     on_callback: CallbackHandler | None = None,
     metric_tags: Mapping[str, str] | None = None,
+    **fields: Any,
 ) -> str:
     """Create and start a Java instance under a new handle (``c-`` connectors, ``t-``
-    tasks) with ``op``; its events and callbacks go to these functions, its
-    ``pluginMetrics()`` are tagged ``metric_tags``. The handle."""
+    tasks) with ``op`` (and ``fields`` beside the class and props); its events and callbacks
+    go to these functions, its ``pluginMetrics()`` are tagged ``metric_tags``. The handle."""
     handle = host.new_handle("c" if op == "connector_start" else "t")
     host.register(handle, on_event=on_event, on_callback=on_callback)
-    fields: dict[str, Any] = {"handle": handle, "class": java_class, "props": dict(props)}
+    request: dict[str, Any] = {"handle": handle, "class": java_class, "props": dict(props)}
+    request.update(fields)
     if metric_tags:
-        fields["metric_tags"] = dict(metric_tags)
+        request["metric_tags"] = dict(metric_tags)
     try:
-        host.call(op, fields)
+        host.call(op, request)
     except BaseException:
         host.unregister(handle)  # the host keeps no handle whose start failed
         raise
@@ -305,14 +353,17 @@ class JavaSourceTask(SourceTask):
         self._kept: dict[int, SourceRecord] = {}  # keeps each id unique until acknowledged
         self._acks: list[list[Any]] = []
         self._version = "undefined"
+        self._transactions: TransactionContext | None = None
 
     def version(self) -> str:
         return self._version
 
     def start(self, props: Mapping[str, str]) -> None:
+        self._transactions = self.context.transaction_context()
         self._handle = _start_in_host(
             self._java_host(), "source_task_start", self.__java_class__, props,
             on_callback=self._on_callback, metric_tags=_metric_tags(self),
+            transaction_context=self._transactions is not None,
         )  # fmt: skip
 
     def poll(self) -> list[SourceRecord] | None:
@@ -324,14 +375,31 @@ class JavaSourceTask(SourceTask):
             "source_task_poll", {"handle": handle}, timeout_s=24 * 3600.0
         )
         batch = answer.get("batch")
-        if not batch:
-            return None
         records = []
-        for seq, record in self._decoder.decode(base64.b64decode(batch)):
-            self._unacked[id(record)] = seq
-            self._kept[id(record)] = record
-            records.append(record)
-        return records
+        if batch:
+            for seq, record in self._decoder.decode(base64.b64decode(batch)):
+                self._unacked[id(record)] = seq
+                self._kept[id(record)] = record
+                records.append(record)
+        if answer.get("transactions"):
+            self._request_transactions(answer["transactions"])
+        return records or None
+
+    def _request_transactions(self, requests: list[list[Any]]) -> None:
+        """The Java task's TransactionContext requests, passed on to the worker's (which
+        decides what they mean, as Kafka's does); records are named by their seq."""
+        context = self._transactions
+        if context is None:
+            return
+        by_seq = {seq: self._kept[key] for key, seq in self._unacked.items()}
+        for op, seq in requests:
+            record = None if seq is None else by_seq.get(int(seq))
+            if seq is not None and record is None:
+                continue  # acknowledged meanwhile: nothing left to bound
+            if op == "commit":
+                context.commit_transaction(record)
+            else:
+                context.abort_transaction(record)
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
         seq = self._unacked.pop(id(record), None)

@@ -5,7 +5,9 @@ runs on its own thread (:class:`~kconnect.runtime.worker.worker_connector.Worker
 tasks go to the worker's :class:`~kconnect.runtime.worker.task_processes.task_executor.TaskExecutor` -- threads
 of this process (:class:`~kconnect.runtime.worker.task_processes.local_tasks.LocalTasks`) or, with
 ``task.processes`` above 1, child task processes
-(:class:`~kconnect.runtime.worker.task_processes.task_pool.TaskProcessPool`), so busy tasks use every core.
+(:class:`~kconnect.runtime.worker.task_processes.task_pool.TaskProcessPool`), so busy tasks use every core
+-- but for connectors that ask for the worker process, such as Java plugins sharing its one JVM
+(:class:`~kconnect.runtime.worker.task_processes.split_tasks.SplitTasks`).
 Statuses are reported to the listener the herder passes in. The offsets API lives in
 :mod:`kconnect.runtime.worker.connector_offsets`.
 
@@ -50,6 +52,7 @@ from kconnect.runtime.worker.task_processes.local_tasks import (
     new_connector,
     plugin_version_of,
 )
+from kconnect.runtime.worker.task_processes.split_tasks import SplitTasks
 from kconnect.runtime.worker.task_processes.task_executor import TaskExecutor
 from kconnect.runtime.worker.task_processes.task_pool import TaskProcessPool
 from kconnect.runtime.worker.worker_connector import WorkerConnector
@@ -104,15 +107,19 @@ class Worker:
         self.tasks: TaskExecutor = (
             LocalTasks(config, plugins, offset_store, self.metrics, self.clock, tracker)
             if config.task_processes <= 1
-            else TaskProcessPool(
-                worker_id,
-                config,
+            else SplitTasks(
+                LocalTasks(config, plugins, offset_store, self.metrics, self.clock, tracker),
+                TaskProcessPool(
+                    worker_id,
+                    config,
+                    plugins,
+                    offset_store,
+                    self.metrics,
+                    self.clock,
+                    tracker,
+                    size=config.task_processes,
+                ),
                 plugins,
-                offset_store,
-                self.metrics,
-                self.clock,
-                tracker,
-                size=config.task_processes,
             )
         )
 

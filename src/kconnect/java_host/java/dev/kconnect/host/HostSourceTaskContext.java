@@ -9,8 +9,9 @@ import org.apache.kafka.connect.storage.OffsetStorageReader;
 
 /**
  * The context of a running source task: its config, an {@link OffsetStorageReader} answered by
- * the worker ({@code offsets} callbacks), no transaction context (exactly-once source support
- * is not offered), and plugin metrics kept in the host.
+ * the worker ({@code offsets} callbacks), a {@link HostTransactionContext} when the worker runs
+ * the task exactly once with connector-defined transaction boundaries (else null, as Kafka
+ * gives), and plugin metrics kept in the host.
  *
  * <p>Thread-safe.
  */
@@ -19,11 +20,14 @@ final class HostSourceTaskContext implements SourceTaskContext {
     private final RunningPlugin owner;
     private final Map<String, String> configs;
     private final OffsetStorageReader offsets;
+    private final HostTransactionContext transactions;
 
-    HostSourceTaskContext(RunningPlugin owner, Map<String, String> configs, WorkerLink link) {
+    HostSourceTaskContext(RunningPlugin owner, Map<String, String> configs, WorkerLink link,
+                          HostTransactionContext transactions) {
         this.owner = owner;
         this.configs = configs;
         this.offsets = new WorkerOffsetReader(link, owner.handle);
+        this.transactions = transactions;
     }
 
     @Override
@@ -38,7 +42,7 @@ final class HostSourceTaskContext implements SourceTaskContext {
 
     @Override
     public TransactionContext transactionContext() {
-        return null;
+        return transactions;
     }
 
     @Override

@@ -40,7 +40,8 @@ final class RunOps {
             "source_task_start", "source_task_poll", "source_task_commit_record", "source_task_commit",
             "source_task_stop",
             "sink_task_start", "sink_task_open", "sink_task_put", "sink_task_pre_commit", "sink_task_close",
-            "sink_task_stop", "close");
+            "sink_task_stop", "close",
+            "connector_exactly_once_support", "connector_transaction_boundaries", "connector_alter_offsets");
 
     private final Supplier<PluginRegistry> registry;
     private final WorkerLink link;
@@ -55,6 +56,19 @@ final class RunOps {
         if (op.equals("connector_task_class") && request.get("handle") == null) {
             // the worker asks a connector that was never started (as Kafka's Worker does)
             return unstartedTaskClass(Ops.requiredString(request, "class"));
+        }
+        switch (op) {  // questions for a fresh connector instance (no handle)
+            case "connector_exactly_once_support":
+                return ConnectorQueries.exactlyOnceSupport(registry.get(),
+                        Ops.requiredString(request, "class"), Ops.stringMap(request.get("props"), "props"));
+            case "connector_transaction_boundaries":
+                return ConnectorQueries.transactionBoundaries(registry.get(),
+                        Ops.requiredString(request, "class"), Ops.stringMap(request.get("props"), "props"));
+            case "connector_alter_offsets":
+                return ConnectorQueries.alterOffsets(registry.get(), Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"), request.get("offsets"));
+            default:
+                break;
         }
         String handle = Ops.requiredString(request, "handle");
         // MBeans the plugin registers meanwhile (here or in threads it starts) are its own
@@ -85,7 +99,8 @@ final class RunOps {
                 return empty();
             case "source_task_start":
                 startSourceTask(handle, Ops.requiredString(request, "class"),
-                        Ops.stringMap(request.get("props"), "props"), requestedTags(request));
+                        Ops.stringMap(request.get("props"), "props"),
+                        Boolean.TRUE.equals(request.get("transaction_context")), requestedTags(request));
                 return empty();
             case "source_task_poll":
                 return get(handle, RunningSourceTask.class).poll();
@@ -159,11 +174,11 @@ final class RunOps {
     }
 
     private void startSourceTask(String handle, String className, Map<String, String> props,
-            Map<String, String> tags) throws Throwable {
+                                 boolean transactionContext, Map<String, String> tags) throws Throwable {
         checkFree(handle);
         ClassLoader loader = taskLoader(className);
         SourceTask instance = newTaskOf(className, loader, SourceTask.class, "a source task");
-        RunningSourceTask task = new RunningSourceTask(handle, instance, loader, props, link);
+        RunningSourceTask task = new RunningSourceTask(handle, instance, loader, props, link, transactionContext);
         task.metricTags(tags);
         startClaimed(task, task::start);
     }

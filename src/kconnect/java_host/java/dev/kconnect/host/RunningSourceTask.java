@@ -29,13 +29,16 @@ final class RunningSourceTask extends RunningPlugin {
     private final Map<String, String> props;
     private final BatchEncoder encoder = new BatchEncoder();
     private final Map<Long, SourceRecord> unacknowledged = new ConcurrentHashMap<>();
+    private final HostTransactionContext transactions;
     private long nextSeq; // guarded by encoder
 
-    RunningSourceTask(String handle, SourceTask task, ClassLoader loader, Map<String, String> props, WorkerLink link) {
+    RunningSourceTask(String handle, SourceTask task, ClassLoader loader, Map<String, String> props, WorkerLink link,
+                      boolean transactionContext) {
         super(handle, loader);
         this.task = task;
         this.props = props;
-        this.context = new HostSourceTaskContext(this, props, link);
+        this.transactions = transactionContext ? new HostTransactionContext() : null;
+        this.context = new HostSourceTaskContext(this, props, link, transactions);
     }
 
     void start() {
@@ -53,6 +56,7 @@ final class RunningSourceTask extends RunningPlugin {
             if (records == null || records.isEmpty()) {
                 result.put("count", 0);
                 result.put("batch", null);
+                putTransactions(result);
                 return result;
             }
             records = new ArrayList<>(records);
@@ -67,8 +71,47 @@ final class RunningSourceTask extends RunningPlugin {
             }
             result.put("count", records.size());
             result.put("batch", java.util.Base64.getEncoder().encodeToString(batch));
+            putTransactions(result);
             return result;
         }
+    }
+
+    /**
+     * The transaction requests made since the last poll, as {@code "transactions": [[op, seq or
+     * null], ...]}: a request naming a record gets the seq of that record among those not yet
+     * acknowledged (found by identity); one naming a record the task never returned (or one
+     * already acknowledged) is dropped with a warning (Kafka's worker never meets it either).
+     */
+    private void putTransactions(Map<String, Object> result) {
+        if (transactions == null) {
+            return;
+        }
+        List<HostTransactionContext.Request> requests = transactions.drain();
+        if (requests.isEmpty()) {
+            return;
+        }
+        List<Object> out = new ArrayList<>();
+        for (HostTransactionContext.Request request : requests) {
+            Long seq = null;
+            if (request.record != null) {
+                for (Map.Entry<Long, SourceRecord> e : unacknowledged.entrySet()) {
+                    if (e.getValue() == request.record) {
+                        seq = e.getKey();
+                        break;
+                    }
+                }
+                if (seq == null) {
+                    HostLog.warn("Ignoring a " + request.op + " transaction request of " + handle
+                            + " for a record it did not return (or that was already acknowledged)");
+                    continue;
+                }
+            }
+            List<Object> entry = new ArrayList<>();
+            entry.add(request.op);
+            entry.add(seq);
+            out.add(entry);
+        }
+        result.put("transactions", out);
     }
 
     /**

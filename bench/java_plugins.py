@@ -1,0 +1,323 @@
+"""Debezium's PostgreSQL connector (the Java jar) on kconnect beside Kafka Connect 4.1.2.
+
+The same connector jar (Debezium 3.6.1.Final from Maven Central, in a ``plugin.path`` laid out
+as an operator does) runs on a ``kconnect standalone`` worker, which runs it in its Java plugin
+host and does the converting and producing itself, and on Apache Kafka Connect 4.1.2's
+``ConnectStandalone``, on the same broker and the same PostgreSQL in the same run, with
+JsonConverter (``schemas.enable=true``) for keys and values. Two phases:
+
+* **snapshot** -- a table of ``--rows`` rows of varied columns (text with unicode and real
+  cardinality, a nullable note, ``numeric(12,3)``, double, int, bigint, boolean, date,
+  timestamptz, timestamp, time, jsonb, ``text[]``) read by ``snapshot.mode=initial_only``;
+* **streaming** -- ``--rows`` rows inserted (in transactions of 10,000) after each run's
+  replication slot was created and before its connector starts, then streamed from the slot
+  with ``snapshot.mode=no_data``: pgoutput decoding, Debezium's change events, the worker.
+
+``--unwrap`` adds Debezium's ``ExtractNewRecordState`` SMT (a Java SMT: kconnect runs it in the
+plugin host) to the connector.
+
+For each worker it prints records/s (records / seconds from connector creation until the
+topic's end offset holds every row), CPU-µs per record and cores used (the worker's whole
+process tree -- on kconnect the Python worker, its task processes and the JVM), the seconds
+until the first record, start-up and peak RSS of the process tree; then kconnect/Java ratios
+(medians of the per-round ratios, ``--repeat`` interleaved rounds, never the best one). The
+first ``--sample`` records of each topic are compared between the runtimes with the fields a
+second run of the same rows changes (timestamps, LSNs, transaction ids) set aside.
+
+    python bench/java_plugins.py                       # 1,000,000 rows, both phases
+    python bench/java_plugins.py --rows 100000 --repeat 1 --phase snapshot
+
+Timings are reported, never asserted. Needs the local stack (``kconnect local start``:
+PostgreSQL with ``wal_level=logical``), Java 17+ and Maven.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import Consumer, TopicPartition
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import WorkerRun, print_runs, run_standalone
+
+JSON = "org.apache.kafka.connect.json.JsonConverter"
+POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
+BATCH_ROWS = 10_000
+_RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns")
+_SOURCE_RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns", "txId", "lsn", "xmin", "sequence")
+UNWRAP = {
+    "transforms": "unwrap",
+    "transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "transforms.unwrap.add.fields": "op,table",
+}
+
+COLUMNS = (
+    "id bigserial PRIMARY KEY, customer text NOT NULL, city text, amount numeric(12,3), "
+    "price double precision, qty integer, big bigint, active boolean, born date, "
+    "seen timestamptz, local_ts timestamp, at_time time, doc jsonb, tags text[], note text"
+)
+_NAMES = (
+    "José García", "Zoë Müller", "Łukasz Wójcik", "李雷", "Ольга Иванова", "Chloé Dubois",
+    "محمد علي", "Nguyễn Văn An", "Siobhán O'Brien", "田中 太郎", "John Smith", "Priya Raghavan",
+)  # fmt: skip
+_CITIES = ("São Paulo", "Zürich", "東京", "Reykjavík", "Montréal", "New York", "Lagos", "Lima")
+
+
+def _rows_sql(table: str, first: int, count: int) -> str:
+    """INSERT of ``count`` rows numbered from ``first``: customers from 12 names x a number
+    (about 10,000 distinct), 8 cities, a note null in one row of five."""
+    names = "ARRAY[" + ",".join("'" + n.replace("'", "''") + "'" for n in _NAMES) + "]"
+    cities = "ARRAY[" + ",".join(f"'{c}'" for c in _CITIES) + "]"
+    return (
+        f"INSERT INTO {table} (customer, city, amount, price, qty, big, active, born, seen, "
+        "local_ts, at_time, doc, tags, note) "
+        f"SELECT ({names})[1 + i % {len(_NAMES)}] || ' #' || (i * 7919 % 10007), "
+        f"({cities})[1 + i % {len(_CITIES)}], (i % 100000) * 1.125, i / 7.0, i % 1000, "
+        "i::bigint * 1000003, i % 3 = 0, DATE '1950-01-01' + (i % 25000), "
+        "TIMESTAMPTZ '2024-01-01 00:00:00+00' + i * INTERVAL '1 s', "
+        "TIMESTAMP '2024-01-01 00:00:00.123456' + i * INTERVAL '1 ms', "
+        "TIME '00:00:00' + (i % 86400) * INTERVAL '1 s', "
+        "jsonb_build_object('order', i, 'lines', jsonb_build_array(i % 10, 'sku-' || i % 97)), "
+        "ARRAY['tag-' || i % 13, 'tag-' || i % 17], "
+        "CASE WHEN i % 5 = 0 THEN NULL ELSE 'delivery note ' || (i % 1000) END "
+        f"FROM generate_series({first}, {first + count - 1}) i"
+    )
+
+
+@contextmanager
+def _pg(dsn: str) -> Iterator[Any]:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        yield conn
+
+
+def _fill(dsn: str, table: str, rows: int, say: Callable[[str], None]) -> None:
+    started = time.monotonic()
+    with _pg(dsn) as conn:
+        for first in range(1, rows + 1, BATCH_ROWS):
+            conn.execute(_rows_sql(table, first, min(BATCH_ROWS, rows - first + 1)))
+            if (first // BATCH_ROWS) % 20 == 19:
+                say(f"  {first + BATCH_ROWS - 1:,} of {rows:,} rows")
+    say(f"wrote {rows:,} rows into {table} in {time.monotonic() - started:.1f} s")
+
+
+def _connector(
+    dsn: str, name: str, table: str, slot: str, extra: Mapping[str, str]
+) -> dict[str, str]:
+    import psycopg
+
+    info = psycopg.conninfo.conninfo_to_dict(dsn)
+    return {
+        "name": name,
+        "connector.class": POSTGRES,
+        "tasks.max": "1",
+        "database.hostname": str(info.get("host", "127.0.0.1")),
+        "database.port": str(info.get("port", "5432")),
+        "database.user": str(info["user"]),
+        "database.password": str(info["password"]),
+        "database.dbname": str(info["dbname"]),
+        "topic.prefix": name,
+        "plugin.name": "pgoutput",
+        "table.include.list": f"public.{table}",
+        "slot.name": slot,
+        "publication.name": f"{table}_pub",
+        "publication.autocreate.mode": "filtered",
+        **extra,
+    }
+
+
+def _end_offset(consumer: Consumer, topic: str) -> Callable[[], int]:
+    def progress() -> int:
+        try:
+            return int(consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=5)[1])
+        except Exception:  # the topic does not exist until the first record
+            return 0
+
+    return progress
+
+
+def _first_records(bootstrap: str, topic: str, n: int, name: str) -> list[tuple[Any, Any]]:
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "b-" + uuid.uuid4().hex})
+    c.assign([TopicPartition(topic, 0, 0)])
+    out: list[tuple[Any, Any]] = []
+    deadline = time.monotonic() + 60
+    while len(out) < n and time.monotonic() < deadline:
+        m = c.poll(1.0)
+        if m is not None and not m.error():
+            out.append((_normal(m.key(), name), _normal(m.value(), name)))
+    c.close()
+    return out
+
+
+def _normal(raw: bytes | None, name: str) -> Any:
+    """A record's JSON without what a second run of the same rows changes (each run has its
+    own ``topic.prefix``, in schema names and ``source.name``: replaced by ``<prefix>``)."""
+    if raw is None:
+        return None
+    doc = json.loads(raw.replace(name.encode(), b"<prefix>"))
+    payload = doc.get("payload")
+    if isinstance(payload, dict):
+        for field in _RUN_FIELDS:
+            payload.pop(field, None)
+        source = payload.get("source")
+        if isinstance(source, dict):
+            for field in _SOURCE_RUN_FIELDS:
+                source.pop(field, None)
+    return doc
+
+
+def _drop_slot(dsn: str, slot: str) -> None:
+    with _pg(dsn) as conn:
+        for _ in range(30):
+            row = conn.execute(
+                "SELECT active FROM pg_replication_slots WHERE slot_name = %s", (slot,)
+            ).fetchone()
+            if row is None:
+                return
+            if not row[0]:
+                conn.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
+                return
+            time.sleep(1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--rows", type=int, default=1_000_000, help="rows per phase (1,000,000)")
+    ap.add_argument("--phase", choices=["snapshot", "streaming", "both"], default="both")
+    ap.add_argument("--unwrap", action="store_true", help="add ExtractNewRecordState (Java SMT)")
+    ap.add_argument("--only", choices=["kconnect", "java"], default=None, help="one runtime")
+    ap.add_argument("--repeat", type=int, default=1, help="interleaved rounds (1)")
+    ap.add_argument("--sample", type=int, default=1000, help="records compared per topic")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed per run")
+    args = ap.parse_args(argv)
+
+    from kconnect.kafka.tools.admin_ping import delete_topics
+    from kconnect.testing.java import java_plugin_path
+    from kconnect.testing.services import ensure_kafka, ensure_postgres
+
+    def say(msg: str) -> None:
+        print(msg, flush=True)
+
+    bootstrap = ensure_kafka()
+    dsn = ensure_postgres()
+    runtimes = [args.only] if args.only else ["kconnect", "java"]
+    phases = ["snapshot", "streaming"] if args.phase == "both" else [args.phase]
+    extra = UNWRAP if args.unwrap else {}
+    results: dict[str, list[dict[str, WorkerRun]]] = {p: [] for p in phases}
+    verdicts: list[str] = []
+    tag = uuid.uuid4().hex[:6]
+    with tempfile.TemporaryDirectory(prefix="kconnect-bench-java-plugins-") as tmp:
+        work = Path(tmp)
+        plugins = java_plugin_path(work / "plugins")
+        worker_props = {
+            "bootstrap.servers": bootstrap,
+            "key.converter": JSON,
+            "value.converter": JSON,
+            "plugin.path": str(plugins),
+        }
+        tables = {p: f"bench_dbz_{p}_{tag}" for p in phases}
+        with _pg(dsn) as conn:
+            for table in tables.values():
+                conn.execute(f"CREATE TABLE {table} ({COLUMNS})")
+                conn.execute(f"CREATE PUBLICATION {table}_pub FOR TABLE {table}")
+        slots: list[str] = []
+        try:
+            if "snapshot" in tables:
+                _fill(dsn, tables["snapshot"], args.rows, say)
+            if "streaming" in tables:
+                # every run's slot exists before the rows are written: each run streams them all
+                with _pg(dsn) as conn:
+                    for round_no in range(args.repeat):
+                        for rt in runtimes:
+                            slot = f"bench_{tag}_{rt}_{round_no}"
+                            conn.execute(
+                                "SELECT pg_create_logical_replication_slot(%s, 'pgoutput')",
+                                (slot,),
+                            )
+                            slots.append(slot)
+                _fill(dsn, tables["streaming"], args.rows, say)
+            for round_no in range(args.repeat):
+                say(f"round {round_no + 1} of {args.repeat}")
+                order = runtimes if round_no % 2 == 0 else runtimes[::-1]
+                for phase in phases:
+                    table = tables[phase]
+                    runs: dict[str, WorkerRun] = {}
+                    samples: dict[str, list[tuple[Any, Any]]] = {}
+                    for rt in order:
+                        name = f"dbz{tag}{rt[0]}{round_no}{phase[:2]}"
+                        slot = f"bench_{tag}_{rt}_{round_no}" if phase == "streaming" else name
+                        if phase == "snapshot":
+                            slots.append(slot)
+                        mode = "initial_only" if phase == "snapshot" else "no_data"
+                        topic = f"{name}.public.{table}"
+                        consumer = Consumer(
+                            {"bootstrap.servers": bootstrap, "group.id": f"b-{name}"}
+                        )
+                        say(f"{phase}: running {rt}...")
+                        try:
+                            runs[rt] = run_standalone(
+                                rt,
+                                {**worker_props,
+                                 "offset.storage.file.filename": str(work / f"{name}.offsets")},
+                                [_connector(dsn, name, table, slot,
+                                            {"snapshot.mode": mode, **extra})],
+                                work,
+                                name,
+                                _end_offset(consumer, topic),
+                                args.rows,
+                                args.timeout,
+                            )  # fmt: skip
+                            samples[rt] = _first_records(bootstrap, topic, args.sample, name)
+                        finally:
+                            consumer.close()
+                            delete_topics(bootstrap, [topic])
+                            _drop_slot(dsn, slot)
+                    results[phase].append(runs)
+                    if len(samples) == 2:
+                        same = samples["kconnect"] == samples["java"]
+                        diff = next(
+                            (i for i, (k, j) in enumerate(zip(samples["kconnect"],
+                                                              samples["java"], strict=False))
+                             if k != j),
+                            None,
+                        )  # fmt: skip
+                        verdict = f"{phase}: first {len(samples['java']):,} records equal: " + (
+                            "yes" if same else f"NO (first difference at record {diff})"
+                        )
+                        verdicts.append(verdict)
+                        say(verdict)
+        finally:
+            for slot in slots:
+                _drop_slot(dsn, slot)
+            with _pg(dsn) as conn:
+                for table in tables.values():
+                    conn.execute(f"DROP PUBLICATION IF EXISTS {table}_pub")
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+    print()
+    chain = " -> ExtractNewRecordState" if args.unwrap else ""
+    for phase in phases:
+        print(f"{args.rows:,} rows, Debezium PostgreSQL {phase}{chain} -> JsonConverter -> topic")
+        print_runs(results[phase], runtimes, f"debezium {phase}")
+        print()
+    if len(runtimes) == 2:
+        print("goals: throughput >= 1 (records/s at least Java's), peak RSS <= 0.7")
+        for verdict in verdicts:
+            print(verdict)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -16,7 +16,10 @@ entry point ``java``:
   control messages);
 - :mod:`.proxies` -- Python classes standing for Java plugins, so ``GET /connector-plugins``,
   ``PUT /connector-plugins/{class}/config/validate`` and the rest of the runtime see them as
-  plugins: a Java connector's ``config()`` and ``validate()`` are the Java plugin's own.
+  plugins: a Java connector's ``config()`` and ``validate()`` are the Java plugin's own;
+- :mod:`.host_metrics` -- the JVM's KIP-877 metrics and plugin MBeans, named as the Prometheus
+  JMX exporter names them, served at the worker's ``/metrics`` through
+  :mod:`kconnect.api.metrics_sources`.
 
 Imports only :mod:`kconnect.api`, :mod:`kconnect.local` (Maven and the cache directory) and
 the standard library.

@@ -26,8 +26,10 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import IO, Any
 
 from kconnect.api.errors import ConnectException, RetriableException
+from kconnect.api.metrics_sources import add_metrics_source
 from kconnect.java_host.frames import FrameError, read_frame, write_frame
 from kconnect.java_host.host_jar import HOST_MAIN_CLASS, host_classpath
+from kconnect.java_host.host_metrics import HostMetrics
 from kconnect.local.maven import java_executable
 
 __all__ = [
@@ -164,6 +166,22 @@ class JavaPluginHost:
         if reply.get("ok"):
             if op == "scan":
                 jvm.ready.set()
+            result = reply.get("result")
+            return result if isinstance(result, dict) else {}
+        raise plugin_error(reply.get("error") or {})
+
+    def call_if_running(
+        self, op: str, fields: Mapping[str, Any] | None = None, *, timeout_s: float
+    ) -> dict[str, Any] | None:
+        """:meth:`call` on the JVM that runs now, if it is up and has loaded its plugins; None
+        otherwise. Never starts a JVM (what ``/metrics`` asks must not start one)."""
+        jvm = self._jvm
+        if jvm is None or jvm.dead is not None or jvm.process.poll() is not None:
+            return None
+        if not jvm.ready.is_set():
+            return None
+        reply = self._send(jvm, op, fields, timeout_s)
+        if reply.get("ok"):
             result = reply.get("result")
             return result if isinstance(result, dict) else {}
         raise plugin_error(reply.get("error") or {})
@@ -391,10 +409,12 @@ PLUGIN_PATH_VARIABLE = "KCONNECT_JAVA_PLUGIN_PATH"
 
 def shared_host() -> JavaPluginHost:
     """This process's plugin host (created, not started, on first use). In a task process it
-    inherits the worker's plugin.path through :data:`PLUGIN_PATH_VARIABLE`."""
+    inherits the worker's plugin.path through :data:`PLUGIN_PATH_VARIABLE`. Its plugins'
+    metrics are a source of every worker registry of the process (:mod:`.host_metrics`)."""
     global _shared
     with _shared_lock:
         if _shared is None:
             inherited = os.environ.get(PLUGIN_PATH_VARIABLE, "")
             _shared = JavaPluginHost(plugin_path=[p for p in inherited.split(os.pathsep) if p])
+            add_metrics_source(HostMetrics(_shared).collect)
         return _shared

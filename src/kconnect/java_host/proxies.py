@@ -184,6 +184,7 @@ class JavaConnectorMixin(Connector):
         self._handle = _start_in_host(
             self._java_host(), "connector_start", self.__java_class__, props,
             on_event=self._on_event, on_callback=self._on_callback,
+            metric_tags=_metric_tags(self),
         )  # fmt: skip
 
     def task_class(self) -> type[Task]:
@@ -263,19 +264,38 @@ def _start_in_host(
     *,
     on_event: EventHandler | None = None,
     on_callback: CallbackHandler | None = None,
+    metric_tags: Mapping[str, str] | None = None,
     **fields: Any,
 ) -> str:
     """Create and start a Java instance under a new handle (``c-`` connectors, ``t-``
     tasks) with ``op`` (and ``fields`` beside the class and props); its events and callbacks
-    go to these functions. The handle."""
+    go to these functions, its ``pluginMetrics()`` are tagged ``metric_tags``. The handle."""
     handle = host.new_handle("c" if op == "connector_start" else "t")
     host.register(handle, on_event=on_event, on_callback=on_callback)
+    request: dict[str, Any] = {"handle": handle, "class": java_class, "props": dict(props)}
+    request.update(fields)
+    if metric_tags:
+        request["metric_tags"] = dict(metric_tags)
     try:
-        host.call(op, {"handle": handle, "class": java_class, "props": dict(props), **fields})
+        host.call(op, request)
     except BaseException:
         host.unregister(handle)  # the host keeps no handle whose start failed
         raise
     return handle
+
+
+def _metric_tags(plugin: Connector | Task) -> dict[str, str]:
+    """The tags the runtime gives the plugin's KIP-877 metrics (``connector``, then ``task``),
+    read off the name of a metric of its context's ``plugin_metrics()``; {} when the runtime
+    keeps no metrics for it. The Java instance's ``pluginMetrics()`` gets the same, as on
+    Kafka Connect, and the worker shows its MBeans with that connector."""
+    context = getattr(plugin, "context", None)
+    metrics_of = getattr(context, "plugin_metrics", None)
+    try:
+        metrics = metrics_of() if callable(metrics_of) else None
+        return dict(metrics.metric_name("", "").tags) if metrics is not None else {}
+    except RuntimeError:  # closed: the plugin is being stopped
+        return {}
 
 
 def _stop_in_host(host: JavaPluginHost, op: str, handle: str) -> None:
@@ -342,7 +362,7 @@ class JavaSourceTask(SourceTask):
         self._transactions = self.context.transaction_context()
         self._handle = _start_in_host(
             self._java_host(), "source_task_start", self.__java_class__, props,
-            on_callback=self._on_callback,
+            on_callback=self._on_callback, metric_tags=_metric_tags(self),
             transaction_context=self._transactions is not None,
         )  # fmt: skip
 
@@ -441,7 +461,7 @@ class JavaSinkTask(SinkTask):
     def start(self, props: Mapping[str, str]) -> None:
         self._handle = _start_in_host(
             self._java_host(), "sink_task_start", self.__java_class__, props,
-            on_callback=self._on_callback,
+            on_callback=self._on_callback, metric_tags=_metric_tags(self),
         )  # fmt: skip
 
     def open(self, partitions: Collection[TopicPartition]) -> None:

@@ -12,8 +12,12 @@ string in a label named after the attribute (the exporter's ``value: 1`` idiom):
 
     kafka_connect_connector_metrics_status{connector="x",status="running"} 1
 
-Booleans are 1/0; Kafka's NaN stays NaN. See ``docs/metrics.md`` for the full mapping.
-The endpoints only read the registry (no locks held across a scrape).
+Booleans are 1/0; Kafka's NaN stays NaN. Names and label names are made safe as the exporter's
+``toSafeName`` does: every run of characters outside ``[a-zA-Z0-9_:]`` (``:`` not in label
+names) and underscores becomes one ``_``, and a leading digit gets a ``_`` before it. The same
+metric name may carry different labels (a Java plugin's MBeans of one type); a second sample
+with a name and labels already served is left out. See ``docs/metrics.md`` for the full
+mapping. The endpoints only read the registry (no locks held across a scrape).
 """
 
 from __future__ import annotations
@@ -34,18 +38,27 @@ from kconnect.rest.openapi import TEXT, responses
 from kconnect.runtime.herder.herder import Herder
 from kconnect.runtime.metrics import ConnectMetrics, MetricName, MetricsRegistry
 
-__all__ = ["ConnectCollector", "metrics_router", "prometheus_name"]
+__all__ = ["ConnectCollector", "metrics_router", "prometheus_name", "safe_name"]
 
-_UNSAFE = re.compile(r"[^a-zA-Z0-9_]")
+# a run of characters that are unsafe or "_" (both collapse into one "_")
+_UNSAFE_NAME = re.compile(r"[^a-zA-Z0-9:]+")
+_UNSAFE_LABEL = re.compile(r"[^a-zA-Z0-9]+")
 
 
-def _safe(text: str) -> str:
-    return _UNSAFE.sub("_", text)
+def safe_name(text: str, unsafe: re.Pattern[str] = _UNSAFE_NAME) -> str:
+    """The JMX exporter's ``toSafeName``: each run of unsafe characters and underscores is one
+    ``_``; a leading digit gets a ``_`` first."""
+    safe = unsafe.sub("_", text)
+    return f"_{safe}" if safe[:1].isdigit() else safe
+
+
+def _safe_label(text: str) -> str:
+    return safe_name(text, _UNSAFE_LABEL)
 
 
 def prometheus_name(name: MetricName) -> str:
     """The JMX exporter's default name of a metric (see the module docstring)."""
-    return _safe(f"{name.domain}_{name.group}_{name.name}")
+    return safe_name(f"{name.domain}_{name.group}_{name.name}")
 
 
 class ConnectCollector:
@@ -56,22 +69,25 @@ class ConnectCollector:
 
     def collect(self) -> Iterator[Metric]:
         families: dict[str, GaugeMetricFamily] = {}
+        served: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
         for name, value in self.registry.snapshot():
             prom = prometheus_name(name)
-            labels = [(_safe(k), v) for k, v in name.tags]
+            labels = [(_safe_label(k), v) for k, v in name.tags]
             if isinstance(value, str):
-                labels.append((_safe(name.name), value))
+                labels.append((_safe_label(name.name), value))
                 number = 1.0
             elif isinstance(value, bool):
                 number = 1.0 if value else 0.0
             else:
                 number = float(value)
+            key = (prom, tuple(labels))
+            if key in served:
+                continue
+            served.add(key)
             family = families.get(prom)
             if family is None:
-                family = families[prom] = GaugeMetricFamily(
-                    prom, name.description or name.name, labels=[k for k, _ in labels]
-                )
-            family.add_metric([v for _, v in labels], number)
+                family = families[prom] = GaugeMetricFamily(prom, name.description or name.name)
+            family.add_sample(prom, dict(labels), number)
         yield from families.values()
 
 
@@ -87,6 +103,12 @@ def connector_metrics(registry: MetricsRegistry, name: str) -> dict[str, Any]:
     tasks: dict[int, dict[str, dict[str, Any]]] = {}
     snapshot = list(registry.snapshot())
     for metric, value in snapshot:
+        owner = metric.owner
+        if owner is not None:  # a Java plugin's MBean: shown with the connector that made it
+            if owner.connector == name:
+                target = connector if owner.task is None else tasks.setdefault(owner.task, {})
+                target.setdefault(owner.group, {})[owner.key] = _json_value(value)
+            continue
         tags = metric.tag_dict
         if tags.get("connector") != name:
             continue

@@ -7,7 +7,13 @@ import math
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
-from kconnect.rest.metrics_resource import ConnectCollector, connector_metrics, prometheus_name
+from kconnect.api.metrics_sources import MetricOwner
+from kconnect.rest.metrics_resource import (
+    ConnectCollector,
+    connector_metrics,
+    prometheus_name,
+    safe_name,
+)
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.metrics import MetricGroup, MetricName, MetricsRegistry
 from kconnect.runtime.metrics.stats import CumulativeSum, Max
@@ -85,3 +91,68 @@ def test_connector_view_groups_by_task_and_attaches_clients() -> None:
             }
         ],
     }
+
+
+# the JMX exporter's own expectations of toSafeName (collector/src/test/.../ToSafeNameTest)
+SAFE_NAMES = [
+    ("test-test", "test_test"),
+    ("test-_test", "test_test"),
+    ("test-_-test", "test_test"),
+    ("-_-", "_"),
+    ("", ""),
+    ("---", "_"),
+    ("__test", "_test"),
+    ("test", "test"),
+    ("001", "_001"),
+    ("test_swedish_chars_åäö", "test_swedish_chars_"),
+    ("test@test", "test_test"),
+    ("test:test", "test:test"),
+]
+
+
+def test_names_are_made_safe_as_the_jmx_exporter_does() -> None:
+    for raw, safe in SAFE_NAMES:
+        assert safe_name(raw) == safe, raw
+    assert (
+        prometheus_name(MetricName("Usage_used", "source-stats", domain="kconnect.test"))
+        == "kconnect_test_source_stats_Usage_used"
+    )
+
+
+def test_one_name_with_different_labels_and_repeats_left_out() -> None:
+    reg = MetricsRegistry(clock=MockClock(0))
+    reg.add_source(
+        lambda: [
+            (MetricName("Connected", "connector-metrics", (("context", "streaming"),),
+                        domain="debezium.postgres"), True),
+            (MetricName("Connected", "connector-metrics", (("server", "a"), ("key", "t")),
+                        domain="debezium.postgres"), False),
+            (MetricName("Connected", "connector-metrics", (("server", "a"), ("key", "t")),
+                        domain="debezium.postgres"), 5.0),
+        ]
+    )  # fmt: skip
+    samples = _scrape(reg)["debezium_postgres_connector_metrics_Connected"]
+    assert [(s.labels, s.value) for s in samples] == [
+        ({"context": "streaming"}, 1.0),
+        ({"server": "a", "key": "t"}, 0.0),
+    ]
+
+
+def test_a_metric_with_an_owner_shows_with_its_connector() -> None:
+    bean = "debezium.postgres:type=connector-metrics,context=streaming,server=pg"
+    reg = MetricsRegistry(clock=MockClock(0))
+    reg.add_source(
+        lambda: [
+            (MetricName("Connected", "connector-metrics", (("context", "streaming"),),
+                        domain="debezium.postgres", owner=MetricOwner("c", 0, bean, "Connected")),
+             True),
+            (MetricName("Other", "t", domain="x", owner=MetricOwner("d", None, "x:type=t", "Other")),
+             1.0),
+        ]
+    )  # fmt: skip
+    assert connector_metrics(reg, "c") == {
+        "name": "c",
+        "connector": {},
+        "tasks": [{"id": 0, "metrics": {bean: {"Connected": True}}}],
+    }
+    assert connector_metrics(reg, "d")["connector"] == {"x:type=t": {"Other": 1.0}}

@@ -2,7 +2,8 @@
 
 :class:`ConnectMetrics` is the per-worker entry point; the REST layer exposes its
 :class:`MetricsRegistry` at ``/metrics`` (see ``docs/metrics.md`` for the Prometheus names). ``registry`` and ``stats`` hold the
-windowed stats; ``worker_metrics``, ``task_metrics`` and ``client_metrics`` the metric groups.
+windowed stats; ``worker_metrics``, ``task_metrics`` and ``client_metrics`` the metric groups;
+``foreign_metrics`` what plugin runtimes measure outside the registry (the Java plugin host).
 Imports only ``common``, :mod:`kconnect.api` and :mod:`kconnect.kafka` (client statistics).
 """
 

@@ -18,6 +18,7 @@ from kconnect.api.plugin_metrics import PluginMetrics
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener
+from kconnect.runtime.metrics.foreign_metrics import foreign_metrics
 from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
 from kconnect.runtime.metrics.stats import MetricConfig
 from kconnect.runtime.metrics.status_listeners import ConnectorStatusMetrics, TaskStatusMetrics
@@ -100,6 +101,8 @@ class ConnectMetrics:
         self._connectors: dict[str, ConnectorMetrics] = {}
         self._tasks: dict[ConnectorTaskId, TaskMetricsBundle] = {}
         self._lock = threading.Lock()
+        # what this process's plugin runtimes measure (the Java plugin host's MBeans)
+        self.registry.add_source(foreign_metrics)
 
     @classmethod
     def from_worker_config(

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
+from kconnect.api.metrics_sources import MetricOwner
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.metrics.stats import Batch, Frequencies, MeasurableStat, MetricConfig
 
@@ -38,13 +39,16 @@ MetricValue = float | str | bool
 
 @dataclass(frozen=True)
 class MetricName:
-    """Identity of one metric; ``tags`` keep their declaration order (JMX key order)."""
+    """Identity of one metric; ``tags`` keep their declaration order (JMX key order).
+    ``owner``: the connector (and task) it belongs to when its tags do not say (a Java
+    plugin's MBean), not part of its identity."""
 
     name: str
     group: str
     tags: tuple[tuple[str, str], ...] = ()
     description: str = field(default="", compare=False)
     domain: str = CONNECT_DOMAIN
+    owner: MetricOwner | None = field(default=None, compare=False)
 
     @property
     def tag_dict(self) -> dict[str, str]:

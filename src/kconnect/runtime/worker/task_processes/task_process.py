@@ -49,6 +49,7 @@ from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.metrics.connect_metrics import PROCESS_GROUPS
+from kconnect.runtime.metrics.registry import CONNECT_DOMAIN
 from kconnect.runtime.plugins.descriptors import CLASSPATH, PluginEntry
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
@@ -250,7 +251,8 @@ class TaskProcessMain:
         return [
             (name, value)
             for name, value in self.metrics.registry.snapshot()
-            if name.group not in PROCESS_GROUPS
+            # Connect's worker-wide groups only: a plugin's MBean may be of type connector-metrics
+            if name.domain != CONNECT_DOMAIN or name.group not in PROCESS_GROUPS
         ]
 
     def _require_tasks(self) -> LocalTasks:

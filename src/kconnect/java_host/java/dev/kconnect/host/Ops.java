@@ -11,7 +11,8 @@ import org.apache.kafka.connect.components.Versioned;
 /**
  * The protocol's operations on plugins: {@code hello}, {@code scan}, {@code version}, (via
  * {@link ConfigOps}) {@code config_def} and {@code validate}, and (via {@link RunOps}, protocol
- * v2) the running connectors and source tasks, by handle. ({@code shutdown} is the host's
+ * v2) the running connectors and source tasks, by handle, and (via {@link MetricsOps}, v4)
+ * {@code metrics}. ({@code shutdown} is the host's
  * own, see {@link PluginHost}.) Each op takes the request object and returns the reply's
  * {@code result}; a failure is thrown and becomes an {@code ok:false} reply.
  *
@@ -29,10 +30,13 @@ final class Ops {
     private volatile PluginRegistry registry = PluginRegistry.EMPTY;
     private final ConfigOps configOps = new ConfigOps(this::registry);
     private final RunOps runOps;
+    private final MetricsOps metricsOps;
 
     Ops(ClassLoader hostLoader, WorkerLink link) {
         this.hostLoader = hostLoader;
         this.runOps = new RunOps(this::registry, link);
+        // listens to MBean registrations from now on, before any plugin runs
+        this.metricsOps = new MetricsOps(runOps::metricTags);
     }
 
     PluginRegistry registry() {
@@ -60,6 +64,8 @@ final class Ops {
                 return configOps.validate(requiredString(request, "class"), stringMap(request.get("config")));
             case "version":
                 return version(requiredString(request, "class"));
+            case "metrics":
+                return metricsOps.snapshot();
             default:
                 if (RunOps.OPS.contains(op)) {
                     return runOps.handle(op, request);

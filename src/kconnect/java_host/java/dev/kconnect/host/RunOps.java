@@ -27,6 +27,10 @@ import org.apache.kafka.connect.source.SourceTask;
  * and the worker neither stops nor closes it (Kafka does not stop a task whose start failed).
  * An op on an unknown handle fails with {@link IllegalArgumentException}.
  *
+ * <p>Every op on a handle runs as that handle's {@link MBeanOwners#enter scope}, so the MBeans
+ * its plugin registers are known to be its own (protocol v4); a start op's {@code metric_tags}
+ * become the tags of the instance's {@code pluginMetrics()}.
+ *
  * <p>Thread-safe: handles live in a concurrent map; ops on one handle may run at once.
  */
 final class RunOps {
@@ -67,10 +71,24 @@ final class RunOps {
                 break;
         }
         String handle = Ops.requiredString(request, "handle");
+        // MBeans the plugin registers meanwhile (here or in threads it starts) are its own
+        try (MBeanOwners.Scope scope = MBeanOwners.enter(handle)) {
+            return dispatch(op, handle, request);
+        }
+    }
+
+    /** The tags of the plugin metrics of the instance under {@code handle}, or null. */
+    Map<String, String> metricTags(String handle) {
+        RunningPlugin plugin = running.get(handle);
+        return plugin == null ? null : plugin.metricTags();
+    }
+
+    private Map<String, Object> dispatch(String op, String handle, Map<String, Object> request)
+            throws Throwable {
         switch (op) {
             case "connector_start":
                 startConnector(handle, Ops.requiredString(request, "class"),
-                        Ops.stringMap(request.get("props"), "props"));
+                        Ops.stringMap(request.get("props"), "props"), requestedTags(request));
                 return empty();
             case "connector_task_class":
                 return get(handle, RunningConnector.class).taskClass();
@@ -82,7 +100,7 @@ final class RunOps {
             case "source_task_start":
                 startSourceTask(handle, Ops.requiredString(request, "class"),
                         Ops.stringMap(request.get("props"), "props"),
-                        Boolean.TRUE.equals(request.get("transaction_context")));
+                        Boolean.TRUE.equals(request.get("transaction_context")), requestedTags(request));
                 return empty();
             case "source_task_poll":
                 return get(handle, RunningSourceTask.class).poll();
@@ -101,7 +119,7 @@ final class RunOps {
                 return empty();
             case "sink_task_start":
                 startSinkTask(handle, Ops.requiredString(request, "class"),
-                        Ops.stringMap(request.get("props"), "props"));
+                        Ops.stringMap(request.get("props"), "props"), requestedTags(request));
                 return empty();
             case "sink_task_open":
                 return get(handle, RunningSinkTask.class).open(RunningSinkTask.partitions(request.get("partitions")));
@@ -136,7 +154,13 @@ final class RunOps {
         return new RunningConnector("unstarted", (Connector) plugin, descriptor.loader, link).taskClass();
     }
 
-    private void startConnector(String handle, String className, Map<String, String> props) throws Throwable {
+    /** The start op's {@code metric_tags} (v4), in order; empty when the worker sent none. */
+    private static Map<String, String> requestedTags(Map<String, Object> request) {
+        return Ops.stringMap(request.get("metric_tags"), "metric_tags");
+    }
+
+    private void startConnector(String handle, String className, Map<String, String> props,
+            Map<String, String> tags) throws Throwable {
         checkFree(handle);
         PluginRegistry current = registry.get();
         PluginDescriptor descriptor = current.plugin(className);
@@ -145,23 +169,27 @@ final class RunOps {
             throw new IllegalArgumentException("Plugin class " + className + " is not a connector");
         }
         RunningConnector connector = new RunningConnector(handle, (Connector) plugin, descriptor.loader, link);
+        connector.metricTags(tags);
         startClaimed(connector, () -> connector.start(props));
     }
 
     private void startSourceTask(String handle, String className, Map<String, String> props,
-                                 boolean transactionContext) throws Throwable {
+                                 boolean transactionContext, Map<String, String> tags) throws Throwable {
         checkFree(handle);
         ClassLoader loader = taskLoader(className);
         SourceTask instance = newTaskOf(className, loader, SourceTask.class, "a source task");
         RunningSourceTask task = new RunningSourceTask(handle, instance, loader, props, link, transactionContext);
+        task.metricTags(tags);
         startClaimed(task, task::start);
     }
 
-    private void startSinkTask(String handle, String className, Map<String, String> props) throws Throwable {
+    private void startSinkTask(String handle, String className, Map<String, String> props,
+            Map<String, String> tags) throws Throwable {
         checkFree(handle);
         ClassLoader loader = taskLoader(className);
         SinkTask instance = newTaskOf(className, loader, SinkTask.class, "a sink task");
         RunningSinkTask task = new RunningSinkTask(handle, instance, loader, props, link);
+        task.metricTags(tags);
         startClaimed(task, task::start);
     }
 

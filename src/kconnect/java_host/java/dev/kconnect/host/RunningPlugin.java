@@ -1,5 +1,6 @@
 package dev.kconnect.host;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.apache.kafka.common.metrics.Metrics;
@@ -15,7 +16,7 @@ import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
  */
 abstract class RunningPlugin {
 
-    /** One metrics registry for the host's plugins; nothing reports it (yet). */
+    /** One metrics registry for the host's plugins, read by the {@code metrics} op. */
     private static final class SharedMetrics {
         static final Metrics METRICS = new Metrics();
     }
@@ -23,16 +24,37 @@ abstract class RunningPlugin {
     final String handle;
     final ClassLoader loader;
     private PluginMetricsImpl metrics;
+    /** The tags of the instance's plugin metrics (the start op's {@code metric_tags}). */
+    private Map<String, String> metricTags;
 
     RunningPlugin(String handle, ClassLoader loader) {
         this.handle = handle;
         this.loader = loader;
     }
 
-    /** The instance's {@code pluginMetrics()}: tagged with its handle, kept in the host's registry. */
+    /** The registry of every instance's {@code pluginMetrics()}. */
+    static Metrics sharedMetrics() {
+        return SharedMetrics.METRICS;
+    }
+
+    /**
+     * Sets the tags of the instance's plugin metrics, in order (Kafka's: {@code connector}, then
+     * {@code task}); before {@code initialize}. Without them the tag is {@code handle}.
+     */
+    synchronized void metricTags(Map<String, String> tags) {
+        metricTags = tags == null || tags.isEmpty() ? null : new LinkedHashMap<>(tags);
+    }
+
+    /** The tags given by {@link #metricTags(Map)}, or null. */
+    synchronized Map<String, String> metricTags() {
+        return metricTags == null ? null : new LinkedHashMap<>(metricTags);
+    }
+
+    /** The instance's {@code pluginMetrics()}: tagged as the worker said, kept in the host's registry. */
     synchronized PluginMetrics pluginMetrics() {
         if (metrics == null) {
-            metrics = new PluginMetricsImpl(SharedMetrics.METRICS, Map.of("handle", handle));
+            Map<String, String> tags = metricTags != null ? metricTags : Map.of("handle", handle);
+            metrics = new PluginMetricsImpl(SharedMetrics.METRICS, tags);
         }
         return metrics;
     }

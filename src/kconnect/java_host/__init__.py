@@ -16,7 +16,9 @@ entry point ``java``:
   control messages);
 - :mod:`.proxies` -- Python classes standing for Java plugins, so ``GET /connector-plugins``,
   ``PUT /connector-plugins/{class}/config/validate`` and the rest of the runtime see them as
-  plugins: a Java connector's ``config()`` and ``validate()`` are the Java plugin's own.
+  plugins: a Java connector's ``config()`` and ``validate()`` are the Java plugin's own;
+- :mod:`.stages` -- Java transformations and predicates, configured in the host and given
+  records a batch at a time (a run of consecutive chain stages per call).
 
 Imports only :mod:`kconnect.api`, :mod:`kconnect.local` (Maven and the cache directory) and
 the standard library.

@@ -202,3 +202,13 @@ def test_a_proxy_class_is_rebuilt_from_its_import_path() -> None:
     assert f"{cls.__module__}:{cls.__qualname__}".startswith(
         "kconnect.java_host.proxies:JavaPlugin|"
     )
+
+
+def test_a_java_plugins_exception_is_named_by_its_java_class() -> None:
+    from kconnect.java_host.host_process import plugin_error
+    from kconnect.runtime.worker.errors.stage import exception_class_name
+
+    error = plugin_error(
+        {"class": "org.apache.kafka.connect.errors.DataException", "message": "m", "trace": ""}
+    )
+    assert exception_class_name(error) == "org.apache.kafka.connect.errors.DataException"

@@ -435,6 +435,37 @@ def test_java_smts_give_what_kconnects_own_give(
             )
 
 
+def test_the_native_record_path_runs_java_stages_a_batch_at_a_time(
+    host: JavaPluginHost, builtin: Plugins
+) -> None:
+    """Java stages have no native form: between the native stages (kconnect's ReplaceField and
+    InsertHeader here) the native path runs the stages without one over the batch, the run of
+    Java stages in one call, and gives what kconnect's own chain gives."""
+    from kconnect._hot_path import native
+    from kconnect.runtime.worker.record_batches import transform_native
+
+    if native is None:
+        pytest.skip("kconnect-native is not installed")
+    records = source_records()
+    python_chain = TransformationChain.from_config(MIXED, builtin)
+    java_chain = TransformationChain.from_config(MIXED, _plugins(builtin, host, MIXED_JAVA))
+    operator = RetryWithToleranceOperator()
+    contexts = [ProcessingContext() for _ in records]
+    try:
+        expected = python_chain.apply_batch(records)
+        batch = native.RecordBatch.from_records(records)
+        ops = _calls(host)
+        transform_native(java_chain, batch, operator, contexts.__getitem__)
+        live = set(batch.live_indexes())
+        got = [batch.take(i) if i in live else None for i in range(len(records))]
+    finally:
+        python_chain.close()
+        java_chain.close()
+        host.__dict__.pop("call", None)
+    assert _shown(got) == _shown(expected)
+    assert ops == ["transform", "predicate_test", "transform"], ops
+
+
 def test_a_record_no_java_stage_changes_comes_back_as_itself(
     host: JavaPluginHost, builtin: Plugins
 ) -> None:

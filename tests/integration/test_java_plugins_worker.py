@@ -349,3 +349,55 @@ def test_kafkas_java_file_sink_runs_on_kconnect_as_on_kafka_connect(
     for kind in expected:
         assert lines(outputs["kconnect"][kind]) == lines(outputs["java"][kind]), kind
     assert _task_state(workers[1], "sink-kconnect-schema") == "RUNNING"
+
+
+# ------------------------------------------------------------------- a Java SMT in a chain
+
+
+def test_a_java_smt_in_a_source_chain_writes_what_kconnects_own_smt_writes(
+    tmp_path: Path, kafka_bootstrap: str, topic_factory: Any
+) -> None:
+    """kconnect's own FileStreamSource with Kafka's ``HoistField$Value`` and
+    ``InsertField$Value`` from a connect-transforms jar in plugin.path (preferred over kconnect's
+    own, ``plugin.java.preferred``), beside the same connector whose chain names kconnect's Python
+    SMTs by import path: both topics hold the same keys and value bytes, in order."""
+    from kconnect.testing.java import CONNECT_VERSION, classpath
+
+    plugins = tmp_path / "plugins"
+    (plugins / "connect-transforms").mkdir(parents=True)
+    jars = classpath([f"org.apache.kafka:connect-transforms:{CONNECT_VERSION}"])
+    jar = next(j for j in jars if j.name == f"connect-transforms-{CONNECT_VERSION}.jar")
+    (plugins / "connect-transforms" / jar.name).write_bytes(jar.read_bytes())
+    props = _worker_props(kafka_bootstrap, tmp_path, "smt", plugins, free_port())
+    props["plugin.java.preferred"] = "true"
+    kc = _kconnect(tmp_path, "smt", props)
+    lines = [f"line {i}: données-{i % 7}" for i in range(200)]
+    source = tmp_path / "input.txt"
+    source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    smts = {
+        "java": ("org.apache.kafka.connect.transforms.HoistField$Value",
+                 "org.apache.kafka.connect.transforms.InsertField$Value"),
+        "python": ("kconnect.transforms.hoist_field:HoistFieldValue",
+                   "kconnect.transforms.insert_field:InsertFieldValue"),
+    }  # fmt: skip
+    topics = {label: topic_factory() for label in smts}
+    try:
+        kc.wait_ready()
+        for label, (hoist, insert) in smts.items():
+            _create(kc.url, f"file-{label}", {
+                "connector.class": FILE_SOURCE, "tasks.max": "1", "file": str(source),
+                "topic": topics[label], "transforms": "hoist,insert",
+                "transforms.hoist.type": hoist, "transforms.hoist.field": "line",
+                "transforms.insert.type": insert, "transforms.insert.static.field": "origin",
+                "transforms.insert.static.value": "kconnect",
+            })  # fmt: skip
+        java = _topic_lines(kafka_bootstrap, topics["java"], len(lines))
+        python = _topic_lines(kafka_bootstrap, topics["python"], len(lines))
+        assert java == python
+        assert len(java) == len(lines)
+        assert java[0][1] is not None and b'"origin":"kconnect"' in java[0][1]
+        assert b'"line":"line 0: donn' in java[0][1]
+        assert _task_state(kc.url, "file-java") == "RUNNING"
+        assert len(_java_children(kc.proc.pid)) == 1  # the host runs the Java SMTs
+    finally:
+        kc.stop()

@@ -20,6 +20,8 @@ entry point ``java``:
 - :mod:`.host_metrics` -- the JVM's KIP-877 metrics and plugin MBeans, named as the Prometheus
   JMX exporter names them, served at the worker's ``/metrics`` through
   :mod:`kconnect.api.metrics_sources`.
+- :mod:`.stages` -- Java transformations and predicates, configured in the host and given
+  records a batch at a time (a run of consecutive chain stages per call).
 
 Imports only :mod:`kconnect.api`, :mod:`kconnect.local` (Maven and the cache directory) and
 the standard library.

@@ -80,6 +80,11 @@ class JavaPluginError(ConnectException):
         if trace:
             self.add_note("Java stack trace (in the plugin host):\n" + trace.rstrip())
 
+    @property
+    def java_class_name(self) -> str:
+        """The Java exception's class, which DLQ headers and logs name (as Kafka Connect's)."""
+        return self.java_class
+
 
 class JavaRetriableError(JavaPluginError, RetriableException):
     """The Java plugin threw a ``RetriableException``: the runtime retries, as Kafka does."""

@@ -16,9 +16,10 @@ a handle; its ``ConnectorContext`` events come back to this connector's context)
 ``commit_record`` acknowledgements go back in bulk before the next poll or commit. So does a
 Java sink task (:class:`JavaSinkTask`): ``put`` sends a batch in the form of
 :mod:`.sink_batches`, and what the task asked of its ``SinkTaskContext`` comes back with each
-reply. What the host does not do yet -- Java converters, transformations and predicates on
-records -- fails with a :class:`~kconnect.api.errors.ConnectException` that says so, when the
-runtime first asks for it.
+reply. Java transformations and predicates run there too (:mod:`.stages`): ``configure``
+creates the instance, and records cross a batch at a time. What the host does not do yet --
+Java converters -- fails with a :class:`~kconnect.api.errors.ConnectException` that says so,
+when the runtime first asks for it.
 
 A proxy class's ``__qualname__`` encodes the plugin (``JavaPlugin|<type>|<class>|<version>``),
 so a task process that receives the worker's plugins by import path
@@ -72,6 +73,7 @@ from kconnect.java_host.host_process import (
     shared_host,
 )
 from kconnect.java_host.sink_batches import SinkBatchEncoder
+from kconnect.java_host.stages import JavaPredicate, JavaTransformation
 
 __all__ = [
     "BASES",
@@ -93,8 +95,8 @@ BASES: dict[str, type] = {
 }
 
 NOT_YET = (
-    "{cls} is a Java plugin from plugin.path. This kconnect version runs Java connectors and "
-    "their tasks, but not yet Java converters, transformations or predicates: use a built-in "
+    "{cls} is a Java plugin from plugin.path. This kconnect version runs Java connectors, "
+    "their tasks, transformations and predicates, but not yet Java converters: use a built-in "
     "or Python one, or run this connector on a Kafka Connect (Java) worker of the same group."
 )
 _QUALNAME_PREFIX = "JavaPlugin|"
@@ -134,15 +136,23 @@ def proxy_class(
         "config": _config,
     }
     bases: tuple[type, ...] = (base,)
+    mixin: type | None = None
     if kind in ("source", "sink"):
 
         def _validate(self: Any, connector_configs: Mapping[str, str]) -> Config:
             return describe.validate(connector_configs)
 
         namespace["validate"] = _validate
+        mixin = JavaConnectorMixin
         bases = (JavaConnectorMixin, base)
+    elif kind == "transformation":
+        mixin = JavaTransformation
+        bases = (JavaTransformation,)
+    elif kind == "predicate":
+        mixin = JavaPredicate
+        bases = (JavaPredicate,)
     for name in getattr(base, "__abstractmethods__", ()):
-        if name not in namespace and not (len(bases) > 1 and name in JavaConnectorMixin.__dict__):
+        if name not in namespace and not (mixin is not None and _implements(mixin, base, name)):
             namespace[name] = _not_yet(java_class)
     cls = type(simple, bases, namespace)
     _classes[key] = cls
@@ -533,6 +543,11 @@ def _offsets(reader: OffsetStorageReader, message: Mapping[str, Any]) -> dict[st
     partitions = [p for p in message.get("partitions") or [] if isinstance(p, dict)]
     found = reader.offsets(partitions)
     return {"offsets": [found.get(partition_key(p)) for p in partitions]}
+
+
+def _implements(mixin: type, base: type, name: str) -> bool:
+    """``mixin`` (or a class it extends besides ``base``'s) defines ``name``."""
+    return any(name in k.__dict__ for k in mixin.__mro__ if k not in base.__mro__)
 
 
 def _not_yet(java_class: str) -> Callable[..., Any]:

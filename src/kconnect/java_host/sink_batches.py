@@ -1,12 +1,15 @@
-"""Sink records for the Java plugin host: the binary batch a ``sink_task_put`` carries.
+"""Records for the Java plugin host: the binary batch a ``sink_task_put`` carries (and, in
+protocol v5, the sink or source records a ``transform`` or ``predicate_test`` carries).
 
 The mirror of :mod:`.batches` (``java/PROTOCOL.md`` has the grammar): the schemas this task has
 not sent before (id + schema; ids chosen here, per task, from 0), then each record -- its
 sequence number in the batch, topic, partition, offset, timestamp and its type, key and value
 (a schema id, -1 for none, then the value), headers, and the original topic, partition and
-offset. Logical values are sent in their physical form (Decimal's unscaled bytes, Date's days,
-Time's and Timestamp's milliseconds), as Connect's converters see them. Not thread-safe: one
-encoder per task, used by its thread.
+offset. Source records (v5) take the record grammar of :mod:`.batches` instead: sequence number,
+source partition and offset (schemaless), topic, partition, key, value, timestamp, headers.
+Logical values are sent in their physical form (Decimal's unscaled bytes, Date's days, Time's
+and Timestamp's milliseconds), as Connect's converters see them. Not thread-safe: one encoder
+per handle (a task, or the first transformation of a run), used by one thread at a time.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 from kconnect.api.data import Date, Decimal, Schema, Struct, Time, Timestamp, Type
 from kconnect.api.errors import DataException
-from kconnect.api.records import SinkRecord, TimestampType
+from kconnect.api.records import ConnectRecord, TimestampType
 
 __all__ = ["SinkBatchEncoder"]
 
@@ -54,43 +57,87 @@ _NO_TIMESTAMP = -(2**63)
 
 
 class SinkBatchEncoder:
-    """Encodes one task's batches; remembers which schemas the host already has."""
+    """Encodes one handle's batches; remembers which schemas the host already has."""
 
     def __init__(self) -> None:
         self._ids: dict[Schema, int] = {}
 
-    def encode(self, records: Sequence[SinkRecord]) -> bytes:
-        """The batch of ``records`` (sequence numbers 0..n-1 in this order).
+    def encode(
+        self,
+        records: Sequence[ConnectRecord],
+        *,
+        source: bool = False,
+        rejected: Callable[[int, DataException], None] | None = None,
+    ) -> bytes:
+        """The batch of ``records``, each numbered by its index in ``records``: sink records,
+        or with ``source`` source records (v2's record grammar, with their source partition and
+        offset).
 
-        Raises:
-            DataException: a value does not match its schema.
+        A record whose value does not fit its schema raises :class:`DataException` (the host
+        is then told of no schema), unless ``rejected`` is given: the record is then left out
+        of the batch and ``rejected(index, error)`` called.
         """
         new: list[tuple[int, Schema]] = []
         body = bytearray()
-        body += _U32.pack(len(records))
+        write = self._source_record if source else self._sink_record
+        count = 0
         for seq, record in enumerate(records):
-            body += _I64.pack(seq)
-            _str(body, record.topic)
-            body += _I32.pack(-1 if record.kafka_partition is None else record.kafka_partition)
-            body += _I64.pack(record.kafka_offset)
-            body += _I64.pack(_NO_TIMESTAMP if record.timestamp is None else record.timestamp)
-            body.append(_TIMESTAMP_TYPES.get(record.timestamp_type, 0))
-            self._keyed(body, new, record.key_schema, record.key)
-            self._keyed(body, new, record.value_schema, record.value)
-            headers = list(record.headers) if record.headers is not None else []
-            body += _U32.pack(len(headers))
-            for header in headers:
-                _str(body, header.key)
-                self._keyed(body, new, header.schema, header.value)
-            _str(body, record.original_topic)
-            original_partition = record.original_kafka_partition
-            body += _I32.pack(-1 if original_partition is None else original_partition)
-            body += _I64.pack(record.original_kafka_offset)
+            body_mark, new_mark = len(body), len(new)
+            try:
+                write(body, new, seq, record)
+            except DataException as e:
+                del body[body_mark:]
+                self._forget(new[new_mark:])
+                del new[new_mark:]
+                if rejected is None:
+                    self._forget(new)
+                    raise
+                rejected(seq, e)
+                continue
+            count += 1
         head = bytearray(_U32.pack(len(new)))
         for schema_id, schema in new:
             head += _I32.pack(schema_id)
             _schema(head, schema)
+        head += _U32.pack(count)
         return bytes(head + body)
+
+    def _sink_record(
+        self, body: bytearray, new: list[tuple[int, Schema]], seq: int, record: Any
+    ) -> None:
+        body += _I64.pack(seq)
+        _str(body, record.topic)
+        body += _I32.pack(-1 if record.kafka_partition is None else record.kafka_partition)
+        body += _I64.pack(record.kafka_offset)
+        body += _I64.pack(_NO_TIMESTAMP if record.timestamp is None else record.timestamp)
+        body.append(_TIMESTAMP_TYPES.get(record.timestamp_type, 0))
+        self._keyed(body, new, record.key_schema, record.key)
+        self._keyed(body, new, record.value_schema, record.value)
+        self._headers(body, new, record)
+        _str(body, record.original_topic)
+        original_partition = record.original_kafka_partition
+        body += _I32.pack(-1 if original_partition is None else original_partition)
+        body += _I64.pack(record.original_kafka_offset)
+
+    def _source_record(
+        self, body: bytearray, new: list[tuple[int, Schema]], seq: int, record: Any
+    ) -> None:
+        body += _I64.pack(seq)
+        _schemaless(body, record.source_partition)
+        _schemaless(body, record.source_offset)
+        _str(body, record.topic)
+        body += _I32.pack(-1 if record.kafka_partition is None else record.kafka_partition)
+        self._keyed(body, new, record.key_schema, record.key)
+        self._keyed(body, new, record.value_schema, record.value)
+        body += _I64.pack(_NO_TIMESTAMP if record.timestamp is None else record.timestamp)
+        self._headers(body, new, record)
+
+    def _headers(self, body: bytearray, new: list[tuple[int, Schema]], record: Any) -> None:
+        headers = list(record._headers) if record._headers is not None else []
+        body += _U32.pack(len(headers))
+        for header in headers:
+            _str(body, header.key)
+            self._keyed(body, new, header.schema, header.value)
 
     def _ref(self, new: list[tuple[int, Schema]], schema: Schema) -> int:
         schema_id = self._ids.get(schema)
@@ -99,6 +146,11 @@ class SinkBatchEncoder:
             self._ids[schema] = schema_id
             new.append((schema_id, schema))
         return schema_id
+
+    def _forget(self, defined: list[tuple[int, Schema]]) -> None:
+        """Take back schema ids the host will not be told of (their record was not sent)."""
+        for _, schema in defined:
+            self._ids.pop(schema, None)
 
     def _keyed(
         self, out: bytearray, new: list[tuple[int, Schema]], schema: Schema | None, value: Any

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kconnect.api import SinkConnector, SourceConnector, Transformation
+from kconnect.api import Converter, Predicate, SinkConnector, SourceConnector, Transformation
 from kconnect.api.config_def import NO_DEFAULT_VALUE, Importance, Password, Type, Width
 from kconnect.api.errors import ConnectException
 from kconnect.java_host.proxies import proxy_class
@@ -172,11 +172,23 @@ def test_validate_is_the_java_connectors_answer_parsed_by_type() -> None:
 
 def test_what_does_not_run_yet_says_so() -> None:
     host = _Host()
-    smt = proxy_class("com.example.Smt", "transformation", "1", lambda: host)
-    assert issubclass(smt, Transformation)
-    with pytest.raises(ConnectException, match=r"com\.example\.Smt is a Java plugin"):
-        smt().configure({})
+    converter = proxy_class("com.example.Conv", "converter", "1", lambda: host)
+    assert issubclass(converter, Converter)
+    with pytest.raises(ConnectException, match=r"com\.example\.Conv is a Java plugin"):
+        converter().configure({}, False)
     assert host.calls == []
+
+
+def test_java_transformations_and_predicates_are_run_stages() -> None:
+    from kconnect.java_host.stages import JavaPredicate, JavaTransformation
+
+    host = _Host()
+    smt = proxy_class("com.example.Smt", "transformation", "1", lambda: host)
+    predicate = proxy_class("com.example.Pred", "predicate", "1", lambda: host)
+    assert issubclass(smt, Transformation) and issubclass(smt, JavaTransformation)
+    assert issubclass(predicate, Predicate) and issubclass(predicate, JavaPredicate)
+    assert smt().run_group() is host and predicate().run_group() is host
+    assert host.calls == []  # nothing started before configure
 
 
 def test_a_proxy_class_is_rebuilt_from_its_import_path() -> None:
@@ -190,3 +202,13 @@ def test_a_proxy_class_is_rebuilt_from_its_import_path() -> None:
     assert f"{cls.__module__}:{cls.__qualname__}".startswith(
         "kconnect.java_host.proxies:JavaPlugin|"
     )
+
+
+def test_a_java_plugins_exception_is_named_by_its_java_class() -> None:
+    from kconnect.java_host.host_process import plugin_error
+    from kconnect.runtime.worker.errors.stage import exception_class_name
+
+    error = plugin_error(
+        {"class": "org.apache.kafka.connect.errors.DataException", "message": "m", "trace": ""}
+    )
+    assert exception_class_name(error) == "org.apache.kafka.connect.errors.DataException"

@@ -31,7 +31,7 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
 )
 from kconnect.runtime.worker.errors.stage import Stage
-from kconnect.runtime.worker.transformation_chain import TransformationChain
+from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
 from kconnect.runtime.worker.worker_task import TaskPlugins
 
 if TYPE_CHECKING:
@@ -190,20 +190,35 @@ def transform_native(
     """Run ``chain`` over ``batch`` in place, stage by stage.
 
     A stage with a native form runs natively over every record it can; the records it hands
-    back (untouched), and every record of a stage without one, go to the stage's Python code
-    one by one, as :func:`~kconnect.runtime.worker.record_conversion.transform_batch` runs
-    them: a stage that raises hands the record, as the stage received it, to the operator
-    (retry, tolerate -- the record is dropped -- or fail the task). ``contexts(i)`` is the
-    processing context of the record at batch index ``i``; ``fallbacks(n)`` is told how many
-    records each native stage handed to its Python twin.
+    back (untouched) go to the stage's Python code one by one, as
+    :func:`~kconnect.runtime.worker.record_conversion.transform_batch` runs them: a stage that
+    raises hands the record, as the stage received it, to the operator (retry, tolerate -- the
+    record is dropped -- or fail the task). Consecutive stages without a native form (Python
+    SMTs, Java SMTs in the plugin host) run over the live records as the chain's
+    :meth:`~kconnect.runtime.worker.transformation_chain.TransformationChain.apply_range`
+    does, with the same failure handling -- so Java stages get the batch in one host call.
+    ``contexts(i)`` is the processing context of the record at batch index ``i``;
+    ``fallbacks(n)`` is told how many records each native stage handed to its Python twin.
     """
-    for stage, step in zip(chain.stages, chain.native_steps(), strict=True):
-        if step is not None:
-            redo = batch.apply_step(step)
-            if fallbacks is not None:
-                fallbacks(len(redo))
-        else:
-            redo = batch.live_indexes()
+    stages, steps = chain.stages, chain.native_steps()
+    k = 0
+    while k < len(stages):
+        stage, step = stages[k], steps[k]
+        if step is None:
+            end = k + 1
+            while end < len(stages) and steps[end] is None:
+                end += 1
+            live = batch.live_indexes()
+            if live:
+                records = [batch.take(i) for i in live]
+                outs = chain.apply_range(records, k, end, _recover(operator, contexts, live))
+                for i, out in zip(live, outs, strict=True):
+                    batch.put(i, out)
+            k = end
+            continue
+        redo = batch.apply_step(step)
+        if fallbacks is not None:
+            fallbacks(len(redo))
         for i in redo:
             record = batch.take(i)
             try:
@@ -217,6 +232,27 @@ def transform_native(
                     first_error=e,
                 )
             batch.put(i, out)
+        k += 1
+
+
+def _recover(
+    operator: RetryWithToleranceOperator,
+    contexts: Callable[[int], ProcessingContext],
+    indexes: list[int],
+) -> Callable[[int, TransformationStage, Any, Exception], Any]:
+    """The chain's ``on_error`` for the records at batch ``indexes``: the operator retries,
+    tolerates (None: dropped) or fails the task, as for any stage."""
+
+    def recover(j: int, stage: TransformationStage, record: Any, error: Exception) -> Any:
+        return operator.execute(
+            contexts(indexes[j]),
+            partial(stage.apply, record),
+            Stage.TRANSFORMATION,
+            stage.class_name,
+            first_error=error,
+        )
+
+    return recover
 
 
 def connect_headers(

@@ -47,6 +47,7 @@ from kconnect.runtime.config.transforms_config import (
 )
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.plugins.versions import InvalidVersionSpecification, version_requirement
+from kconnect.runtime.worker.batch_stages import Segment, apply_segments, plan
 
 __all__ = ["StageErrorHandler", "TransformationChain", "TransformationError", "TransformationStage"]
 
@@ -152,6 +153,8 @@ class TransformationChain:
         ]
         # Each stage's kconnect_native.Step (None: no native form), made on first use
         self._native_steps: list[Any] | None = None
+        # Segments of stage ranges with batch stages (Java SMTs); None: the plain loop runs
+        self._plans: dict[tuple[int, int], list[Segment] | None] = {}
 
     @property
     def stages(self) -> list[TransformationStage]:
@@ -263,8 +266,36 @@ class TransformationChain:
         again unless the handler retries it. ``on_error`` may raise to stop the batch
         (``errors.tolerance=none``). Without ``on_error`` the first failure raises
         :class:`TransformationError` naming the stage.
+
+        Stages whose plugins take whole batches (:mod:`.batch_stages`: the Java SMTs and
+        predicates) get the batch in one call per run of consecutive such stages; the chain
+        then goes segment by segment instead of record by record, so when several records
+        fail, which failure stops the batch first is the first in segment order.
         """
-        fast = self._fast
+        return self.apply_range(records, 0, len(self._stages), on_error)
+
+    def apply_range(
+        self,
+        records: Sequence[Any],
+        lo: int,
+        hi: int,
+        on_error: StageErrorHandler | None = None,
+    ) -> list[Any]:
+        """:meth:`apply_batch` of the stages ``[lo, hi)`` only (the native record path runs the
+        stages without a native form this way)."""
+        key = (lo, hi)
+        if key not in self._plans:
+            self._plans[key] = plan(self._stages[lo:hi])
+        segments = self._plans[key]
+        if segments is not None:
+
+            def handle(i: int, stage: TransformationStage, record: Any, e: Exception) -> Any:
+                if on_error is None:
+                    raise TransformationError(stage.alias, stage.class_name, e, record) from e
+                return on_error(i, stage, record, e)
+
+            return apply_segments(self._stages[lo:hi], segments, records, handle)
+        fast = self._fast[lo:hi] if (lo, hi) != (0, len(self._fast)) else self._fast
         if not fast:
             return list(records)
         out: list[Any] = []

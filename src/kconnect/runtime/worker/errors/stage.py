@@ -48,12 +48,13 @@ def exception_class_name(error: BaseException) -> str:
     * exceptions of :mod:`kconnect.api.errors` (``DataException``, ``ConnectException``,
       ``RetriableException``...) and their subclasses defined there → the Java FQCN
       ``org.apache.kafka.connect.errors.<Name>``;
-    * a class with a ``java_class_name`` attribute (e.g. Kafka client errors) → that name;
+    * an exception with a ``java_class_name`` attribute (e.g. Kafka client errors; a Java
+      plugin's exception from the plugin host has its Java class there) → that name;
     * built-in exceptions → the bare name (``ValueError``);
     * anything else → ``module.QualName``.
     """
     cls = type(error)
-    java = getattr(cls, "java_class_name", None)
+    java = getattr(error, "java_class_name", None)
     if isinstance(java, str):
         return java
     if cls.__module__ == _API_ERRORS_MODULE:

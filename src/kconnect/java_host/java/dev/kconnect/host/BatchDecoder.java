@@ -8,8 +8,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.data.ConnectSchema;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Decimal;
@@ -21,10 +23,12 @@ import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.source.SourceRecord;
 
 /**
- * Decodes the sink batch of protocol v3 (see {@code PROTOCOL.md}) into {@link SinkRecord}s,
- * remembering the schemas the worker defined for this task handle.
+ * Decodes the sink batch of protocol v3 (see {@code PROTOCOL.md}) into {@link SinkRecord}s, and
+ * (v5) a batch of v2's grammar into {@link SourceRecord}s, remembering the schemas the worker
+ * defined for this handle.
  *
  * <pre>
  * sink_batch  := u32 n_schemas, (i32 schema_id, schema) * n_schemas, u32 n_records, sink_record * n_records
@@ -40,16 +44,19 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * decoded schema. A null struct field is left unset (so {@code Struct.get} gives its default).
  * Schemas are {@link ConnectSchema}s; a default value is decoded against the schema without it.
  *
- * <p>Not thread-safe: one per task handle, used by the op that puts a batch.
+ * A source batch's records are v2's {@code record}s ({@link BatchEncoder}); their source partition
+ * and offset must be schemaless maps or null.
+ *
+ * <p>Not thread-safe: one per handle, used under its owner's lock.
  */
 final class BatchDecoder {
 
     /** One decoded batch: the records in batch order and their seq numbers. */
-    static final class Decoded {
-        final List<SinkRecord> records;
+    static final class Decoded<R extends ConnectRecord<R>> {
+        final List<R> records;
         final long[] seqs;
 
-        Decoded(List<SinkRecord> records, long[] seqs) {
+        Decoded(List<R> records, long[] seqs) {
             this.records = records;
             this.seqs = seqs;
         }
@@ -64,7 +71,21 @@ final class BatchDecoder {
     private final Map<Integer, Schema> schemas = new HashMap<>();
     private ByteBuffer in;
 
-    Decoded decode(byte[] batch) {
+    /** A sink batch's {@link SinkRecord}s. */
+    Decoded<SinkRecord> decode(byte[] batch) {
+        return decode(batch, this::readRecord, "sink");
+    }
+
+    /**
+     * A source batch's {@link SourceRecord}s (v5): the records of v2's batch grammar, whose
+     * source partition and offset must be maps (or null).
+     */
+    Decoded<SourceRecord> decodeSource(byte[] batch) {
+        return decode(batch, this::readSourceRecord, "source");
+    }
+
+    private <R extends ConnectRecord<R>> Decoded<R> decode(byte[] batch, Supplier<R> reader,
+            String kind) {
         in = ByteBuffer.wrap(batch); // big-endian
         try {
             int nSchemas = count();
@@ -76,18 +97,18 @@ final class BatchDecoder {
                 }
             }
             int n = count();
-            List<SinkRecord> records = new ArrayList<>(n);
+            List<R> records = new ArrayList<>(n);
             long[] seqs = new long[n];
             for (int i = 0; i < n; i++) {
                 seqs[i] = in.getLong();
-                records.add(readRecord());
+                records.add(reader.get());
             }
             if (in.hasRemaining()) {
-                throw new DataException("Trailing bytes in a sink batch: " + in.remaining());
+                throw new DataException("Trailing bytes in a " + kind + " batch: " + in.remaining());
             }
-            return new Decoded(records, seqs);
+            return new Decoded<>(records, seqs);
         } catch (java.nio.BufferUnderflowException e) {
-            throw new DataException("Truncated sink batch", e);
+            throw new DataException("Truncated " + kind + " batch", e);
         } finally {
             in = null;
         }
@@ -106,6 +127,41 @@ final class BatchDecoder {
         int valueRef = in.getInt();
         Schema valueSchema = schemaOf(valueRef);
         Object value = valueSchema == null ? readSchemaless() : readValue(valueSchema);
+        ConnectHeaders headers = readHeaders();
+        String originalTopic = str();
+        int originalPartition = in.getInt();
+        long originalOffset = in.getLong();
+        return new SinkRecord(topic, partition, keySchema, key, valueSchema, value, offset, timestamp,
+                timestampType, headers, originalTopic, originalPartition, originalOffset);
+    }
+
+    /** v2's record after its seq: partition, offset, topic, kafka partition, key, value, timestamp, headers. */
+    private SourceRecord readSourceRecord() {
+        Map<String, ?> sourcePartition = sourceMap(readSchemaless(), "partition");
+        Map<String, ?> sourceOffset = sourceMap(readSchemaless(), "offset");
+        String topic = str();
+        int partition = in.getInt();
+        int keyRef = in.getInt();
+        Schema keySchema = schemaOf(keyRef);
+        Object key = keySchema == null ? readSchemaless() : readValue(keySchema);
+        int valueRef = in.getInt();
+        Schema valueSchema = schemaOf(valueRef);
+        Object value = valueSchema == null ? readSchemaless() : readValue(valueSchema);
+        long ts = in.getLong();
+        ConnectHeaders headers = readHeaders();
+        return new SourceRecord(sourcePartition, sourceOffset, topic, partition == -1 ? null : partition,
+                keySchema, key, valueSchema, value, ts == Long.MIN_VALUE ? null : ts, headers);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, ?> sourceMap(Object value, String what) {
+        if (value != null && !(value instanceof Map)) {
+            throw new DataException("A source " + what + " must be a map: " + value.getClass().getName());
+        }
+        return (Map<String, ?>) value;
+    }
+
+    private ConnectHeaders readHeaders() {
         int nHeaders = count();
         ConnectHeaders headers = new ConnectHeaders();
         for (int i = 0; i < nHeaders; i++) {
@@ -113,11 +169,7 @@ final class BatchDecoder {
             Schema schema = schemaOf(in.getInt());
             headers.add(name, schema == null ? readSchemaless() : readValue(schema), schema);
         }
-        String originalTopic = str();
-        int originalPartition = in.getInt();
-        long originalOffset = in.getLong();
-        return new SinkRecord(topic, partition, keySchema, key, valueSchema, value, offset, timestamp,
-                timestampType, headers, originalTopic, originalPartition, originalOffset);
+        return headers;
     }
 
     private static TimestampType timestampType(int code) {

@@ -3,6 +3,7 @@ package dev.kconnect.host;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -10,6 +11,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.connect.connector.ConnectRecord;
 import org.apache.kafka.connect.data.ConnectSchema;
 import org.apache.kafka.connect.data.Date;
 import org.apache.kafka.connect.data.Decimal;
@@ -23,8 +25,10 @@ import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
- * Encodes the records of one {@code source_task_poll} as the binary batch of protocol v2 (see
- * {@code PROTOCOL.md}), remembering which schemas the worker already has for this task handle.
+ * Encodes records as the binary batch of protocol v2 (see {@code PROTOCOL.md}): the records of
+ * one {@code source_task_poll}, or (v5) what a run of transformations made of a batch, remembering
+ * which schemas the worker already has for this handle. Any {@link ConnectRecord} goes; only a
+ * {@link SourceRecord} has a source partition and offset (null maps for the others).
  *
  * <p>The format, big-endian; {@code str} = i32 UTF-8 byte length (-1: null), then the bytes:
  * <pre>
@@ -56,7 +60,7 @@ import org.apache.kafka.connect.source.SourceRecord;
  *
  * <p>Not thread-safe: the caller serialises the encodings of one handle. An encoding that fails
  * (a value that does not fit its schema: {@link DataException}) leaves the known schemas as they
- * were.
+ * were; so does a record that {@link #add} refuses, for the batch being built.
  */
 final class BatchEncoder {
 
@@ -72,54 +76,120 @@ final class BatchEncoder {
     private final Map<ByteBuffer, Integer> newByDefinition = new HashMap<>();
     private Out definitions;
     private int newSchemas;
+    private Out body;
+    private int count;
+    private int firstNewId;
+    // what the record being added defined, taken back when it cannot be encoded
+    private final List<Schema> recordIdentities = new ArrayList<>();
+    private final List<ByteBuffer> recordDefinitions = new ArrayList<>();
 
-    /** Encodes records numbered {@code firstSeq}, {@code firstSeq + 1}, ... as one batch. */
-    byte[] encode(List<SourceRecord> records, long firstSeq) {
-        int firstNewId = nextId;
-        definitions = new Out();
-        newSchemas = 0;
-        newByIdentity.clear();
-        newByDefinition.clear();
+    /**
+     * Encodes records numbered {@code firstSeq}, {@code firstSeq + 1}, ... as one batch; a record
+     * that cannot be encoded fails the whole batch (the known schemas stay as they were).
+     */
+    byte[] encode(List<? extends ConnectRecord<?>> records, long firstSeq) {
+        begin();
         try {
-            Out body = new Out();
             for (int i = 0; i < records.size(); i++) {
-                writeRecord(body, firstSeq + i, records.get(i));
+                add(firstSeq + i, records.get(i));
             }
-            Out batch = new Out();
-            batch.i32(newSchemas);
-            batch.append(definitions);
-            batch.i32(records.size());
-            batch.append(body);
-            if (byIdentity.size() + newByIdentity.size() > IDENTITY_CACHE_LIMIT) {
-                byIdentity.clear();
-            }
-            byIdentity.putAll(newByIdentity);
-            byDefinition.putAll(newByDefinition);
-            return batch.toByteArray();
-        } catch (RuntimeException e) {
-            nextId = firstNewId;
-            throw e;
+            return finish();
         } finally {
-            definitions = null;
-            newByIdentity.clear();
-            newByDefinition.clear();
+            abort();
         }
     }
 
-    private void writeRecord(Out out, long seq, SourceRecord record) {
+    /** Starts a batch: {@link #add} records to it, then {@link #finish} it (or {@link #abort}). */
+    void begin() {
+        abort();
+        definitions = new Out();
+        body = new Out();
+        newSchemas = 0;
+        count = 0;
+        firstNewId = nextId;
+    }
+
+    /**
+     * Adds a record with its seq (the {@link SourceRecord}'s partition and offset, null maps for
+     * any other record). A record that cannot be encoded throws ({@link DataException} for a
+     * value that does not fit its schema) and leaves the batch as it was before the call, so the
+     * caller may add another record instead.
+     */
+    void add(long seq, ConnectRecord<?> record) {
+        int bodyMark = body.size();
+        int definitionsMark = definitions.size();
+        int schemasMark = newSchemas;
+        int idMark = nextId;
+        recordIdentities.clear();
+        recordDefinitions.clear();
+        try {
+            writeRecord(body, seq, record);
+            count++;
+        } catch (RuntimeException e) {
+            body.truncate(bodyMark);
+            definitions.truncate(definitionsMark);
+            newSchemas = schemasMark;
+            nextId = idMark;
+            for (Schema schema : recordIdentities) {
+                newByIdentity.remove(schema);
+            }
+            for (ByteBuffer definition : recordDefinitions) {
+                newByDefinition.remove(definition);
+            }
+            throw e;
+        } finally {
+            recordIdentities.clear();
+            recordDefinitions.clear();
+        }
+    }
+
+    /** The batch of the records added since {@link #begin}; the worker now has its schemas. */
+    byte[] finish() {
+        Out batch = new Out();
+        batch.i32(newSchemas);
+        batch.append(definitions);
+        batch.i32(count);
+        batch.append(body);
+        if (byIdentity.size() + newByIdentity.size() > IDENTITY_CACHE_LIMIT) {
+            byIdentity.clear();
+        }
+        byIdentity.putAll(newByIdentity);
+        byDefinition.putAll(newByDefinition);
+        firstNewId = nextId;
+        clear();
+        return batch.toByteArray();
+    }
+
+    /** Forgets the batch being built (if any) and the schema ids it took. */
+    void abort() {
+        if (definitions != null) {
+            nextId = firstNewId;
+        }
+        clear();
+    }
+
+    private void clear() {
+        definitions = null;
+        body = null;
+        newByIdentity.clear();
+        newByDefinition.clear();
+    }
+
+    private void writeRecord(Out out, long seq, ConnectRecord<?> record) {
+        SourceRecord source = record instanceof SourceRecord ? (SourceRecord) record : null;
         out.i64(seq);
-        writeSchemaless(out, record.sourcePartition());
-        writeSchemaless(out, record.sourceOffset());
+        writeSchemaless(out, source == null ? null : source.sourcePartition());
+        writeSchemaless(out, source == null ? null : source.sourceOffset());
         out.str(record.topic());
         out.i32(record.kafkaPartition() == null ? -1 : record.kafkaPartition());
         writeTop(out, record.keySchema(), record.key());
         writeTop(out, record.valueSchema(), record.value());
         out.i64(record.timestamp() == null ? Long.MIN_VALUE : record.timestamp());
-        int count = 0;
+        int nHeaders = 0;
         for (Header ignored : record.headers()) {
-            count++;
+            nHeaders++;
         }
-        out.i32(count);
+        out.i32(nHeaders);
         for (Header header : record.headers()) {
             out.str(header.key());
             writeTop(out, header.schema(), header.value());
@@ -156,12 +226,14 @@ final class BatchEncoder {
         if (id == null) {
             id = nextId++;
             newByDefinition.put(key, id);
+            recordDefinitions.add(key);
             definitions.i32(id);
             definitions.append(definition);
             newSchemas++;
         }
         if (schema instanceof ConnectSchema) { // a SchemaBuilder may still change
             newByIdentity.put(schema, id);
+            recordIdentities.add(schema);
         }
         return id;
     }
@@ -455,6 +527,15 @@ final class BatchEncoder {
             ensure(other.size);
             System.arraycopy(other.buf, 0, buf, size, other.size);
             size += other.size;
+        }
+
+        int size() {
+            return size;
+        }
+
+        /** Drops everything written after the first {@code mark} bytes. */
+        void truncate(int mark) {
+            size = mark;
         }
 
         byte[] toByteArray() {

@@ -165,6 +165,18 @@ public final class PluginHost {
     }
 
     private static Map<String, Object> failure(Object id, Throwable t) {
+        Map<String, Object> reply = new LinkedHashMap<>();
+        reply.put("id", id);
+        reply.put("ok", false);
+        reply.put("error", error(t));
+        return reply;
+    }
+
+    /**
+     * The protocol's error object of a Throwable: {@code class}, {@code message}, {@code trace},
+     * {@code retriable} (a failed reply's, and since v4 a record's in a {@code transform} answer).
+     */
+    static Map<String, Object> error(Throwable t) {
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("class", t.getClass().getName());
         error.put("message", safeMessage(t));
@@ -175,13 +187,9 @@ public final class PluginHost {
             trace = t.getClass().getName() + " (its stack trace could not be printed: " + broken + ")";
         }
         error.put("trace", trace);
-        // Kafka retries a RetriableException (a source task's poll, a sink task's put)
+        // Kafka retries a RetriableException (a source task's poll, a sink task's put, a transformation)
         error.put("retriable", t instanceof org.apache.kafka.connect.errors.RetriableException);
-        Map<String, Object> reply = new LinkedHashMap<>();
-        reply.put("id", id);
-        reply.put("ok", false);
-        reply.put("error", error);
-        return reply;
+        return error;
     }
 
     private static String safeMessage(Throwable t) {

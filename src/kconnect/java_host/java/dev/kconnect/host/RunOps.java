@@ -13,6 +13,8 @@ import java.util.function.Supplier;
 import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.transforms.Transformation;
+import org.apache.kafka.connect.transforms.predicates.Predicate;
 
 /**
  * The ops of protocol v2 on running instances, by the worker's {@code handle}: connectors
@@ -20,11 +22,14 @@ import org.apache.kafka.connect.source.SourceTask;
  * {@code connector_stop}), source tasks ({@code source_task_start}, {@code source_task_poll},
  * {@code source_task_commit_record}, {@code source_task_commit}, {@code source_task_stop}), sink
  * tasks (v3: {@code sink_task_start}, {@code sink_task_open}, {@code sink_task_put},
- * {@code sink_task_pre_commit}, {@code sink_task_close}, {@code sink_task_stop}) and {@code close}.
+ * {@code sink_task_pre_commit}, {@code sink_task_close}, {@code sink_task_stop}), transformations and
+ * predicates (v5: {@code transformation_start}, {@code predicate_start}, and the record ops of
+ * {@link StageRuns}: {@code transform}, {@code predicate_test}) and {@code close}.
  *
  * <p>A start op registers its handle only when it succeeds: after a failed start (the class is
- * unknown, the constructor, {@code initialize} or {@code start} threw) the handle is not kept,
- * and the worker neither stops nor closes it (Kafka does not stop a task whose start failed).
+ * unknown, the constructor, {@code initialize}, {@code start} or a transformation's or
+ * predicate's {@code configure} threw) the handle is not kept, and the worker neither stops nor
+ * closes it (Kafka does not stop a task whose start failed).
  * An op on an unknown handle fails with {@link IllegalArgumentException}.
  *
  * <p>Every op on a handle runs as that handle's {@link MBeanOwners#enter scope}, so the MBeans
@@ -40,8 +45,18 @@ final class RunOps {
             "source_task_start", "source_task_poll", "source_task_commit_record", "source_task_commit",
             "source_task_stop",
             "sink_task_start", "sink_task_open", "sink_task_put", "sink_task_pre_commit", "sink_task_close",
-            "sink_task_stop", "close",
+            "sink_task_stop",
+            "transformation_start", "predicate_start", "transform", "predicate_test",
+            "close",
             "connector_exactly_once_support", "connector_transaction_boundaries", "connector_alter_offsets");
+
+    private static final Map<Class<?>, String> KINDS = Map.of(
+            RunningConnector.class, "connector",
+            RunningSourceTask.class, "source task",
+            RunningSinkTask.class, "sink task",
+            RunningStage.class, "transformation or predicate",
+            RunningTransformation.class, "transformation",
+            RunningPredicate.class, "predicate");
 
     private final Supplier<PluginRegistry> registry;
     private final WorkerLink link;
@@ -132,6 +147,20 @@ final class RunOps {
             case "sink_task_stop":
                 get(handle, RunningSinkTask.class).stop();
                 return empty();
+            case "transformation_start":
+                startTransformation(handle, Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"));
+                return empty();
+            case "predicate_start":
+                startPredicate(handle, Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"));
+                return empty();
+            case "transform":
+                return StageRuns.transform(get(handle, RunningStage.class), stages(request.get("stages")),
+                        index(request.get("first"), "first"), source(request), RunningSinkTask.batch(request.get("batch")));
+            case "predicate_test":
+                return StageRuns.test(get(handle, RunningPredicate.class), source(request),
+                        RunningSinkTask.batch(request.get("batch")));
             case "close":
                 get(handle, RunningPlugin.class);
                 RunningPlugin closed = running.remove(handle);
@@ -193,6 +222,60 @@ final class RunOps {
         startClaimed(task, task::start);
     }
 
+    private void startTransformation(String handle, String className, Map<String, String> props) throws Throwable {
+        checkFree(handle);
+        ClassLoader loader = taskLoader(className);
+        Transformation<?> instance = newTaskOf(className, loader, Transformation.class, "a transformation");
+        RunningTransformation transformation = new RunningTransformation(handle, instance, loader);
+        startClaimed(transformation, () -> transformation.configure(props));
+    }
+
+    private void startPredicate(String handle, String className, Map<String, String> props) throws Throwable {
+        checkFree(handle);
+        ClassLoader loader = taskLoader(className);
+        Predicate<?> instance = newTaskOf(className, loader, Predicate.class, "a predicate");
+        RunningPredicate predicate = new RunningPredicate(handle, instance, loader);
+        startClaimed(predicate, () -> predicate.configure(props));
+    }
+
+    /** {@code [[transformation handle, predicate handle or null, negate], ...]}, not empty. */
+    private List<StageRuns.Stage> stages(Object value) {
+        if (!(value instanceof List) || ((List<?>) value).isEmpty()) {
+            throw new IllegalArgumentException(
+                    "Request field 'stages' must be a list of [transformation, predicate or null, negate]");
+        }
+        List<StageRuns.Stage> stages = new ArrayList<>();
+        for (Object raw : (List<?>) value) {
+            if (!(raw instanceof List) || ((List<?>) raw).size() != 3
+                    || !(((List<?>) raw).get(0) instanceof String)
+                    || !(((List<?>) raw).get(1) == null || ((List<?>) raw).get(1) instanceof String)
+                    || !(((List<?>) raw).get(2) instanceof Boolean)) {
+                throw new IllegalArgumentException("A stage must be [transformation, predicate or null, negate]: " + raw);
+            }
+            List<?> stage = (List<?>) raw;
+            RunningPredicate predicate = stage.get(1) == null ? null : get((String) stage.get(1), RunningPredicate.class);
+            stages.add(new StageRuns.Stage(get((String) stage.get(0), RunningTransformation.class), predicate,
+                    (Boolean) stage.get(2)));
+        }
+        return stages;
+    }
+
+    /** The request's {@code kind}: {@code "source"} or {@code "sink"} records. */
+    private static boolean source(Map<String, Object> request) {
+        Object kind = request.get("kind");
+        if (!"source".equals(kind) && !"sink".equals(kind)) {
+            throw new IllegalArgumentException("Request field 'kind' must be \"source\" or \"sink\"");
+        }
+        return "source".equals(kind);
+    }
+
+    private static int index(Object value, String field) {
+        if (!(value instanceof Long) || (Long) value < 0 || (Long) value > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("Request field '" + field + "' must be a non-negative integer");
+        }
+        return (int) (long) (Long) value;
+    }
+
     /** A start that may throw anything the plugin throws. */
     @FunctionalInterface
     private interface Start {
@@ -238,6 +321,7 @@ final class RunOps {
      * The loader of the plugin location a task class belongs to: Kafka loads a task class through
      * its connector's loader, so this is the location whose loader defines the class (the copy
      * that runs first, when several do); failing that, a location whose loader can load it at all.
+     * Transformation and predicate classes are found the same way.
      */
     private ClassLoader taskLoader(String className) {
         Set<ClassLoader> loaders = new LinkedHashSet<>();
@@ -290,9 +374,7 @@ final class RunOps {
             throw new IllegalArgumentException("Unknown handle: " + handle);
         }
         if (!kind.isInstance(plugin)) {
-            throw new IllegalArgumentException("Handle " + handle + " is not a "
-                    + (kind == RunningConnector.class ? "connector"
-                            : kind == RunningSinkTask.class ? "sink task" : "source task"));
+            throw new IllegalArgumentException("Handle " + handle + " is not a " + KINDS.get(kind));
         }
         return kind.cast(plugin);
     }

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
 /**
@@ -52,7 +53,7 @@ final class RunningSinkTask extends RunningPlugin {
     }
 
     Map<String, Object> put(byte[] batch) {
-        BatchDecoder.Decoded decoded;
+        BatchDecoder.Decoded<SinkRecord> decoded;
         try (LoaderSwap swap = LoaderSwap.to(loader)) { // logical values, structs: plugin loader around
             synchronized (decoder) {
                 decoded = decoder.decode(batch);

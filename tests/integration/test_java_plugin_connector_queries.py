@@ -7,7 +7,7 @@ own rules: Kafka's FileStream connectors 4.1.2 and Debezium's PostgreSQL connect
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,7 +33,7 @@ def plugins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Plugins]:
     shared_host().stop_jvm()
 
 
-def _connector(plugins: Plugins, name: str):  # noqa: ANN202 - a proxy class instance
+def _connector(plugins: Plugins, name: str) -> Any:  # an instance of the proxy class
     desc = plugins.resolve("connector", name)
     assert desc.location != "classpath", "the Java plugin, not a built-in"
     return desc.cls()

@@ -28,6 +28,7 @@ from pathlib import Path
 
 __all__ = [
     "CONNECT_VERSION",
+    "DEBEZIUM_JDBC_SINK_VERSION",
     "DEBEZIUM_VERSION",
     "java_plugin_path",
     "DISTRIBUTED",
@@ -47,6 +48,10 @@ CONNECT_VERSION = "4.1.2"
 LOG4J_VERSION = "2.25.5"
 #: Debezium release the Java-plugin tests use (every Debezium artifact at this version).
 DEBEZIUM_VERSION = "3.6.1.Final"
+#: Debezium's JDBC sink connector: 3.6.1.Final of it is not served by this machine's Maven
+#: Central mirror (nor 3.6.0.Final); 3.5.0.Final is the newest that resolves. It lives in its own
+#: plugin directory, so its Debezium jars never meet the PostgreSQL connector's.
+DEBEZIUM_JDBC_SINK_VERSION = "3.5.0.Final"
 #: Jars a plugin directory must not carry: the worker's class path gives them (Kafka's rule).
 _WORKER_API_JARS = ("connect-api-", "kafka-clients-", "slf4j-api-")
 DISTRIBUTED = "org.apache.kafka.connect.cli.ConnectDistributed"
@@ -217,16 +222,22 @@ class HarnessProcess:
         self.proc.wait(timeout=30)
 
 
-def java_plugin_path(target: Path, *, debezium: bool = True) -> Path:
+def java_plugin_path(target: Path, *, debezium: bool = True, jdbc_sink: bool = False) -> Path:
     """A ``plugin.path`` directory of real Java plugins from Maven Central, laid out as an
     operator would: ``connect-file/`` (Kafka's FileStream connectors, ``connect-file`` at
     :data:`CONNECT_VERSION`) and, with ``debezium``, ``debezium-connector-postgres/`` (its
-    runtime jars at :data:`DEBEZIUM_VERSION` without connect-api, kafka-clients and slf4j-api).
+    runtime jars at :data:`DEBEZIUM_VERSION` without connect-api, kafka-clients and slf4j-api);
+    with ``jdbc_sink`` also ``debezium-connector-jdbc/`` (at
+    :data:`DEBEZIUM_JDBC_SINK_VERSION`, Hibernate and JDBC drivers included).
     Returns ``target``. Skips the calling test without Java (fails it under CI)."""
     plugins = {"connect-file": [f"org.apache.kafka:connect-file:{CONNECT_VERSION}"]}
     if debezium:
         plugins["debezium-connector-postgres"] = [
             f"io.debezium:debezium-connector-postgres:{DEBEZIUM_VERSION}"
+        ]
+    if jdbc_sink:
+        plugins["debezium-connector-jdbc"] = [
+            f"io.debezium:debezium-connector-jdbc:{DEBEZIUM_JDBC_SINK_VERSION}"
         ]
     for name, artifacts in plugins.items():
         directory = target / name

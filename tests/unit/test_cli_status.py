@@ -57,3 +57,52 @@ def test_render_without_metrics_endpoint_and_parser_registration() -> None:
     assert "No connectors." in text and "IN/s" not in text
     args = build_parser().parse_args(["status", "--watch", "2"])
     assert args.url == "http://127.0.0.1:8083" and args.watch == 2.0
+
+
+def test_worker_rows_show_the_jvm_plugin_hosts_of_the_worker_and_its_task_processes() -> None:
+    from kconnect.cli.status import _child_processes
+
+    metrics = METRICS + (
+        "# TYPE kconnect_child_process_resident_memory_bytes gauge\n"
+        'kconnect_child_process_resident_memory_bytes{worker_id="w:8083",'
+        'kind="java-plugin-host",pid="4250"} 2.9360128e+08\n'
+        'kconnect_child_process_resident_memory_bytes{worker_id="w:8083",'
+        'kind="java-plugin-host",pid="4242"} 3.2715571e+08\n'
+        'kconnect_child_process_resident_memory_bytes{worker_id="w3:8083",'
+        'kind="java-plugin-host",pid="77"} 1.048576e+08\n'
+    )
+    processes = _child_processes(metrics)
+    assert processes == {
+        "w:8083": [
+            ("java-plugin-host", 4242, 327155710.0),
+            ("java-plugin-host", 4250, 293601280.0),
+        ],
+        "w3:8083": [("java-plugin-host", 77, 104857600.0)],
+    }
+    data = {
+        "url": "http://w:8083",
+        "root": {},
+        "connectors": {
+            "src": {
+                "status": {
+                    "connector": {"state": "RUNNING", "worker_id": "w:8083"},
+                    "tasks": [{"id": 0, "state": "RUNNING", "worker_id": "w2:8083"}],
+                    "type": "source",
+                }
+            }
+        },
+        "metrics": _metrics(metrics),
+        "processes": processes,
+    }
+    lines = render(data).splitlines()
+    header = next(line for line in lines if line.startswith("WORKER"))
+    assert header.split() == ["WORKER", "CONNECTORS", "TASKS", "CHILD", "PROCESSES"]
+    rows = {line.split()[0]: line for line in lines if line.startswith(("w:", "w2:", "w3:"))}
+    assert rows["w:8083"].split()[3:] == [
+        "JVM", "pid", "4242", "312", "MiB,", "JVM", "pid", "4250", "280", "MiB",
+    ]  # fmt: skip
+    assert rows["w2:8083"].split()[1:] == ["0", "1", "-"]
+    assert rows["w3:8083"].split()[1:] == ["0", "0", "JVM", "pid", "77", "100", "MiB"]
+    # without helper processes, the table is as before
+    data["processes"] = {}
+    assert "CHILD PROCESSES" not in render(data)

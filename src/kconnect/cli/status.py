@@ -2,7 +2,8 @@
 
 Reads only the REST API of any worker (Apache Kafka Connect's too): ``GET /``,
 ``GET /connectors?expand=status&expand=info`` and, when the worker serves it, ``GET /metrics``
-(kconnect's Prometheus endpoint) for throughput, totals, errors and idle time per task.
+(kconnect's Prometheus endpoint) for throughput, totals, errors and idle time per task, and
+the helper processes of the worker (the JVM running Java plugins: its pid and resident memory).
 A FAILED task is followed by the last line of its trace. ``--watch N`` redraws every N seconds
 until Ctrl-C. ``--user USER:PASSWORD`` (or ``KCONNECT_REST_USER``) sends basic-auth
 credentials, for workers with the basic-auth REST extension. Exit status 1 when the worker
@@ -24,6 +25,12 @@ DEFAULT_URL = "http://127.0.0.1:8083"
 
 # (connector, task) -> metric -> value, from kconnect's /metrics.
 TaskMetrics = dict[tuple[str, str], dict[str, float]]
+# worker id -> (kind, pid, resident bytes) of its helper processes, from kconnect's /metrics.
+ChildProcesses = dict[str, list[tuple[str, int, float]]]
+
+_CHILD_MEMORY = "kconnect_child_process_resident_memory_bytes"
+#: How the worker table names a kind of helper process.
+_CHILD_KINDS = {"java-plugin-host": "JVM"}
 
 _WANTED = {
     "kafka_connect_source_task_metrics_source_record_poll_rate": "in_rate",
@@ -79,6 +86,23 @@ def _metrics(text: str) -> TaskMetrics:
     return out
 
 
+def _child_processes(text: str) -> ChildProcesses:
+    """The helper processes (the JVM plugin host) of the worker and its task processes."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    out: ChildProcesses = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name != _CHILD_MEMORY or not sample.labels.get("pid", "").isdecimal():
+                continue
+            worker = sample.labels.get("worker_id", "?")
+            kind = sample.labels.get("kind", "?")
+            out.setdefault(worker, []).append((kind, int(sample.labels["pid"]), sample.value))
+    for processes in out.values():
+        processes.sort(key=lambda p: p[1])
+    return out
+
+
 def collect(client: Any, url: str) -> dict[str, Any]:
     """Everything the table needs, fetched with ``client`` (an ``httpx.Client``)."""
     answer = client.get(f"{url}/")
@@ -105,10 +129,12 @@ def collect(client: Any, url: str) -> dict[str, Any]:
             except Exception:
                 pass
     metrics: TaskMetrics | None = None
+    processes: ChildProcesses = {}
     try:
         r = client.get(f"{url}/metrics")
         if r.status_code == 200:
             metrics = _metrics(r.text)
+            processes = _child_processes(r.text)
     except Exception:
         metrics = None  # an Apache Kafka Connect worker has no /metrics: show states only
     return {
@@ -117,6 +143,7 @@ def collect(client: Any, url: str) -> dict[str, Any]:
         "connectors": connectors,
         "metrics": metrics,
         "restarts": restarts,
+        "processes": processes,
     }
 
 
@@ -139,6 +166,17 @@ def _num(value: float | None, digits: int = 1) -> str:
     if digits == 0 or float(value).is_integer():
         return f"{value:.0f}"
     return f"{value:.{digits}f}"
+
+
+def _mib(value: float) -> str:
+    return f"{value / (1024 * 1024):.0f} MiB"
+
+
+def _processes_cell(processes: Sequence[tuple[str, int, float]]) -> str:
+    """``JVM pid 4242 312 MiB, ...`` for a worker's helper processes, ``-`` for none."""
+    if not processes:
+        return "-"
+    return ", ".join(f"{_CHILD_KINDS.get(k, k)} pid {pid} {_mib(rss)}" for k, pid, rss in processes)
 
 
 def _table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -212,9 +250,14 @@ def render(data: dict[str, Any]) -> str:
         lines += _table(rows)
     if notes:
         lines += ["", *notes]
+    processes: ChildProcesses = data.get("processes") or {}
+    for worker in processes:
+        workers.setdefault(worker, [0, 0])
     if workers:
-        lines += ["", *_table([["WORKER", "CONNECTORS", "TASKS"]] + [
-            [w, str(c), str(t)] for w, (c, t) in sorted(workers.items())
+        header = ["WORKER", "CONNECTORS", "TASKS"] + (["CHILD PROCESSES"] if processes else [])
+        lines += ["", *_table([header] + [
+            [w, str(c), str(t)] + ([_processes_cell(processes.get(w, []))] if processes else [])
+            for w, (c, t) in sorted(workers.items())
         ])]  # fmt: skip
     if metrics is not None:
         lines += ["", "IN/OUT: records/s polled-or-read / written-or-put (Kafka's 2x30 s window); "

@@ -14,6 +14,8 @@ entry point ``java``:
   against Kafka's ``connect-api`` jars;
 - :mod:`.frames` -- the wire format between the worker and the host (length-prefixed JSON
   control messages);
+- :mod:`.host_log` -- the host's log lines (its plugins' SLF4J events) as this process's log
+  records, under the Java loggers' names, with the connector context;
 - :mod:`.proxies` -- Python classes standing for Java plugins, so ``GET /connector-plugins``,
   ``PUT /connector-plugins/{class}/config/validate`` and the rest of the runtime see them as
   plugins: a Java connector's ``config()`` and ``validate()`` are the Java plugin's own;
@@ -23,6 +25,8 @@ entry point ``java``:
 - :mod:`.stages` -- Java transformations and predicates, configured in the host and given
   records a batch at a time (a run of consecutive chain stages per call).
 
-Imports only :mod:`kconnect.api`, :mod:`kconnect.local` (Maven and the cache directory) and
-the standard library.
+Imports only :mod:`kconnect.api`, :mod:`kconnect.local` (Maven and the cache directory),
+:mod:`kconnect.runtime.common` (the connector context of log lines, the level listeners of
+``/admin/loggers`` and the child process registry of the metrics: hooks the runtime offers
+without knowing this package) and the standard library.
 """

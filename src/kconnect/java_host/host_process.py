@@ -10,12 +10,21 @@ its worker.
 
 Threads: any thread may call; calls are multiplexed over the one pipe pair by request id, so a
 slow call does not hold up the others. One reader thread per JVM reads replies, one more
-copies the JVM's stderr (its log) into the worker's log under ``kconnect.java_host.jvm``.
+copies the JVM's stderr into the worker's log: the plugins' SLF4J events under their own
+logger names and levels (:mod:`.host_log`), other lines under ``kconnect.java_host.jvm``.
+
+Logging: a call carries the connector context of the connector or task it is made for (the
+context of the thread that started the handle, else the calling thread's), which the host puts
+in SLF4J's MDC around the call, as Kafka's ``LoggingContext`` does. Every level set through
+``/admin/loggers`` in this process is passed on to a running JVM (``set_log_level``), and a new
+JVM starts with the levels the process's loggers have. The running JVM is registered as a child
+process, so the worker's metrics report its memory.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import os
 import subprocess
@@ -30,7 +39,11 @@ from kconnect.api.metrics_sources import add_metrics_source
 from kconnect.java_host.frames import FrameError, read_frame, write_frame
 from kconnect.java_host.host_jar import HOST_MAIN_CLASS, host_classpath
 from kconnect.java_host.host_metrics import HostMetrics
+from kconnect.java_host.host_log import log_event, parse_line
 from kconnect.local.maven import java_executable
+from kconnect.runtime.common.child_processes import register_child_process
+from kconnect.runtime.common.log_context import CONNECTOR_CONTEXT
+from kconnect.runtime.common.loggers import add_level_listener, explicit_levels
 
 __all__ = [
     "CallbackHandler",
@@ -60,6 +73,8 @@ JVM_OPTION_VARIABLES = ("KAFKA_HEAP_OPTS", "KAFKA_JVM_PERFORMANCE_OPTS", "KAFKA_
 #: a Java worker (Kafka's ``connect-distributed.sh``: ``-Xms256M -Xmx2G``); without a limit
 #: the JVM sizes its heap from the machine's memory and grows it toward a quarter of it.
 DEFAULT_HEAP_OPTS = ("-Xms64m", "-Xmx512m")
+#: How long ``/admin/loggers`` waits for a JVM to take a new level.
+LOG_LEVEL_TIMEOUT_S = 10.0
 
 
 class JavaHostError(ConnectException):
@@ -121,6 +136,9 @@ class _Jvm:
 class JavaPluginHost:
     """See the module docstring for the lifecycle and threading contract."""
 
+    #: What the worker's metrics call this child process.
+    child_kind = "java-plugin-host"
+
     def __init__(
         self, java_options: list[str] | None = None, plugin_path: list[str] | None = None
     ) -> None:
@@ -135,7 +153,10 @@ class JavaPluginHost:
         self._handles = itertools.count(1)
         self._events: dict[str, EventHandler] = {}
         self._callbacks: dict[str, CallbackHandler] = {}
+        self._log_contexts: dict[str, str] = {}  # handle -> connector context of its starter
         self._callback_pool = ThreadPoolExecutor(4, thread_name_prefix="java-host-callback")
+        add_level_listener(self)
+        register_child_process(self)
 
     # -- public --------------------------------------------------------------------------------
 
@@ -167,6 +188,9 @@ class JavaPluginHost:
         jvm = self._ensure_started()
         if op != "scan" and not jvm.ready.is_set():
             self._prepare(jvm)
+        context = self._log_context(fields)
+        if context:
+            fields = {**(fields or {}), "log_context": context}
         reply = self._send(jvm, op, fields, timeout_s)
         if reply.get("ok"):
             if op == "scan":
@@ -226,6 +250,32 @@ class JavaPluginHost:
                     raise plugin_error(reply.get("error") or {})
             jvm.ready.set()
 
+    def _log_context(self, fields: Mapping[str, Any] | None) -> str:
+        """Kafka's ``connector.context`` for a call: ``[name|task-0] ``, ``[name|worker] ``."""
+        handle = (fields or {}).get("handle")
+        context = self._log_contexts.get(handle) if isinstance(handle, str) else None
+        context = context or CONNECTOR_CONTEXT.get()
+        return f"{context} " if context else ""
+
+    def logger_level_set(self, namespace: str, level: str) -> None:
+        """Pass a level set through ``/admin/loggers`` on to the running JVM, if any (a JVM
+        started later takes the process's levels at start)."""
+        with self._lock:
+            jvm = self._jvm
+        if jvm is None or jvm.dead is not None or jvm.process.poll() is not None:
+            return
+        try:
+            reply = self._send(
+                jvm, "set_log_level", {"logger": namespace, "level": level}, LOG_LEVEL_TIMEOUT_S
+            )
+        except (JavaHostError, TimeoutError) as e:
+            log.warning("The Java plugin host did not take the level %s of %s: %s", level,
+                        namespace, e)  # fmt: skip
+            return
+        if not reply.get("ok"):
+            log.warning("The Java plugin host refused the level %s of %s: %s", level, namespace,
+                        (reply.get("error") or {}).get("message"))  # fmt: skip
+
     def new_handle(self, prefix: str) -> str:
         """A name for a new plugin instance in the host (``c-1``, ``t-2``...)."""
         return f"{prefix}-{next(self._handles)}"
@@ -237,7 +287,11 @@ class JavaPluginHost:
         on_event: EventHandler | None = None,
         on_callback: CallbackHandler | None = None,
     ) -> None:
-        """Route the host's events and callbacks about ``handle`` to these functions."""
+        """Route the host's events and callbacks about ``handle`` to these functions; the
+        calling thread's connector context is the one of every later call on ``handle``."""
+        context = CONNECTOR_CONTEXT.get()
+        if context:
+            self._log_contexts[handle] = context
         if on_event is not None:
             self._events[handle] = on_event
         if on_callback is not None:
@@ -246,6 +300,7 @@ class JavaPluginHost:
     def unregister(self, handle: str) -> None:
         self._events.pop(handle, None)
         self._callbacks.pop(handle, None)
+        self._log_contexts.pop(handle, None)
 
     def stop_jvm(self, timeout_s: float = 5.0) -> None:
         """Stop the running JVM, if any; the next call starts a new one."""
@@ -301,7 +356,12 @@ class JavaPluginHost:
                 "openjdk-17-jdk-headless"
             )
         classpath = os.pathsep.join(str(p) for p in host_classpath())
-        command = [java, *self._jvm_options(), "-cp", classpath, HOST_MAIN_CLASS]
+        # the process's levels now: a level set from here on is sent once the JVM is known
+        # (self._jvm is set under the lock that logger_level_set takes to find it)
+        levels = json.dumps(explicit_levels(), separators=(",", ":"))
+        command = [
+            java, *self._jvm_options(), "-cp", classpath, HOST_MAIN_CLASS, "--log-levels", levels,
+        ]  # fmt: skip
         log.info("Starting the Java plugin host")
         process = subprocess.Popen(
             command,
@@ -400,8 +460,16 @@ class JavaPluginHost:
         assert stderr is not None
         for raw in stderr:
             line = raw.decode("utf-8", "replace").rstrip()
-            if line:
-                jvm_log.info("%s", line)
+            if not line:
+                continue
+            event = parse_line(line)
+            if event is not None:
+                try:
+                    log_event(event)
+                    continue
+                except Exception:  # a handler failed: the line still reaches the log
+                    pass
+            jvm_log.info("%s", line)
 
 
 _shared: JavaPluginHost | None = None

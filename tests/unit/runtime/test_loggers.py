@@ -6,7 +6,13 @@ import logging
 
 import pytest
 
-from kconnect.runtime.common.loggers import Loggers, kafka_level_name, python_level
+from kconnect.runtime.common.loggers import (
+    Loggers,
+    add_level_listener,
+    explicit_levels,
+    kafka_level_name,
+    python_level,
+)
 
 
 def test_level_names_map_both_ways():
@@ -47,3 +53,66 @@ def test_set_level_returns_only_loggers_whose_level_changed():
     finally:
         logging.getLogger("kc_test_same").setLevel(logging.NOTSET)
         logging.getLogger("kc_test_same.child").setLevel(logging.NOTSET)
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    def logger_level_set(self, namespace: str, level: str) -> None:
+        self.seen.append((namespace, level))
+
+
+def test_process_level_listeners_hear_every_loggers_instance_and_are_held_weakly():
+    recorder = _Recorder()
+    add_level_listener(recorder)
+    try:
+        Loggers().set_level("kc_test_listen", "DEBUG")
+        Loggers().set_level("kc_test_listen", "WARN")  # another instance (a task process's)
+        assert recorder.seen == [("kc_test_listen", "DEBUG"), ("kc_test_listen", "WARN")]
+        # held weakly: a listener nobody keeps is forgotten
+        seen = recorder.seen
+        del recorder
+        Loggers().set_level("kc_test_listen", "INFO")
+        assert seen[-1] == ("kc_test_listen", "WARN")
+    finally:
+        logging.getLogger("kc_test_listen").setLevel(logging.NOTSET)
+
+
+class _Broken:
+    def logger_level_set(self, namespace: str, level: str) -> None:
+        raise RuntimeError("gone")
+
+
+def test_a_failing_level_listener_stops_neither_the_change_nor_the_others(caplog):
+    broken, recorder = _Broken(), _Recorder()
+    add_level_listener(broken)
+    add_level_listener(recorder)
+    try:
+        assert Loggers().set_level("kc_test_broken", "ERROR") == ["kc_test_broken"]
+        assert recorder.seen == [("kc_test_broken", "ERROR")]
+        assert "Passing the level ERROR of kc_test_broken on failed" in caplog.text
+    finally:
+        logging.getLogger("kc_test_broken").setLevel(logging.NOTSET)
+
+
+def test_explicit_levels_can_be_applied_in_order():
+    """A new task process applies them one by one with set_level: root first, a namespace
+    before the names under it, so neither undoes a level given before it."""
+    logging.getLogger("kc_test_order.child").setLevel(logging.ERROR)
+    logging.getLogger("kc_test_order").setLevel(logging.DEBUG)
+    try:
+        levels = explicit_levels()
+        names = list(levels)
+        assert names[0] == "root"
+        assert names.index("kc_test_order") < names.index("kc_test_order.child")
+        logging.getLogger("kc_test_order").setLevel(logging.NOTSET)
+        logging.getLogger("kc_test_order.child").setLevel(logging.NOTSET)
+        loggers = Loggers()
+        for namespace, level in levels.items():
+            loggers.set_level(namespace, level)
+        assert logging.getLogger("kc_test_order").level == logging.DEBUG
+        assert logging.getLogger("kc_test_order.child").level == logging.ERROR
+    finally:
+        logging.getLogger("kc_test_order").setLevel(logging.NOTSET)
+        logging.getLogger("kc_test_order.child").setLevel(logging.NOTSET)

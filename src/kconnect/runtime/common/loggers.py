@@ -4,6 +4,11 @@ Kafka's level names map to Python's: TRACE and DEBUG → DEBUG (TRACE is shown a
 Python has nothing finer than DEBUG, so TRACE is registered as level 5), INFO, WARN →
 WARNING, ERROR, FATAL → CRITICAL, OFF → above CRITICAL (nothing is logged), ALL → 1.
 Levels read back are shown with Kafka's names. Thread-safe.
+
+Besides the listeners of one :class:`Loggers`, a process may have level listeners of its own
+(:func:`add_level_listener`): every :meth:`Loggers.set_level` of the process tells them too.
+The Java plugin host subscribes so that its JVM's loggers follow ``/admin/loggers``, without the
+runtime knowing it exists.
 """
 
 from __future__ import annotations
@@ -11,17 +16,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 __all__ = [
     "LOG_FORMAT",
+    "LevelListener",
     "LoggerLevel",
     "Loggers",
+    "add_level_listener",
     "explicit_levels",
     "kafka_level_name",
     "python_level",
 ]
+
+log = logging.getLogger(__name__)
 
 ROOT_LOGGER_NAME = "root"
 #: How a worker (and each of its task processes) formats its log lines on stderr.
@@ -65,6 +76,36 @@ def kafka_level_name(level: int) -> str:
         return _TO_KAFKA[level]
     below = [lv for lv in _TO_KAFKA if lv <= level]
     return _TO_KAFKA[max(below)] if below else "ALL"
+
+
+class LevelListener(Protocol):
+    """Told of every level set in this process (see :func:`add_level_listener`)."""
+
+    def logger_level_set(self, namespace: str, level: str) -> None:
+        """``namespace`` (a logger name or ``root``) was set to the Kafka level name ``level``;
+        called on the thread that set it, after the Python loggers changed. Should not block
+        for long; an exception is logged and ignored."""
+
+
+_level_listeners: weakref.WeakSet[LevelListener] = weakref.WeakSet()
+_level_listeners_lock = threading.Lock()
+
+
+def add_level_listener(listener: LevelListener) -> None:
+    """Tell ``listener`` of every :meth:`Loggers.set_level` in this process, for as long as
+    it lives (it is held weakly)."""
+    with _level_listeners_lock:
+        _level_listeners.add(listener)
+
+
+def _tell_level_listeners(namespace: str, level: str) -> None:
+    with _level_listeners_lock:
+        listeners = list(_level_listeners)
+    for listener in listeners:
+        try:
+            listener.logger_level_set(namespace, level)
+        except Exception:
+            log.exception("Passing the level %s of %s on failed", level, namespace)
 
 
 @dataclass(frozen=True)
@@ -156,18 +197,25 @@ class Loggers:
                 changed.append(name)
         for listener in self._listeners:
             listener(namespace, level_name)
+        _tell_level_listeners(namespace, level_name)
         # as Kafka's Loggers.setLevel: only the loggers whose level actually changed
         return sorted(changed)
 
 
 def explicit_levels() -> dict[str, str]:
     """Every logger with an explicitly set level (and ``root``) by Kafka level name: what a
-    new task process applies so it logs as its worker does."""
+    new task process applies so it logs as its worker does, and what a new Java plugin host
+    starts with.
+
+    In an order that :meth:`Loggers.set_level` can apply one by one: ``root`` first, then by
+    name, so a namespace comes before every name it covers (setting a namespace also sets the
+    loggers under it, which must not undo a level of theirs given earlier)."""
     manager = logging.Logger.manager
-    levels = {
+    explicit = {
         name: kafka_level_name(lg.level)
         for name, lg in list(manager.loggerDict.items())
         if isinstance(lg, logging.Logger) and lg.level != logging.NOTSET
     }
-    levels[ROOT_LOGGER_NAME] = kafka_level_name(logging.getLogger().level)
+    levels = {ROOT_LOGGER_NAME: kafka_level_name(logging.getLogger().level)}
+    levels.update(sorted(explicit.items()))
     return levels

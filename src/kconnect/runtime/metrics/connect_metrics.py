@@ -10,19 +10,30 @@ so the counts reflect what runs on this worker. Thread-safe.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Protocol
 
 import kconnect
 from kconnect.api.plugin_metrics import PluginMetrics
+from kconnect.runtime.common.child_processes import (
+    resident_memory_bytes,
+    running_child_processes,
+)
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener
 from kconnect.runtime.metrics.foreign_metrics import foreign_metrics
-from kconnect.runtime.metrics.registry import MetricGroup, MetricsRegistry, constant
+from kconnect.runtime.metrics.registry import (
+    MetricGroup,
+    MetricName,
+    MetricsRegistry,
+    MetricValue,
+    constant,
+)
 from kconnect.runtime.metrics.stats import MetricConfig
 from kconnect.runtime.metrics.status_listeners import ConnectorStatusMetrics, TaskStatusMetrics
 from kconnect.runtime.metrics.task_metrics import (
+    KCONNECT_DOMAIN,
     ErrorHandlingMetrics,
     SinkTaskMetrics,
     SourceTaskMetrics,
@@ -103,6 +114,9 @@ class ConnectMetrics:
         self._lock = threading.Lock()
         # what this process's plugin runtimes measure (the Java plugin host's MBeans)
         self.registry.add_source(foreign_metrics)
+        # kconnect extension: this process's helper processes (a JVM plugin host); a task
+        # process's reach the worker's /metrics with its task metrics
+        self.registry.add_source(self._child_processes)
 
     @classmethod
     def from_worker_config(
@@ -124,6 +138,21 @@ class ConnectMetrics:
             ),
             clock,
         )
+
+    def _child_processes(self) -> Iterator[tuple[MetricName, MetricValue]]:
+        for kind, pid in running_child_processes():
+            rss = resident_memory_bytes(pid)
+            if rss is None:
+                continue
+            name = MetricName(
+                "resident-memory-bytes",
+                "child-process",
+                (("worker-id", self.worker_id), ("kind", kind), ("pid", str(pid))),
+                "kconnect extension: resident memory of a helper process of the worker "
+                "(kind java-plugin-host: the JVM running Java plugins), from /proc.",
+                KCONNECT_DOMAIN,
+            )
+            yield name, float(rss)
 
     # -- connectors ----------------------------------------------------------------------------
 

@@ -1,39 +1,32 @@
 package dev.kconnect.host;
 
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.time.Instant;
 
 /**
- * The host's own log lines, written to its standard error, which the worker reads line by line
- * (plugins log through SLF4J, which has no provider here yet and stays silent).
+ * The host's own log events, under the logger {@code dev.kconnect.host}: written as the plugins'
+ * are ({@link HostLogger}, {@link LogSink}), so they reach the worker's log with their level,
+ * and the connector context of the op that logs them.
  *
- * <p>Thread-safe: each entry is written with one {@code println} on a {@link PrintStream}, which
- * locks around it.
+ * <p>Thread-safe.
  */
 final class HostLog {
 
-    private static volatile PrintStream err = System.err;
+    private static final HostLogger LOG = HostLoggerFactory.logger("dev.kconnect.host");
 
     private HostLog() {
     }
 
-    /** Fixes the stream to log to (the real standard error, before any plugin can swap it). */
-    static void useStream(PrintStream stream) {
-        err = stream;
-    }
-
     static void info(String message) {
-        write("INFO", message, null);
+        LOG.info(message);
     }
 
     static void warn(String message) {
-        write("WARN", message, null);
+        LOG.warn(message);
     }
 
     static void error(String message, Throwable t) {
-        write("ERROR", message, t);
+        LOG.error(message, t);
     }
 
     /** The stack trace of a throwable as text, causes and suppressed exceptions included. */
@@ -43,10 +36,5 @@ final class HostLog {
             t.printStackTrace(writer);
         }
         return text.toString();
-    }
-
-    private static void write(String level, String message, Throwable t) {
-        String line = Instant.now() + " " + level + " [plugin-host] " + message;
-        err.println(t == null ? line : line + System.lineSeparator() + trace(t).stripTrailing());
     }
 }

@@ -10,9 +10,10 @@ import org.apache.kafka.connect.components.Versioned;
 
 /**
  * The protocol's operations on plugins: {@code hello}, {@code scan}, {@code version}, (via
- * {@link ConfigOps}) {@code config_def} and {@code validate}, and (via {@link RunOps}, protocol
- * v2) the running connectors and source tasks, by handle, and (via {@link MetricsOps}, v4)
- * {@code metrics}. ({@code shutdown} is the host's
+ * {@link ConfigOps}) {@code config_def} and {@code validate}, (via {@link RunOps}, protocols
+ * v2, v3 and v5) the running connectors, tasks, transformations and predicates, by handle,
+ * (via {@link MetricsOps}, v4) {@code metrics} and (protocol v6) {@code set_log_level}.
+ * ({@code shutdown} is the host's
  * own, see {@link PluginHost}.) Each op takes the request object and returns the reply's
  * {@code result}; a failure is thrown and becomes an {@code ok:false} reply.
  *
@@ -24,6 +25,8 @@ final class Ops {
 
     /** The protocol version this host speaks. */
     static final String PROTOCOL_VERSION = "1";
+    /** The v4 op that changes log levels (served in order by {@link PluginHost}). */
+    static final String SET_LOG_LEVEL = "set_log_level";
 
     private final ClassLoader hostLoader;
     private final Object scanLock = new Object();
@@ -66,6 +69,8 @@ final class Ops {
                 return version(requiredString(request, "class"));
             case "metrics":
                 return metricsOps.snapshot();
+            case SET_LOG_LEVEL:
+                return setLogLevel(requiredString(request, "logger"), requiredString(request, "level"));
             default:
                 if (RunOps.OPS.contains(op)) {
                     return runOps.handle(op, request);
@@ -124,6 +129,26 @@ final class Ops {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("version", version);
         return result;
+    }
+
+    /** Kafka's {@code PUT /admin/loggers/{logger}} in the host: the loggers whose level changed. */
+    private static Map<String, Object> setLogLevel(String logger, String level) {
+        List<String> changed = LogLevels.set(logger, LogLevels.parse(level), HostLoggerFactory.names());
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("loggers", changed);
+        return result;
+    }
+
+    /** A JSON object of logger name to level name as levels ({@code --log-levels}). */
+    static Map<String, Integer> levels(Object json) {
+        if (!(json instanceof Map)) {
+            throw new IllegalArgumentException("The log levels must be a JSON object");
+        }
+        Map<String, Integer> levels = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : ((Map<?, ?>) json).entrySet()) {
+            levels.put(String.valueOf(e.getKey()), LogLevels.parse(String.valueOf(e.getValue())));
+        }
+        return levels;
     }
 
     static String requiredString(Map<String, Object> request, String field) {

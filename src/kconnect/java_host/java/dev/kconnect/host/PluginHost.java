@@ -7,7 +7,6 @@ import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -16,12 +15,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The kconnect Java plugin host: a JVM child of a Python worker that loads Kafka Connect plugins
- * from {@code plugin.path} and runs them on the worker's behalf (protocols v1 and v2: see
+ * from {@code plugin.path} and runs them on the worker's behalf (protocols v1 to v4: see
  * {@code PROTOCOL.md} beside these sources).
  *
  * <p>Requests arrive as frames on standard input and replies leave as frames on standard output
- * ({@link FrameChannel}); standard error carries log lines. The real standard output is kept for
- * frames only: {@code System.out} is pointed at standard error, so a plugin's stray
+ * ({@link FrameChannel}); standard error carries log lines ({@link LogSink}: SLF4J events of the
+ * plugins and the host as structured lines, anything else as it is). The real standard output is
+ * kept for frames only: {@code System.out} is pointed at standard error, so a plugin's stray
  * {@code println} cannot corrupt the stream, and {@code System.in} is emptied.
  *
  * <p>Threading: the main thread reads frames and parses them. A worker's answer to one of the
@@ -29,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * waiting for it ({@link WorkerLink}); a request goes to a pool thread, which runs the op
  * ({@link Ops}) and writes the reply — so replies may come out of order, a slow plugin call holds
  * up nothing else, and a {@code source_task_stop} runs while the same task's {@code poll()}
- * blocks. Writes (replies, events, callbacks) are serialised by {@link FrameChannel}. When standard input ends (the worker exited or was killed)
+ * blocks; the op runs with the request's {@code log_context} as SLF4J's {@code connector.context}
+ * ({@link HostMdc}). A {@code set_log_level} is served on the main thread, so levels change in
+ * the order the worker sent them. Writes (replies, events, callbacks) are serialised by {@link FrameChannel}. When standard input ends (the worker exited or was killed)
  * the main thread exits the JVM at once with status 0, so no JVM outlives its worker; a
  * {@code shutdown} request does the same after its reply. A watchdog halts the JVM if a plugin's
  * shutdown hook holds up the exit for more than a few seconds.
@@ -55,13 +57,16 @@ public final class PluginHost {
         });
     }
 
+    /**
+     * Starts the host. {@code --log-levels <JSON object of logger name to level name>} gives
+     * the levels the worker's loggers have (protocol v6), applied before anything logs.
+     */
     public static void main(String[] args) {
-        PrintStream stderr = System.err;
         FileOutputStream stdout = new FileOutputStream(FileDescriptor.out);
         FileInputStream stdin = new FileInputStream(FileDescriptor.in);
-        System.setOut(stderr);
+        LogSink.install();
         System.setIn(new ByteArrayInputStream(new byte[0]));
-        HostLog.useStream(stderr);
+        configureLogLevels(args);
 
         FrameChannel channel = new FrameChannel(
                 new BufferedInputStream(stdin, 1 << 16), new BufferedOutputStream(stdout, 1 << 16));
@@ -104,7 +109,11 @@ public final class PluginHost {
             }
             Object frame = parsed;
             RuntimeException error = malformed;
-            pool.execute(() -> serve(frame, error));
+            if (parsed instanceof Map && Ops.SET_LOG_LEVEL.equals(((Map<?, ?>) parsed).get("op"))) {
+                serve(frame, error); // in order of arrival: the last level set is the one that holds
+            } else {
+                pool.execute(() -> serve(frame, error));
+            }
         }
     }
 
@@ -132,7 +141,13 @@ public final class PluginHost {
                 result = new LinkedHashMap<>();
                 shutdown = true;
             } else {
-                result = ops.handle((String) op, request);
+                Object logContext = request.get("log_context");
+                HostMdc.beginOp(logContext instanceof String ? (String) logContext : null);
+                try {
+                    result = ops.handle((String) op, request);
+                } finally {
+                    HostMdc.endOp();
+                }
             }
             reply = success(id, result);
         } catch (Throwable t) {
@@ -197,6 +212,18 @@ public final class PluginHost {
             return t.getMessage();
         } catch (Throwable broken) {
             return "(getMessage() threw " + broken.getClass().getName() + ")";
+        }
+    }
+
+    private static void configureLogLevels(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            if ("--log-levels".equals(args[i]) && i + 1 < args.length) {
+                try {
+                    LogLevels.configure(Ops.levels(Json.parse(args[i + 1])));
+                } catch (RuntimeException e) {
+                    HostLog.error("Ignoring the log levels given at start: " + args[i + 1], e);
+                }
+            }
         }
     }
 

@@ -38,8 +38,8 @@ from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.metrics_sources import add_metrics_source
 from kconnect.java_host.frames import FrameError, read_frame, write_frame
 from kconnect.java_host.host_jar import HOST_MAIN_CLASS, host_classpath
-from kconnect.java_host.host_metrics import HostMetrics
 from kconnect.java_host.host_log import log_event, parse_line
+from kconnect.java_host.host_metrics import HostMetrics
 from kconnect.local.maven import java_executable
 from kconnect.runtime.common.child_processes import register_child_process
 from kconnect.runtime.common.log_context import CONNECTOR_CONTEXT

@@ -21,6 +21,7 @@ import httpx
 import psycopg
 import pytest
 
+from kconnect.kafka.tools.admin_ping import create_topic
 from kconnect.testing.java import java_plugin_path
 from kconnect.testing.java_worker import STANDALONE, JavaWorker, eventually
 from tests.integration.test_debezium_postgres import (
@@ -95,18 +96,28 @@ def test_debezium_jdbc_sink_writes_the_rows_kafka_connect_writes(
     slot = f"{prefix}_src"
     topic = f"{prefix}.public.{source}"
     targets = {"java": f"{source}_java", "kc": f"{source}_kc"}
+    # The topic exists before the sinks subscribe: Java's consumer would otherwise find it
+    # only at its next metadata refresh (metadata.max.age.ms, 5 minutes).
+    create_topic(kafka_bootstrap, topic, partitions=1)
     _put(kc_url, f"{prefix}-source", _connector(pg_dsn, source, prefix, slot, {}))
-    _put(java_url, f"{prefix}-sink", _sink(pg_dsn, topic, targets["java"]))
-    _put(kc_url, f"{prefix}-sink", _sink(pg_dsn, topic, targets["kc"]))
+    # each sink its own name, so its own consumer group (connect-<name>)
+    _put(java_url, f"{prefix}-sink-java", _sink(pg_dsn, topic, targets["java"]))
+    _put(kc_url, f"{prefix}-sink-kc", _sink(pg_dsn, topic, targets["kc"]))
     wanted = "id, name, amount, qty, big, active, note"
     try:
-        for url, name in ((kc_url, f"{prefix}-source"), (kc_url, f"{prefix}-sink"),
-                          (java_url, f"{prefix}-sink")):  # fmt: skip
+        for url, name in ((kc_url, f"{prefix}-source"), (kc_url, f"{prefix}-sink-kc"),
+                          (java_url, f"{prefix}-sink-java")):  # fmt: skip
             eventually(lambda u=url, n=name: _running(u, n), 120, f"{name} running")
-        for table in targets.values():
-            eventually(
-                lambda t=table: len(_rows(pg_dsn, t, "id")) == ROWS, 180, f"{table} snapshot"
-            )
+        counts: dict[str, int] = {}
+
+        def snapshots_written() -> bool:
+            counts.update({t: len(_rows(pg_dsn, t, "id")) for t in targets.values()})
+            return set(counts.values()) == {ROWS}
+
+        try:
+            eventually(snapshots_written, 180, "both snapshots")
+        except AssertionError as e:
+            raise AssertionError(f"rows written: {counts}") from e
         _change(pg_dsn, source)
         expected = _rows(pg_dsn, source, wanted)
         for table in targets.values():
@@ -127,8 +138,8 @@ def test_debezium_jdbc_sink_writes_the_rows_kafka_connect_writes(
         assert columns[targets["kc"]] == columns[targets["java"]]
     finally:
         httpx.delete(f"{kc_url}/connectors/{prefix}-source", timeout=60)
-        httpx.delete(f"{kc_url}/connectors/{prefix}-sink", timeout=60)
-        httpx.delete(f"{java_url}/connectors/{prefix}-sink", timeout=60)
+        httpx.delete(f"{kc_url}/connectors/{prefix}-sink-kc", timeout=60)
+        httpx.delete(f"{java_url}/connectors/{prefix}-sink-java", timeout=60)
         _drop_replication(pg_dsn, [slot], [f"{slot}_pub"])
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             for table in targets.values():

@@ -3,8 +3,9 @@
 The host's Java sources ship with kconnect (``java/dev/kconnect/host/*.java``, package data;
 ``java/README.md`` describes its classes). :func:`host_classpath` compiles them with ``javac
 --release 17`` against Kafka's ``connect-api`` (which brings ``kafka-clients`` and ``slf4j-api``)
-and ``connect-transforms`` (on Kafka Connect's class path too: Debezium's SMTs build on Kafka's)
-into ``<kconnect home>/cache/java-plugin-host/<key>/plugin-host.jar``, where ``key`` hashes
+and ``connect-transforms`` (on Kafka Connect's class path too: Debezium's SMTs build on Kafka's),
+with ``connect-json`` (JsonConverter and Jackson) and ``connect-runtime``'s own jar on the class
+path (plugins use the worker's Jackson and touch a few runtime classes), into ``<kconnect home>/cache/java-plugin-host/<key>/plugin-host.jar``, where ``key`` hashes
 the sources and the classpath, and returns the classpath the JVM runs with. Later calls (any
 process) find the jar and run neither Maven nor javac. Concurrent builders serialise on a lock.
 """
@@ -25,6 +26,8 @@ from kconnect.local.paths import cache_dir, file_lock
 
 __all__ = [
     "CONNECT_API_ARTIFACT",
+    "CONNECT_JSON_ARTIFACT",
+    "CONNECT_RUNTIME_ARTIFACT",
     "CONNECT_TRANSFORMS_ARTIFACT",
     "HOST_MAIN_CLASS",
     "host_classpath",
@@ -35,6 +38,15 @@ __all__ = [
 #: transformations, as the reference worker's class path has them.
 CONNECT_API_ARTIFACT = "org.apache.kafka:connect-api:4.1.2"
 CONNECT_TRANSFORMS_ARTIFACT = "org.apache.kafka:connect-transforms:4.1.2"
+#: Kafka's JsonConverter and the Jackson it brings, on a Kafka Connect worker's class path too:
+#: plugins that ship no Jackson of their own (Debezium's JDBC sink) or build on JsonConverter
+#: (Debezium's CloudEventsConverter) use the worker's.
+CONNECT_JSON_ARTIFACT = "org.apache.kafka:connect-json:4.1.2"
+#: Only its own jar (none of its dependencies): plugins link against a few runtime classes
+#: that a Kafka Connect worker's class path offers -- Debezium's JDBC sink task, for one, looks
+#: for ``org.apache.kafka.connect.runtime.InternalSinkRecord`` when it is created and cannot be
+#: created without it. The host never runs the runtime itself.
+CONNECT_RUNTIME_ARTIFACT = "org.apache.kafka:connect-runtime:4.1.2"
 HOST_MAIN_CLASS = "dev.kconnect.host.PluginHost"
 _SOURCES = Path(__file__).parent / "java"
 _JAR = "plugin-host.jar"
@@ -56,7 +68,13 @@ def host_classpath() -> list[Path]:
         ConnectException: Maven, the JDK or the compilation failed; the message says which.
     """
     try:
-        api_jars = resolve_classpath([CONNECT_API_ARTIFACT, CONNECT_TRANSFORMS_ARTIFACT])
+        api_jars = resolve_classpath(
+            [CONNECT_API_ARTIFACT, CONNECT_TRANSFORMS_ARTIFACT, CONNECT_JSON_ARTIFACT]
+        )
+        runtime_jar = CONNECT_RUNTIME_ARTIFACT.split(":")[1] + "-4.1.2.jar"
+        api_jars += [
+            j for j in resolve_classpath([CONNECT_RUNTIME_ARTIFACT]) if j.name == runtime_jar
+        ]
     except Exception as e:  # MissingToolError, LocalStackError: say what to do
         raise ConnectException(
             f"Cannot resolve {CONNECT_API_ARTIFACT} and {CONNECT_TRANSFORMS_ARTIFACT} for the "

@@ -245,6 +245,12 @@ def java_plugin_path(target: Path, *, debezium: bool = True, jdbc_sink: bool = F
         jars = classpath(artifacts)
         if name == "connect-file":
             jars = [j for j in jars if j.name == f"connect-file-{CONNECT_VERSION}.jar"]
+        if name == "debezium-connector-jdbc":
+            # Hibernate registers every Jackson module the context loader's services list: a
+            # Jackson of its own beside the worker's (whose class path lists
+            # jackson-module-jakarta-xmlbind) fails Kafka Connect's task with "not a subtype".
+            # Debezium's archive leaves Jackson to the worker, as here.
+            jars = [j for j in jars if not j.name.startswith("jackson-")]
         for jar in jars:
             if not jar.name.startswith(_WORKER_API_JARS):
                 shutil.copy2(jar, directory / jar.name)

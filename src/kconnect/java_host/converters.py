@@ -213,8 +213,9 @@ class JavaConverter(_JavaCodec, Converter):
         results, after, failures = self._to_connect(topic, [_item(topic, _BYTES, value, sent)])
         if failures:
             raise failures[0][1]
-        if headers is not None and 0 in after:
-            _sync(headers, sent, [(h.key, h.value) for h in after[0]])
+        if headers is not None and (sent or 0 in after):
+            # an empty list of headers comes back as none at all
+            _sync(headers, sent, [(h.key, h.value) for h in after.get(0, ())])
         return _result(results[0])
 
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:

@@ -147,6 +147,20 @@ def _pair(
     return java_conv, own
 
 
+def _children(pid: int) -> list[int]:
+    """The pids of ``pid``'s child processes."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
 def _calls(host: JavaPluginHost, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The host's conversion calls from now on (the ops in a list)."""
     ops: list[str] = []
@@ -400,3 +414,57 @@ def test_a_java_converter_reads_and_writes_kafka_headers(host: JavaPluginHost) -
         assert java.to_connect_batch("t", [b"value"])[0].value == "value"  # batches: no headers
     finally:
         java.close()
+
+
+# ----------------------------------------------------------------------------- in a worker
+
+
+@pytest.mark.kafka
+def test_a_worker_level_java_json_converter_writes_what_kconnects_writes(
+    tmp_path: Path, plugin_path: Path, kafka_bootstrap: str, topic_factory: Any
+) -> None:
+    """kconnect's FileStreamSource on a worker whose ``key.converter`` and ``value.converter``
+    are Kafka's Java JsonConverter (``plugin.java.preferred``: the jar in plugin.path runs),
+    beside the same connector overriding them with kconnect's own by import path: both topics
+    hold the same keys and value bytes, in order."""
+    from kconnect.testing.ports import free_port
+    from tests.integration.test_java_plugins_worker import (
+        _create,
+        _java_children,
+        _kconnect,
+        _task_state,
+        _topic_lines,
+        _worker_props,
+    )
+
+    props = _worker_props(kafka_bootstrap, tmp_path, "conv", plugin_path, free_port())
+    props["plugin.java.preferred"] = "true"
+    kc = _kconnect(tmp_path, "conv", props)
+    lines = [f"line {i}: données-{i % 7} 🚀" for i in range(200)]
+    source = tmp_path / "input.txt"
+    source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    own = "kconnect.converters.json_converter:JsonConverter"
+    topics = {"java": topic_factory(), "python": topic_factory()}
+    try:
+        kc.wait_ready()
+        _create(kc.url, "file-java", {
+            "connector.class": "FileStreamSource", "tasks.max": "1", "file": str(source),
+            "topic": topics["java"],
+        })  # fmt: skip
+        _create(kc.url, "file-python", {
+            "connector.class": "FileStreamSource", "tasks.max": "1", "file": str(source),
+            "topic": topics["python"], "key.converter": own, "value.converter": own,
+        })  # fmt: skip
+        java = _topic_lines(kafka_bootstrap, topics["java"], len(lines))
+        python = _topic_lines(kafka_bootstrap, topics["python"], len(lines))
+        assert java == python
+        assert len(java) == len(lines)
+        assert java[0][1] is not None
+        assert java[0][1].startswith(b'{"schema":{"type":"string","optional":false},"payload":')
+        assert _task_state(kc.url, "file-java") == "RUNNING"
+        # the Java converters run in a plugin host: the task runs in a task process (a Python
+        # connector's task), which starts its own
+        descendants = [kc.proc.pid, *_children(kc.proc.pid)]
+        assert any(_java_children(pid) for pid in descendants)
+    finally:
+        kc.stop()

@@ -16,10 +16,11 @@ a handle; its ``ConnectorContext`` events come back to this connector's context)
 ``commit_record`` acknowledgements go back in bulk before the next poll or commit. So does a
 Java sink task (:class:`JavaSinkTask`): ``put`` sends a batch in the form of
 :mod:`.sink_batches`, and what the task asked of its ``SinkTaskContext`` comes back with each
-reply. Java transformations and predicates run there too (:mod:`.stages`): ``configure``
-creates the instance, and records cross a batch at a time. What the host does not do yet --
-Java converters -- fails with a :class:`~kconnect.api.errors.ConnectException` that says so,
-when the runtime first asks for it.
+reply. Java transformations and predicates run there too (:mod:`.stages`), and so do Java
+converters and header converters (:mod:`.converters`): ``configure`` creates the instance, and
+records (or keys, values, headers) cross a batch at a time. An abstract method of the API that a
+proxy does not implement fails with a :class:`~kconnect.api.errors.ConnectException` that says
+so (:data:`NOT_YET`), when the runtime first calls it.
 
 A proxy class's ``__qualname__`` encodes the plugin (``JavaPlugin|<type>|<class>|<version>``),
 so a task process that receives the worker's plugins by import path
@@ -65,6 +66,7 @@ from kconnect.api.task import (
 )
 from kconnect.api.transformation import Predicate, Transformation
 from kconnect.java_host.batches import BatchDecoder
+from kconnect.java_host.converters import JavaConverter, JavaHeaderConverter
 from kconnect.java_host.host_process import (
     CallbackHandler,
     EventHandler,
@@ -95,9 +97,9 @@ BASES: dict[str, type] = {
 }
 
 NOT_YET = (
-    "{cls} is a Java plugin from plugin.path. This kconnect version runs Java connectors, "
-    "their tasks, transformations and predicates, but not yet Java converters: use a built-in "
-    "or Python one, or run this connector on a Kafka Connect (Java) worker of the same group."
+    "{cls} is a Java plugin from plugin.path, and this kconnect version cannot yet call this "
+    "method of it in the Java plugin host: use a built-in or Python plugin, or run this "
+    "connector on a Kafka Connect (Java) worker of the same group."
 )
 _QUALNAME_PREFIX = "JavaPlugin|"
 _classes: dict[tuple[str, str, str, Callable[[], JavaPluginHost]], type] = {}
@@ -151,6 +153,12 @@ def proxy_class(
     elif kind == "predicate":
         mixin = JavaPredicate
         bases = (JavaPredicate,)
+    elif kind == "converter":
+        mixin = JavaConverter
+        bases = (JavaConverter,)
+    elif kind == "header_converter":
+        mixin = JavaHeaderConverter
+        bases = (JavaHeaderConverter,)
     for name in getattr(base, "__abstractmethods__", ()):
         if name not in namespace and not (mixin is not None and _implements(mixin, base, name)):
             namespace[name] = _not_yet(java_class)

@@ -41,7 +41,7 @@ from kconnect.java_host.batches import BatchDecoder
 from kconnect.java_host.host_process import JavaPluginHost, plugin_error
 from kconnect.java_host.sink_batches import SinkBatchEncoder
 
-__all__ = ["JavaPredicate", "JavaTransformation", "RunStage"]
+__all__ = ["JavaPredicate", "JavaTransformation", "RunStage", "java_props"]
 
 #: One stage of a run as the runtime passes it: (transformation, predicate or None, negate).
 RunStage = tuple[object, object | None, bool]
@@ -71,7 +71,7 @@ class _JavaStage:
         handle = host.new_handle(self._prefix)
         host.call(
             self._start_op,
-            {"handle": handle, "class": self.__java_class__, "props": _props(configs)},
+            {"handle": handle, "class": self.__java_class__, "props": java_props(configs)},
         )
         self._handle = handle  # only when the host kept it: a failed start keeps no handle
 
@@ -238,8 +238,8 @@ def _rebuilt(original: ConnectRecord, made: SourceRecord) -> ConnectRecord:
     )
 
 
-def _props(configs: Mapping[str, Any]) -> dict[str, str | None]:
-    """A transformation's settings as Kafka passes them: the connector config's strings."""
+def java_props(configs: Mapping[str, Any]) -> dict[str, str | None]:
+    """A transformation's (or converter's) settings as Kafka passes them: the config's strings."""
     out: dict[str, str | None] = {}
     for key, value in configs.items():
         if value is None or isinstance(value, str):

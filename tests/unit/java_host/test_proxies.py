@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from kconnect.api import Converter, Predicate, SinkConnector, SourceConnector, Transformation
 from kconnect.api.config_def import NO_DEFAULT_VALUE, Importance, Password, Type, Width
-from kconnect.api.errors import ConnectException
 from kconnect.java_host.proxies import proxy_class
 
 KEYS = [
@@ -170,13 +167,17 @@ def test_validate_is_the_java_connectors_answer_parsed_by_type() -> None:
     )
 
 
-def test_what_does_not_run_yet_says_so() -> None:
+def test_java_converters_are_configured_in_the_host() -> None:
+    from kconnect.api import HeaderConverter
+    from kconnect.java_host.converters import JavaConverter, JavaHeaderConverter
+
     host = _Host()
     converter = proxy_class("com.example.Conv", "converter", "1", lambda: host)
-    assert issubclass(converter, Converter)
-    with pytest.raises(ConnectException, match=r"com\.example\.Conv is a Java plugin"):
-        converter().configure({}, False)
-    assert host.calls == []
+    header = proxy_class("com.example.HConv", "header_converter", "1", lambda: host)
+    assert issubclass(converter, Converter) and issubclass(converter, JavaConverter)
+    assert issubclass(header, HeaderConverter) and issubclass(header, JavaHeaderConverter)
+    converter(), header()
+    assert host.calls == []  # nothing started before configure
 
 
 def test_java_transformations_and_predicates_are_run_stages() -> None:

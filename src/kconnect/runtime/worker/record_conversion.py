@@ -3,7 +3,11 @@
 Conversion (:func:`convert_column`): one ``*_batch`` converter call per topic for the whole
 batch. Only when that raises does the batch go through the per-record path, where each record
 runs through the retry / tolerance operator on its own (so a bad record is retried, skipped or
-fails the task, and the good ones around it are kept).
+fails the task, and the good ones around it are kept). A batch call may instead raise an
+exception that says which items failed (``results``, aligned with the batch, and
+``item_failures``, ``(index, error)`` pairs: the Java plugin host's converters do): the other
+items' results are kept, and only the failed items go to the operator, their error counting as
+the first attempt -- no second pass over the batch.
 
 Transformation (:func:`transform_batch`): the chain runs over the batch in one pass; a stage
 that raises on a record hands that record, as the stage received it, to the operator, which
@@ -83,7 +87,26 @@ def convert_column(
                 raise ValueError(
                     f"{stage.value} batch returned {len(results)} results for {len(idxs)} records"
                 )
-        except Exception:
+        except Exception as e:
+            item_failures = getattr(e, "item_failures", None)
+            partial_results = getattr(e, "results", None)
+            if (
+                item_failures is not None
+                and partial_results is not None
+                and len(partial_results) == len(idxs)
+            ):
+                failed = dict(item_failures)
+                for j, i in enumerate(idxs):
+                    error = failed.get(j)
+                    if error is None:
+                        out[i] = partial_results[j]
+                        continue
+                    ctx = contexts(i)
+                    res = operator.execute(
+                        ctx, partial(one_fn, topic, inputs[i]), stage, executing, first_error=error
+                    )
+                    out[i] = SKIP if ctx.failed else res
+                continue
             for i in idxs:
                 ctx = contexts(i)
                 value = inputs[i]

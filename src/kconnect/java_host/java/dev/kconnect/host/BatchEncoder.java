@@ -267,11 +267,11 @@ final class BatchEncoder {
         }
         switch (schema.type()) {
             case ARRAY:
-                writeSchema(out, schema.valueSchema());
+                writeSchema(out, inner(schema, schema.valueSchema()));
                 break;
             case MAP:
-                writeSchema(out, schema.keySchema());
-                writeSchema(out, schema.valueSchema());
+                writeSchema(out, inner(schema, schema.keySchema()));
+                writeSchema(out, inner(schema, schema.valueSchema()));
                 break;
             case STRUCT:
                 List<Field> fields = schema.fields();
@@ -287,6 +287,15 @@ final class BatchEncoder {
         if (defaultValue != null) {
             writeValue(out, schema, defaultValue);
         }
+    }
+
+    /** An ARRAY's or MAP's element schema; the grammar has no form for a missing one. */
+    private static Schema inner(Schema schema, Schema element) {
+        if (element == null) {
+            throw new DataException("An " + schema.type() + " schema without its key or value schema cannot be"
+                    + " sent to the worker (Values' inference gives one for a map or list of mixed values)");
+        }
+        return element;
     }
 
     private static int typeCode(Schema.Type type) {

@@ -13,6 +13,8 @@ import java.util.function.Supplier;
 import org.apache.kafka.connect.connector.Connector;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.HeaderConverter;
 import org.apache.kafka.connect.transforms.Transformation;
 import org.apache.kafka.connect.transforms.predicates.Predicate;
 
@@ -24,7 +26,9 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * tasks (v3: {@code sink_task_start}, {@code sink_task_open}, {@code sink_task_put},
  * {@code sink_task_pre_commit}, {@code sink_task_close}, {@code sink_task_stop}), transformations and
  * predicates (v5: {@code transformation_start}, {@code predicate_start}, and the record ops of
- * {@link StageRuns}: {@code transform}, {@code predicate_test}) and {@code close}.
+ * {@link StageRuns}: {@code transform}, {@code predicate_test}), converters and header converters
+ * (v7: {@code converter_start}, {@code header_converter_start}, and the batch ops of
+ * {@link ConverterRuns}: {@code from_connect}, {@code to_connect}) and {@code close}.
  *
  * <p>A start op registers its handle only when it succeeds: after a failed start (the class is
  * unknown, the constructor, {@code initialize}, {@code start} or a transformation's or
@@ -47,6 +51,7 @@ final class RunOps {
             "sink_task_start", "sink_task_open", "sink_task_put", "sink_task_pre_commit", "sink_task_close",
             "sink_task_stop",
             "transformation_start", "predicate_start", "transform", "predicate_test",
+            "converter_start", "header_converter_start", "from_connect", "to_connect",
             "close",
             "connector_exactly_once_support", "connector_transaction_boundaries", "connector_alter_offsets");
 
@@ -56,7 +61,9 @@ final class RunOps {
             RunningSinkTask.class, "sink task",
             RunningStage.class, "transformation or predicate",
             RunningTransformation.class, "transformation",
-            RunningPredicate.class, "predicate");
+            RunningPredicate.class, "predicate",
+            RunningConverter.class, "converter",
+            RunningHeaderConverter.class, "header converter");
 
     private final Supplier<PluginRegistry> registry;
     private final WorkerLink link;
@@ -161,6 +168,20 @@ final class RunOps {
             case "predicate_test":
                 return StageRuns.test(get(handle, RunningPredicate.class), source(request),
                         RunningSinkTask.batch(request.get("batch")));
+            case "converter_start":
+                startConverter(handle, Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"), isKey(request));
+                return empty();
+            case "header_converter_start":
+                startHeaderConverter(handle, Ops.requiredString(request, "class"),
+                        Ops.stringMap(request.get("props"), "props"));
+                return empty();
+            case "from_connect":
+                return ConverterRuns.fromConnect(converter(handle), Ops.requiredString(request, "topic"),
+                        RunningSinkTask.batch(request.get("batch")));
+            case "to_connect":
+                return ConverterRuns.toConnect(converter(handle), Ops.requiredString(request, "topic"),
+                        RunningSinkTask.batch(request.get("batch")));
             case "close":
                 get(handle, RunningPlugin.class);
                 RunningPlugin closed = running.remove(handle);
@@ -236,6 +257,44 @@ final class RunOps {
         Predicate<?> instance = newTaskOf(className, loader, Predicate.class, "a predicate");
         RunningPredicate predicate = new RunningPredicate(handle, instance, loader);
         startClaimed(predicate, () -> predicate.configure(props));
+    }
+
+    private void startConverter(String handle, String className, Map<String, String> props, boolean isKey)
+            throws Throwable {
+        checkFree(handle);
+        ClassLoader loader = taskLoader(className);
+        Converter instance = newTaskOf(className, loader, Converter.class, "a converter");
+        RunningConverter converter = new RunningConverter(handle, instance, loader, isKey);
+        startClaimed(converter, () -> converter.configure(props));
+    }
+
+    private void startHeaderConverter(String handle, String className, Map<String, String> props)
+            throws Throwable {
+        checkFree(handle);
+        ClassLoader loader = taskLoader(className);
+        HeaderConverter instance = newTaskOf(className, loader, HeaderConverter.class, "a header converter");
+        RunningHeaderConverter converter = new RunningHeaderConverter(handle, instance, loader);
+        startClaimed(converter, () -> converter.configure(props));
+    }
+
+    /** The converter or header converter under {@code handle}. */
+    private RunningStage converter(String handle) {
+        RunningPlugin plugin = running.get(handle);
+        if (plugin instanceof RunningConverter || plugin instanceof RunningHeaderConverter) {
+            return (RunningStage) plugin;
+        }
+        if (plugin == null) {
+            throw new IllegalArgumentException("Unknown handle: " + handle);
+        }
+        throw new IllegalArgumentException("Handle " + handle + " is not a converter or header converter");
+    }
+
+    private static boolean isKey(Map<String, Object> request) {
+        Object value = request.get("is_key");
+        if (!(value instanceof Boolean)) {
+            throw new IllegalArgumentException("Request field 'is_key' must be a boolean");
+        }
+        return (Boolean) value;
     }
 
     /** {@code [[transformation handle, predicate handle or null, negate], ...]}, not empty. */

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from kconnect.api.converter import Converter, HeaderConverter
 from kconnect.api.data.schema import Schema
@@ -76,6 +76,10 @@ class ItemConversionFailures(DataException):
 
 class _JavaCodec:
     """A converter's or header converter's instance in the host, and its handle's codec."""
+
+    #: Tasks using it run on threads of the worker process, beside its one plugin host (no
+    #: task process starts a second JVM): see kconnect.runtime.worker.task_processes.split_tasks.
+    RUNS_TASKS_IN_WORKER_PROCESS: ClassVar[bool] = True
 
     __java_class__: str
     _java_host: Callable[[], JavaPluginHost]

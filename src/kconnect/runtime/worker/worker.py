@@ -120,6 +120,10 @@ class Worker:
                     size=config.task_processes,
                 ),
                 plugins,
+                {
+                    f"{k}.converter": config.converter_configs(k)[0]
+                    for k in ("key", "value", "header")
+                },
             )
         )
 

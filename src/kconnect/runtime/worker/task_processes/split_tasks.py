@@ -1,11 +1,13 @@
 """Tasks split between threads of the worker process and the task processes.
 
-With ``task.processes`` > 1, most tasks go to the :class:`~.task_pool.TaskProcessPool`; the
-tasks of a connector whose class says ``RUNS_TASKS_IN_WORKER_PROCESS = True`` run on threads of
-the worker process (:class:`~.local_tasks.LocalTasks`) instead. The Java plugin host's
-connectors say so: their code runs in the worker's one JVM, so a task process would only add a
-second JVM (hundreds of MiB) to hold the same plugin, while the Python work around a Java task
-(decoding its batches, converting, producing) is light next to the plugin's own.
+With ``task.processes`` > 1, most tasks go to the :class:`~.task_pool.TaskProcessPool`; a
+task that would use a plugin whose class says ``RUNS_TASKS_IN_WORKER_PROCESS = True`` -- its
+connector, a key, value or header converter (the connector's, else the worker's), a
+transformation or a predicate -- runs on a thread of the worker process
+(:class:`~.local_tasks.LocalTasks`) instead. The Java plugin host's plugins say so: their code
+runs in the worker's one JVM, so a task process would only add a second JVM (hundreds of MiB)
+to hold the same plugins, while the Python work around them (encoding and decoding batches,
+producing) is light next to the plugins' own.
 
 Lifecycle: built by the worker, which then calls only the :class:`~.task_executor.TaskExecutor`
 methods; each task id lives in exactly one of the two executors, chosen when it starts.
@@ -32,20 +34,34 @@ class SplitTasks(TaskExecutor):
     """``pool`` for most tasks; ``local`` for those of connectors that ask for the worker
     process (see the module docstring)."""
 
-    def __init__(self, local: TaskExecutor, pool: TaskExecutor, plugins: Plugins) -> None:
+    def __init__(
+        self,
+        local: TaskExecutor,
+        pool: TaskExecutor,
+        plugins: Plugins,
+        worker_converters: Mapping[str, str | None] | None = None,
+    ) -> None:
+        """``worker_converters``: the worker's ``key.converter``, ``value.converter`` and
+        ``header.converter`` class names, used where a connector names none."""
         self.local = local
         self.pool = pool
         self.plugins = plugins
+        self.worker_converters = dict(worker_converters or {})
         self._lock = threading.Lock()
         self._local_ids: set[ConnectorTaskId] = set()
 
     def in_worker_process(self, connector_props: Mapping[str, str]) -> bool:
-        name = connector_props.get("connector.class")
+        return any(
+            self._wants_worker_process(kind, name)
+            for kind, name in _plugins_of(connector_props, self.worker_converters)
+        )
+
+    def _wants_worker_process(self, kind: str, name: str | None) -> bool:
         if not name:
             return False
         try:
-            cls = self.plugins.resolve("connector", name).cls
-        except Exception:  # the pool's start reports an unknown class as Kafka does
+            cls = self.plugins.resolve(kind, name).cls
+        except Exception:  # the task's start reports an unknown class as Kafka does
             return False
         return bool(getattr(cls, RUNS_TASKS_IN_WORKER_PROCESS, False))
 
@@ -106,3 +122,22 @@ class SplitTasks(TaskExecutor):
     def close(self) -> None:
         self.local.close()
         self.pool.close()
+
+
+def _plugins_of(
+    props: Mapping[str, str], worker_converters: Mapping[str, str | None]
+) -> list[tuple[str, str | None]]:
+    """(kind, class name) of every plugin a task of this connector config would use."""
+    found: list[tuple[str, str | None]] = [("connector", props.get("connector.class"))]
+    for key, kind in (
+        ("key.converter", "converter"),
+        ("value.converter", "converter"),
+        ("header.converter", "header_converter"),
+    ):
+        found.append((kind, props.get(key) or worker_converters.get(key)))
+    for key, value in props.items():
+        if key.startswith("transforms.") and key.endswith(".type"):
+            found.append(("transformation", value))
+        elif key.startswith("predicates.") and key.endswith(".type"):
+            found.append(("predicate", value))
+    return found

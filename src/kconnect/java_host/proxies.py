@@ -377,7 +377,8 @@ class JavaSourceTask(SourceTask):
         return self._version
 
     def start(self, props: Mapping[str, str]) -> None:
-        self._transactions = self.context.transaction_context()
+        context = getattr(self, "context", None)  # None: started without initialize()
+        self._transactions = None if context is None else context.transaction_context()
         self._handle = _start_in_host(
             self._java_host(), "source_task_start", self.__java_class__, props,
             on_callback=self._on_callback, metric_tags=_metric_tags(self),

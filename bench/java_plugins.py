@@ -81,7 +81,7 @@ def _rows_sql(table: str, first: int, count: int) -> str:
     return (
         f"INSERT INTO {table} (customer, city, amount, price, qty, big, active, born, seen, "
         "local_ts, at_time, doc, tags, note) "
-        f"SELECT ({names})[1 + i % {len(_NAMES)}] || ' #' || (i * 7919 % 10007), "
+        f"SELECT ({names})[1 + i % {len(_NAMES)}] || ' #' || (i::bigint * 7919 % 10007), "
         f"({cities})[1 + i % {len(_CITIES)}], (i % 100000) * 1.125, i / 7.0, i % 1000, "
         "i::bigint * 1000003, i % 3 = 0, DATE '1950-01-01' + (i % 25000), "
         "TIMESTAMPTZ '2024-01-01 00:00:00+00' + i * INTERVAL '1 s', "

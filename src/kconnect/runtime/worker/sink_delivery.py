@@ -19,8 +19,10 @@ and commit what is assigned, not ahead of what was consumed and changed since th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from functools import partial
 from typing import Any
 
@@ -526,7 +528,7 @@ class WorkerErrantRecordReporter(ErrantRecordReporter):
         before = len(op.pending)
         op.execute_failed(ctx, Stage.TASK_PUT, SINK_TASK_CLASS, error)
         futures = op.pending[before:]
-        result: Future[None] = Future()
+        result: Future[None] = _AllReported(futures)
         if not futures:
             result.set_result(None)
             return result
@@ -545,3 +547,32 @@ class WorkerErrantRecordReporter(ErrantRecordReporter):
         for f in futures:
             f.add_done_callback(done)
         return result
+
+
+class _AllReported(Future[None]):
+    """Done when every reporter's future is (the first failure fails it). Waiting for it waits
+    for each of them, so a reporter's own way of waiting applies (the DLQ's
+    :class:`~kconnect.runtime.worker.errors.reporters.DeliveryFuture` polls its producer): a task
+    that waits inside ``put`` does not wait for the task thread that is running it."""
+
+    def __init__(self, parts: list[Future[None]]) -> None:
+        super().__init__()
+        self._parts = parts
+
+    def _wait(self, timeout: float | None) -> float | None:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for part in self._parts:
+            if self.done():
+                break
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                part.exception(left)
+            except FutureTimeout:
+                break
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def result(self, timeout: float | None = None) -> None:
+        return super().result(self._wait(timeout))
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        return super().exception(self._wait(timeout))

@@ -7,7 +7,8 @@ RetryWithToleranceOperator` for every failure.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any
 
@@ -18,7 +19,11 @@ from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.config.connector_config import ConnectorConfig, SinkConnectorConfig
 from kconnect.runtime.metrics.task_metrics import ErrorHandlingMetrics
 from kconnect.runtime.worker.errors.retry_operator import ErrorReporter, ProcessingContext
-from kconnect.runtime.worker.errors.stage import exception_class_name, stacktrace
+from kconnect.runtime.worker.errors.stage import (
+    exception_class_name,
+    exception_message,
+    stacktrace,
+)
 
 __all__ = ["DeadLetterQueueReporter", "LogReporter"]
 
@@ -77,6 +82,39 @@ class LogReporter(ErrorReporter):
         if self.metrics is not None:
             self.metrics.logged.record()
         return None
+
+
+class DeliveryFuture(Future[None]):
+    """The outcome of one record sent to the dead letter queue.
+
+    The producer's delivery callback completes it, and that callback runs inside a ``poll`` of
+    the producer -- which the task thread calls between batches. A caller that waits for it
+    meanwhile (a sink task inside ``put`` waiting for its errant record reporter, as Kafka's
+    contract allows; the Java plugin host's reporter callback) would wait for a thread that is
+    waiting for it: so ``result`` and ``exception`` poll the producer themselves while they wait.
+    """
+
+    POLL_S = 0.05
+
+    def __init__(self, poll: Callable[[float], Any]) -> None:
+        super().__init__()
+        self._poll = poll
+
+    def _wait(self, timeout: float | None) -> float | None:
+        """Poll until done or ``timeout``; the time left (0 when it ran out, None: none set)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.done():
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                return 0.0
+            self._poll(self.POLL_S if left is None else min(self.POLL_S, left))
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def result(self, timeout: float | None = None) -> None:
+        return super().result(self._wait(timeout))
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        return super().exception(self._wait(timeout))
 
 
 class DeadLetterQueueReporter(ErrorReporter):
@@ -149,8 +187,9 @@ class DeadLetterQueueReporter(ErrorReporter):
         err = context.error
         if err is not None:
             items.append((H_EXC, exception_class_name(err)))
-            if str(err):
-                items.append((H_EXC_MSG, str(err)))
+            message = exception_message(err)
+            if message is not None:
+                items.append((H_EXC_MSG, message))
             items.append((H_EXC_TRACE, stacktrace(err)))
         return [(k, v.encode("utf-8")) for k, v in items]
 
@@ -171,7 +210,7 @@ class DeadLetterQueueReporter(ErrorReporter):
                     dlq_log.error("Header already contains the '%s' key.", k)
                 else:
                     headers.append((k, v))
-        fut: Future[None] = Future()
+        fut: Future[None] = DeliveryFuture(self.producer.poll)
         topic = self.topic
 
         def on_delivery(err: Any, _msg: Any) -> None:

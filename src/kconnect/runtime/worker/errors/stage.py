@@ -64,6 +64,16 @@ def exception_class_name(error: BaseException) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def exception_message(error: BaseException) -> str | None:
+    """The exception message shown in DLQ headers (Java's ``getMessage()``): a Java plugin's
+    exception from the plugin host gives its Java message (its ``java_message`` attribute,
+    possibly None); any other exception its text, None when empty."""
+    if hasattr(error, "java_message"):
+        java = error.java_message
+        return java if isinstance(java, str) else None
+    return str(error) or None
+
+
 def stacktrace(error: BaseException) -> str:
     """The full formatted traceback (with causes), as ``printStackTrace`` gives in Java.
 

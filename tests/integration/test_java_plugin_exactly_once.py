@@ -11,10 +11,6 @@ with the offsets of the aborted batch committed all the same.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +26,7 @@ from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
 from kconnect.runtime.worker.worker import Worker
 from kconnect.testing.fakes import RecordingStatusListener
+from kconnect.testing.java import compiled_plugin
 from tests.integration.test_exactly_once_boundaries import PASS, consume, last_offset
 from tests.integration.worker_support import wait_until
 
@@ -109,28 +106,8 @@ SOURCES = {
 
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    jars = maven.resolve_classpath(["org.apache.kafka:connect-api:4.1.2"])
-    work = tmp_path_factory.mktemp("jeos-build")
-    files = []
-    for rel, text in SOURCES.items():
-        path = work / "src" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        files.append(str(path))
-    classes = work / "classes"
-    done = subprocess.run(
-        ["javac", "--release", "17", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
-         "-d", str(classes), *files],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    root = tmp_path_factory.mktemp("jeos-plugins")
-    shutil.copytree(classes, root / "counting-plugin")
-    return root
+    return compiled_plugin(SOURCES, tmp_path_factory.mktemp("jeos-build"),
+                           tmp_path_factory.mktemp("jeos-plugins"), "counting-plugin")  # fmt: skip
 
 
 @pytest.fixture

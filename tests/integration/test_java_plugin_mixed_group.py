@@ -10,11 +10,7 @@ resumes it from the offsets the Java task committed in the group's consumer grou
 
 from __future__ import annotations
 
-import os
-import shutil
 import signal
-import subprocess
-import textwrap
 import uuid
 from pathlib import Path
 
@@ -22,6 +18,7 @@ import httpx
 import pytest
 
 from kconnect.kafka.tools.admin_ping import create_topic
+from kconnect.testing.java import compiled_plugin
 from kconnect.testing.java_worker import JavaWorker
 from kconnect.testing.ports import free_port
 from tests.integration.distributed_support import Cluster, wait_for
@@ -111,27 +108,8 @@ SOURCES = {
 
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    jars = maven.resolve_classpath(["org.apache.kafka:connect-api:4.1.2"])
-    work = tmp_path_factory.mktemp("mixed-build")
-    files = []
-    for rel, text in SOURCES.items():
-        path = work / "src" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        files.append(str(path))
-    done = subprocess.run(
-        ["javac", "--release", "17", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
-         "-d", str(work / "classes"), *files],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    root = tmp_path_factory.mktemp("mixed-plugins")
-    shutil.copytree(work / "classes", root / "split-file-sink")
-    return root
+    return compiled_plugin(SOURCES, tmp_path_factory.mktemp("mixed-build"),
+                           tmp_path_factory.mktemp("mixed-plugins"), "split-file-sink")  # fmt: skip
 
 
 class PluginCluster(Cluster):

@@ -13,10 +13,6 @@ records and headers (stack traces aside), and commit every record.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +22,7 @@ import pytest
 from confluent_kafka import Consumer, TopicPartition
 
 from kconnect.kafka.tools.admin_ping import create_topic
+from kconnect.testing.java import compiled_plugin
 from kconnect.testing.java_worker import STANDALONE, JavaWorker, eventually
 from tests.integration.test_debezium_postgres import _kconnect, _put
 from tests.integration.worker_support import produce
@@ -161,27 +158,8 @@ VALUES = (
 
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    jars = maven.resolve_classpath(["org.apache.kafka:connect-api:4.1.2"])
-    work = tmp_path_factory.mktemp("ctx-build")
-    files = []
-    for rel, text in SOURCES.items():
-        path = work / "src" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        files.append(str(path))
-    done = subprocess.run(
-        ["javac", "--release", "17", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
-         "-d", str(work / "classes"), *files],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    root = tmp_path_factory.mktemp("ctx-plugins")
-    shutil.copytree(work / "classes", root / "context-sink")
-    return root
+    return compiled_plugin(SOURCES, tmp_path_factory.mktemp("ctx-build"),
+                           tmp_path_factory.mktemp("ctx-plugins"), "context-sink")  # fmt: skip
 
 
 def _props(bootstrap: str, work: Path, name: str, plugins: Path) -> dict[str, str]:

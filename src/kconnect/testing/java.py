@@ -23,7 +23,8 @@ import hashlib
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "HarnessProcess",
     "classpath",
     "compile_harness",
+    "compiled_plugin",
     "java_command",
     "kafka_artifacts",
     "worker_artifacts",
@@ -255,3 +257,30 @@ def java_plugin_path(target: Path, *, debezium: bool = True, jdbc_sink: bool = F
             if not jar.name.startswith(_WORKER_API_JARS):
                 shutil.copy2(jar, directory / jar.name)
     return target
+
+
+def compiled_plugin(sources: Mapping[str, str], work: Path, plugin_path: Path, name: str) -> Path:
+    """A Java plugin compiled from source, laid out as a class directory in ``plugin_path``
+    (``<plugin_path>/<name>``): ``sources`` maps each file's path under the source root
+    (``test/x/MySink.java``) to its text (dedented here); compiled with ``javac --release 17``
+    against Kafka's ``connect-api`` :data:`CONNECT_VERSION` (and what it brings), in ``work``.
+    Returns ``plugin_path``. Skips the calling test without Java (fails it under CI)."""
+    from kconnect.testing.services import require_java
+
+    require_java()
+    jars = classpath([f"org.apache.kafka:connect-api:{CONNECT_VERSION}"])
+    files = []
+    for rel, text in sources.items():
+        path = work / "src" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        files.append(str(path))
+    done = subprocess.run(
+        ["javac", "--release", "17", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
+         "-d", str(work / "classes"), *files],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise AssertionError(f"javac failed:\n{done.stderr}")
+    shutil.copytree(work / "classes", plugin_path / name)
+    return plugin_path

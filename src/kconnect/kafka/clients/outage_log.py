@@ -24,11 +24,15 @@ from dataclasses import dataclass, field
 __all__ = ["OutageFilter", "install", "install_for_group_member"]
 
 #: librdkafka: ``FAIL [client#consumer-1] [thrd:...]: host:port/id: Connect to ipv4#host:port
-#: failed: Connection refused (...)``; kafka-python: ``<BrokerConnection ... host=h:p ...>:
-#: Connect attempt ... returned error 111. Disconnecting.`` and friends.
+#: failed: Connection refused (...)``, or from the group coordinator's thread ``FAIL
+#: [client#consumer-1] [thrd:GroupCoordinator]: GroupCoordinator: Connect to ipv4#host:port
+#: failed: ...`` (no broker before "Connect to": the address after it is the broker);
+#: kafka-python: ``<BrokerConnection ... host=h:p ...>: Connect attempt ... returned error 111.
+#: Disconnecting.`` and friends.
 _LIBRDKAFKA = re.compile(
     r"\[(?P<client>[^\]#]+)(?:#[^\]]*)?\] \[thrd:[^\]]*\]: (?:[^:\s]+: )?"
-    r"(?P<broker>[\w.\-]+:\d+)(?:/\S*)?: Connect to \S+ failed: (?P<reason>[^(]+)"
+    r"(?:(?:[a-z_]+://)?(?P<broker>[\w.\-]+:\d+)(?:/\S*)?: )?Connect to (?:ipv[46]#)?(?P<address>\S+) "
+    r"failed: (?P<reason>[^(]+)"
 )
 #: kafka-python (the group member's client) names no broker in most of its connection
 #: errors; any of these from its loggers counts as the group member losing its brokers.
@@ -93,7 +97,8 @@ class OutageFilter(logging.Filter):
             match = _LIBRDKAFKA.search(msg)
             if match is None:
                 return True
-            client, broker = match.group("client"), match.group("broker")
+            client = match.group("client")
+            broker = match.group("broker") or match.group("address")
             reason = match.group("reason").strip()
         with self._lock:
             outage = self._outages.get(broker)

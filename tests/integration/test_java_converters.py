@@ -42,8 +42,7 @@ from kconnect.runtime.worker.errors.retry_operator import (
 )
 from kconnect.runtime.worker.errors.stage import Stage
 from kconnect.runtime.worker.record_conversion import SKIP, convert_column
-from kconnect.testing.java import CONNECT_VERSION, classpath
-from tests.integration.test_java_plugin_host_tasks import _javac
+from kconnect.testing.java import CONNECT_VERSION, classpath, compiled_plugin
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
@@ -118,10 +117,7 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for jar in classpath([f"org.apache.kafka:connect-json:{CONNECT_VERSION}"]):
         if jar.name.startswith(("connect-json-", "jackson-")):
             shutil.copy2(jar, root / "connect-json" / jar.name)
-    api = classpath([f"org.apache.kafka:connect-api:{CONNECT_VERSION}"])
-    classes = _javac(PICKY_SOURCES, api, tmp_path_factory.mktemp("picky-build"))
-    shutil.copytree(classes, root / "test-conv")
-    return root
+    return compiled_plugin(PICKY_SOURCES, tmp_path_factory.mktemp("picky-build"), root, "test-conv")
 
 
 @pytest.fixture(scope="module")

@@ -57,8 +57,13 @@ from kconnect.runtime.worker.transformation_chain import (
     TransformationError,
     TransformationStage,
 )
-from kconnect.testing.java import CONNECT_VERSION, DEBEZIUM_VERSION, classpath, java_plugin_path
-from tests.integration.test_java_plugin_host_tasks import _javac
+from kconnect.testing.java import (
+    CONNECT_VERSION,
+    DEBEZIUM_VERSION,
+    classpath,
+    compiled_plugin,
+    java_plugin_path,
+)
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
@@ -127,14 +132,11 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """connect-file and Debezium's PostgreSQL plugin (the test kit's layout), Kafka's
     connect-transforms jar in a directory of its own, and ``test.smt`` as classes."""
     root = java_plugin_path(tmp_path_factory.mktemp("smt-plugins"))
-    api = classpath([f"org.apache.kafka:connect-api:{CONNECT_VERSION}"])
     transforms = classpath([f"org.apache.kafka:connect-transforms:{CONNECT_VERSION}"])
     jar = next(j for j in transforms if j.name == f"connect-transforms-{CONNECT_VERSION}.jar")
     (root / "connect-transforms").mkdir()
     shutil.copy2(jar, root / "connect-transforms" / jar.name)
-    classes = _javac(PROBE_SOURCES, api, tmp_path_factory.mktemp("probe-build"))
-    shutil.copytree(classes, root / "test-smt")
-    return root
+    return compiled_plugin(PROBE_SOURCES, tmp_path_factory.mktemp("probe-build"), root, "test-smt")
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from kconnect.testing.fixtures import (  # noqa: F401  (fixtures are found by na
     kafka_bootstrap,
     mark_service_tests,
     pg_dsn,
+    schema_registry_url,
     topic_factory,
     unique_topic,
 )

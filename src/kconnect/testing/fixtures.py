@@ -33,6 +33,7 @@ from kconnect.testing.services import (  # noqa: E402
     create_unique_topic,
     ensure_kafka,
     ensure_postgres,
+    ensure_schema_registry,
 )
 
 ClusterFactory = Callable[..., EmbeddedConnectCluster]
@@ -44,6 +45,7 @@ __all__ = [
     "kafka_bootstrap",
     "mark_service_tests",
     "pg_dsn",
+    "schema_registry_url",
     "topic_factory",
     "unique_topic",
 ]
@@ -59,6 +61,12 @@ def kafka_bootstrap() -> str:
 def pg_dsn() -> str:
     """libpq URL of a real PostgreSQL database (started once per session if needed)."""
     return ensure_postgres()
+
+
+@pytest.fixture(scope="session")
+def schema_registry_url() -> str:
+    """Base URL of a schema registry with Confluent's REST API (started once if needed)."""
+    return ensure_schema_registry()
 
 
 @pytest.fixture

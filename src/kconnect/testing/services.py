@@ -63,6 +63,20 @@ def ensure_secure_kafka() -> dict[str, Any]:
     return {**secure, "plaintext": str(state["address"])}
 
 
+ENV_SCHEMA_REGISTRY = "KCONNECT_SCHEMA_REGISTRY_URL"
+
+
+def ensure_schema_registry() -> str:
+    """Base URL of a schema registry with Confluent's REST API: ``$KCONNECT_SCHEMA_REGISTRY_URL``
+    or the local stack's registry (Apicurio's ``/apis/ccompat/v7``)."""
+    configured = os.environ.get(ENV_SCHEMA_REGISTRY)
+    if configured:
+        return configured
+    raise RuntimeError(
+        f"no schema registry: set {ENV_SCHEMA_REGISTRY} (the local stack's registry is not built yet)"
+    )
+
+
 def ensure_postgres() -> str:
     """libpq URL of a running PostgreSQL: ``$KCONNECT_PG_DSN`` or the local stack's ``kcdb``."""
     configured = os.environ.get(ENV_PG_DSN)
@@ -133,10 +147,12 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "ENV_BOOTSTRAP",
     "ENV_PG_DSN",
+    "ENV_SCHEMA_REGISTRY",
     "TopicFactory",
     "create_unique_topic",
     "ensure_kafka",
     "ensure_postgres",
+    "ensure_schema_registry",
     "ensure_secure_kafka",
     "require_java",
     "unique_name",

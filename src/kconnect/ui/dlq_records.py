@@ -17,6 +17,7 @@ import orjson
 
 from kconnect.kafka.tools.inspection import TopicRecord, read_topic_tail
 from kconnect.ui.config_masking import mask_text
+from kconnect.ui.dlq_decoding import Decoder
 
 __all__ = ["ERROR_HEADERS", "decode_record", "read_dlq"]
 
@@ -59,8 +60,14 @@ def _text(raw: bytes | None) -> dict[str, Any]:
     return out
 
 
-def decode_record(topic: str, record: TopicRecord) -> dict[str, Any]:
-    """One DLQ record for the page."""
+def decode_record(
+    topic: str,
+    record: TopicRecord,
+    decoders: tuple[Decoder | None, Decoder | None] = (None, None),
+) -> dict[str, Any]:
+    """One DLQ record for the page; ``decoders`` (key, value) add a ``decoded`` entry to the
+    key/value when the connector's converter reads registry-encoded data
+    (:mod:`kconnect.ui.dlq_decoding`), decoded as from the record's original topic."""
     errors: dict[str, Any] = {}
     other: list[dict[str, Any]] = []
     for name, value in record.headers:
@@ -69,21 +76,31 @@ def decode_record(topic: str, record: TopicRecord) -> dict[str, Any]:
             errors[ERROR_HEADERS[name[len(_PREFIX) :]]] = text
         else:
             other.append({"name": name, "value": text})
+    key, value = _text(record.key), _text(record.value)
+    source_topic = errors.get("topic") or topic
+    for shown, raw, decoder in ((key, record.key, decoders[0]), (value, record.value, decoders[1])):
+        if decoder is not None and raw is not None:
+            shown["decoded"] = decoder(source_topic, raw)
     return {
         "dlq": {"topic": topic, "partition": record.partition, "offset": record.offset},
         "error": errors,
         "headers": other,
-        "key": _text(record.key),
-        "value": _text(record.value),
+        "key": key,
+        "value": value,
     }
 
 
 def read_dlq(
-    client_props: Mapping[str, object], topic: str, limit: int, timeout_s: float = 10.0
+    client_props: Mapping[str, object],
+    topic: str,
+    limit: int,
+    timeout_s: float = 10.0,
+    decoders: tuple[Decoder | None, Decoder | None] = (None, None),
 ) -> list[dict[str, Any]]:
     """The last ``limit`` records of ``topic``, newest first, decoded.
 
     Raises LookupError when the topic does not exist, KafkaException when Kafka cannot be
     reached.
     """
-    return [decode_record(topic, r) for r in read_topic_tail(client_props, topic, limit, timeout_s)]
+    tail = read_topic_tail(client_props, topic, limit, timeout_s)
+    return [decode_record(topic, r, decoders) for r in tail]

@@ -30,6 +30,7 @@ from kconnect.ui.cluster_client import Answer, ClusterClient, quote_path
 from kconnect.ui.cluster_view import cluster_metrics, cluster_view
 from kconnect.ui.config_masking import mask_config, mask_text, restore_hidden
 from kconnect.ui.dashboard import Dashboard
+from kconnect.ui.dlq_decoding import record_decoders
 from kconnect.ui.dlq_records import read_dlq
 from kconnect.ui.worker_info import worker_info
 
@@ -285,7 +286,8 @@ def dashboard_router(dashboard: Dashboard) -> APIRouter:
                 )
             n = max(1, min(int(limit), MAX_DLQ_RECORDS))
             try:
-                records = await run_in_threadpool(read_dlq, props, topic, n)
+                decoders = await run_in_threadpool(record_decoders, info.body)
+                records = await run_in_threadpool(read_dlq, props, topic, n, 10.0, decoders)
             except LookupError:
                 return _error(404, f"The dead letter queue topic {topic} does not exist yet "
                                    "(it is created with the first failed record)")  # fmt: skip

@@ -3,7 +3,14 @@
 import { get, enc } from './api.js';
 import { h, clear } from './dom.js';
 
+function decoded(d) {
+  if (d.error) return h('p.error.dlq-decode-error', `Schema ${d.schema_id ?? '?'}: ${d.error}`);
+  return h('div.dlq-decoded', h('p.muted', `Decoded with schema id ${d.schema_id} (${d.schema || 'schemaless'})`),
+    h('pre.json', JSON.stringify(d.data, null, 2)));
+}
+
 function shown(v) {
+  if (v && v.decoded) return decoded(v.decoded);
   if (!v || v.text === null || v.text === undefined) return v && v.base64 ? h('code', `(binary, base64) ${v.base64}`) : h('span.muted', 'null');
   if (v.json !== undefined) return h('pre.json', JSON.stringify(v.json, null, 2));
   return h('pre', v.text + (v.truncated ? `\n… (${v.size} bytes, cut)` : ''));

@@ -48,16 +48,20 @@ def _wait(predicate: Callable[[], Any], timeout: float = 60.0, what: str = "cond
 
 
 class Standalone:
-    """A ``kconnect standalone`` subprocess with JsonConverter (schemas on) for keys and values."""
+    """A ``kconnect standalone`` subprocess with JsonConverter (schemas on) for keys and values,
+    or the converter settings given (``converters``: worker properties)."""
 
-    def __init__(self, tmp_path: Path, bootstrap: str) -> None:
+    def __init__(self, tmp_path: Path, bootstrap: str, converters: str | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.props = tmp_path / "worker.properties"
-        self.props.write_text(
-            f"bootstrap.servers={bootstrap}\n"
+        json_converters = (
             f"key.converter={JSON}\nvalue.converter={JSON}\n"
             "key.converter.schemas.enable=true\nvalue.converter.schemas.enable=true\n"
+        )
+        self.props.write_text(
+            f"bootstrap.servers={bootstrap}\n"
+            f"{converters or json_converters}"
             f"offset.storage.file.filename={tmp_path / 'offsets.json'}\n"
             "offset.flush.interval.ms=300\n"
             f"listeners=http://127.0.0.1:{self.port}\n"
@@ -263,6 +267,12 @@ def _normalize(column: str, value: Any) -> Any:
 
 
 def test_every_type_round_trips_through_the_worker(worker, db, pg_dsn):  # type: ignore[no-untyped-def]
+    every_type_round_trip(worker, db, pg_dsn)
+
+
+def every_type_round_trip(worker: Standalone, db: Any, pg_dsn: str) -> None:
+    """Every supported PostgreSQL type: table -> JDBC source -> Kafka -> JDBC sink -> an
+    auto-created table and a pre-created one, whatever converters the worker uses."""
     src, prefix = _name("rt_src"), _name("rt") + "_"
     topic = prefix + src
     dst, typed = _name("rt_dst"), _name("rt_typed")

@@ -31,6 +31,7 @@ from kconnect.runtime.worker.errors.retry_operator import (
     RetryWithToleranceOperator,
 )
 from kconnect.runtime.worker.errors.stage import Stage
+from kconnect.runtime.worker.record_conversion import raw_headers
 from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
 from kconnect.runtime.worker.worker_task import TaskPlugins
 
@@ -90,7 +91,10 @@ def sink_batch(
         m = msgs[i]
         ctx = contexts(i)
         res = operator.execute(
-            ctx, partial(kc.to_connect_data, m.topic(), m.key()), Stage.KEY_CONVERTER, kc
+            ctx,
+            partial(kc.to_connect_data, m.topic(), m.key(), raw_headers(m)),
+            Stage.KEY_CONVERTER,
+            kc,
         )
         if ctx.failed or res is None:
             batch.drop(i)
@@ -102,7 +106,10 @@ def sink_batch(
             continue  # its key failed: Kafka stops at the first failing stage
         m = msgs[i]
         res = operator.execute(
-            ctx, partial(vc.to_connect_data, m.topic(), m.value()), Stage.VALUE_CONVERTER, vc
+            ctx,
+            partial(vc.to_connect_data, m.topic(), m.value(), raw_headers(m)),
+            Stage.VALUE_CONVERTER,
+            vc,
         )
         if ctx.failed or res is None:
             batch.drop(i)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from kconnect.api import Headers
 from kconnect.runtime.worker.errors.retry_operator import (
     ProcessingContext,
     RetryWithToleranceOperator,
@@ -28,7 +29,7 @@ from kconnect.runtime.worker.errors.retry_operator import (
 from kconnect.runtime.worker.errors.stage import Stage
 from kconnect.runtime.worker.transformation_chain import TransformationChain, TransformationStage
 
-__all__ = ["SKIP", "by_topic", "convert_column", "transform_batch"]
+__all__ = ["SKIP", "by_topic", "convert_column", "raw_headers", "transform_batch"]
 
 
 class _Skip:
@@ -40,6 +41,19 @@ class _Skip:
 
 SKIP: Any = _Skip()
 """Marker for a record that failed a step and was tolerated (errors.tolerance=all)."""
+
+
+def raw_headers(msg: Any) -> Headers | None:
+    """A consumed message's headers as the key and value converters get them (Java passes the
+    record's Kafka headers to ``toConnectData``): each value its raw bytes; None when the
+    message has none (the usual case costs one call)."""
+    raw = msg.headers()
+    if not raw:
+        return None
+    headers = Headers()
+    for key, value in raw:
+        headers.add_bytes(key, value) if value is not None else headers.add(key, None)
+    return headers
 
 
 def by_topic(topics: Sequence[str], live: Sequence[int]) -> dict[str, list[int]]:
@@ -70,8 +84,13 @@ def convert_column(
     stage: Stage,
     executing: object,
     out: list[Any],
+    headers_of: Callable[[int], Headers | None] | None = None,
 ) -> list[Any]:
     """Convert ``inputs[i]`` for every index in ``groups``; returns ``out``.
+
+    ``headers_of(i)``: the record's headers, given to ``one_fn`` as a third argument on the
+    per-record path when not None (a converter reading a schema id from a header, as
+    Confluent 8 writes it, cannot convert the record in the batch call).
 
     ``inputs`` is the whole batch's column (one entry per record, aligned with ``out``).
     A tolerated failure leaves :data:`SKIP` in ``out[i]``. When one group covers the whole
@@ -103,14 +122,17 @@ def convert_column(
                         continue
                     ctx = contexts(i)
                     res = operator.execute(
-                        ctx, partial(one_fn, topic, inputs[i]), stage, executing, first_error=error
-                    )
+                        ctx, _one(one_fn, topic, inputs[i], headers_of, i), stage, executing,
+                        first_error=error,
+                    )  # fmt: skip
                     out[i] = SKIP if ctx.failed else res
                 continue
             for i in idxs:
                 ctx = contexts(i)
                 value = inputs[i]
-                res = operator.execute(ctx, partial(one_fn, topic, value), stage, executing)
+                res = operator.execute(
+                    ctx, _one(one_fn, topic, value, headers_of, i), stage, executing
+                )
                 out[i] = SKIP if ctx.failed else res
             continue
         if whole:
@@ -118,6 +140,19 @@ def convert_column(
         for i, r in zip(idxs, results, strict=True):
             out[i] = r
     return out
+
+
+def _one(
+    one_fn: Callable[..., Any],
+    topic: str,
+    value: Any,
+    headers_of: Callable[[int], Headers | None] | None,
+    i: int,
+) -> Callable[[], Any]:
+    headers = headers_of(i) if headers_of is not None else None
+    return (
+        partial(one_fn, topic, value) if headers is None else partial(one_fn, topic, value, headers)
+    )
 
 
 def transform_batch(

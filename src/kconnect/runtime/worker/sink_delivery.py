@@ -250,6 +250,7 @@ class SinkDelivery:
             Stage.KEY_CONVERTER,
             kc,
             [None] * n,
+            lambda i: raw_headers(msgs[i]),
         )
         values = convert_column(
             operator,
@@ -261,6 +262,7 @@ class SinkDelivery:
             Stage.VALUE_CONVERTER,
             vc,
             [None] * n,
+            lambda i: raw_headers(msgs[i]),
         )
         records: list[SinkRecord] = []
         append = records.append

@@ -120,3 +120,40 @@ def test_tolerance_none_fails_the_batch_naming_the_stage() -> None:
         ToleranceExceededError, match=r"stage TRANSFORMATION, class com\.example\.Tag"
     ):
         transform_batch(chain(fail_on="bad-a"), op, ctx, records)
+
+
+class _Message:
+    def __init__(self, headers: list[tuple[str, bytes | None]] | None) -> None:
+        self._headers = headers
+
+    def headers(self) -> list[tuple[str, bytes | None]] | None:
+        return self._headers
+
+
+def test_a_record_the_batch_call_refuses_gets_its_headers_on_the_per_record_path() -> None:
+    """Java hands the record's Kafka headers to ``toConnectData``: a converter that finds the
+    schema id in a header (Confluent 8) must see them when the batch call cannot do it."""
+    from kconnect.runtime.worker.record_conversion import convert_column, raw_headers
+
+    msgs = [_Message(None), _Message([("__value_schema_id", b"\x01id"), ("n", None)])]
+    seen: list[Any] = []
+
+    def batch(topic: str, values: list[Any]) -> list[Any]:
+        raise DataException("no magic byte")
+
+    def one(topic: str, value: Any, headers: Any = None) -> Any:
+        seen.append(headers)
+        return value
+
+    op = RetryWithToleranceOperator(0, 60_000, ToleranceType.NONE, MockClock())
+    records = [rec("a"), rec("b")]
+    _, ctx = contexts(records)
+    out = convert_column(
+        op, ctx, {"t": [0, 1]}, ["a", "b"], batch, one, Stage.VALUE_CONVERTER, object(),
+        [None, None], lambda i: raw_headers(msgs[i]),
+    )  # fmt: skip
+    assert out == ["a", "b"]
+    assert seen[0] is None
+    header = seen[1].last_with_name("__value_schema_id")
+    assert header.value == b"\x01id"
+    assert seen[1].last_with_name("n").value is None

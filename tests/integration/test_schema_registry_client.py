@@ -263,3 +263,19 @@ def test_shared_client_per_settings(schema_registry_url: str) -> None:
     c = shared_client(_settings(schema_registry_url, **{"max.retries": "1"}).registry)
     assert a is b
     assert c is not a
+
+
+def test_associated_name_strategy_falls_back_to_the_topic_name(
+    schema_registry_url: str, transport: CountingTransport
+) -> None:
+    from kconnect.schema_registry.subject_names import DEFAULT_STRATEGY, subject_name
+
+    client = SchemaRegistryClient(_settings(schema_registry_url).registry, transport=transport)
+    topic = f"h1-assoc-{uuid.uuid4().hex[:8]}"
+    # Apicurio has no /associations (404): TopicNameStrategy's subject, asked once per side
+    for _ in range(3):
+        assert subject_name(DEFAULT_STRATEGY, topic, False, "R", client=client) == f"{topic}-value"
+        assert subject_name(DEFAULT_STRATEGY, topic, True, "R", client=client) == f"{topic}-key"
+    assert len(transport.requests) == 2
+    assert transport.requests[0].url.path.endswith(f"/associations/resources/-/{topic}")
+    client.close()

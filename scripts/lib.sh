@@ -118,7 +118,8 @@ kc() { "$PY" -m kconnect.cli.main "$@"; }
 # kc_stopped_services: the services `kconnect local status` does not report as up.
 kc_stopped_services() {
   "$PY" - <<'PY'
-from kconnect.local.stack import status
-print(" ".join(r["service"] for r in status() if r["state"] not in ("running", "external")))
+from kconnect.local.stack import StackOptions, status
+rows = status(StackOptions(registry=True))
+print(" ".join(r["service"] for r in rows if r["state"] not in ("running", "external")))
 PY
 }

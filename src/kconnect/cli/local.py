@@ -1,4 +1,5 @@
-"""``kconnect local start|stop|status``: a local Apache Kafka + PostgreSQL for development.
+"""``kconnect local start|stop|status``: a local Apache Kafka + PostgreSQL (+ a schema registry)
+for development.
 
 In the spirit of ``confluent local services start``: one KRaft Kafka node on 127.0.0.1:9092
 and one PostgreSQL on 127.0.0.1:5432 (database ``kcdb``, user ``kcuser``, password ``kcpw``),
@@ -24,6 +25,10 @@ Run a local development stack:
   postgres  PostgreSQL on 127.0.0.1:5432, database kcdb, user kcuser, password kcpw
             (postgresql://kcuser:kcpw@127.0.0.1:5432/kcdb). Needs the PostgreSQL server
             binaries (initdb, pg_ctl).
+  registry  with --registry (or --registry-only): Apicurio Registry 2.6 with Confluent's
+            schema registry API at http://127.0.0.1:8081/apis/ccompat/v7 (the
+            schema.registry.url of the Avro, Protobuf and JSON Schema converters), in-memory.
+            Fetched once through Maven (needs java 17+ and mvn).
 
 Data, logs and pid files live under $KCONNECT_HOME (default ./.kconnect). `start` is
 idempotent and safe to run concurrently; `stop` stops only what `start` started.
@@ -45,13 +50,22 @@ def _say(message: str) -> None:
 def _options(args: argparse.Namespace) -> Any:
     from kconnect.local.stack import StackOptions
 
+    kafka_only = getattr(args, "kafka_only", False)
+    postgres_only = getattr(args, "postgres_only", False)
+    registry_only = getattr(args, "registry_only", False)
+    if args.local_command == "start":
+        registry = registry_only or getattr(args, "registry", False)
+    else:  # stop and status act on the registry too unless another service is singled out
+        registry = not (kafka_only or postgres_only)
     return StackOptions(
-        kafka=not getattr(args, "postgres_only", False),
-        postgres=not getattr(args, "kafka_only", False),
+        kafka=not (postgres_only or registry_only),
+        postgres=not (kafka_only or registry_only),
         kafka_port=args.kafka_port,
         controller_port=args.controller_port,
         pg_port=args.pg_port,
         secure=getattr(args, "secure", False),
+        registry=registry,
+        registry_port=args.registry_port,
     )
 
 
@@ -63,6 +77,9 @@ def _start(args: argparse.Namespace) -> int:
     stack.start(options, progress=_say)
     _say("")
     _say(stack.format_table(stack.status(options)))
+    if options.registry:
+        _say("")
+        _say(f"schema.registry.url={options.registry_settings().url}")
     if options.secure and options.kafka:
         from kconnect.local import secure
 
@@ -118,6 +135,7 @@ def _add_common(p: argparse.ArgumentParser, *, selection: bool = True) -> None:
         only = p.add_mutually_exclusive_group()
         only.add_argument("--kafka-only", action="store_true", help="only Apache Kafka")
         only.add_argument("--postgres-only", action="store_true", help="only PostgreSQL")
+        only.add_argument("--registry-only", action="store_true", help="only the schema registry")
     p.add_argument(
         "--kafka-port", type=int, default=9092, metavar="PORT",
         help="Kafka port (default 9092); a second cluster needs another port and KCONNECT_HOME",
@@ -132,6 +150,10 @@ def _add_common(p: argparse.ArgumentParser, *, selection: bool = True) -> None:
     p.add_argument(
         "--pg-port", type=int, default=5432, metavar="PORT", help="PostgreSQL port (default 5432)"
     )
+    p.add_argument(
+        "--registry-port", type=int, default=8081, metavar="PORT",
+        help="schema registry port (default 8081)",
+    )  # fmt: skip
 
 
 def add_parser(subparsers: Any) -> None:
@@ -159,6 +181,12 @@ def add_parser(subparsers: Any) -> None:
         help="Kafka also listens with SASL_SSL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER) on the "
         "Kafka port + 10, mutual TLS on + 11 and SASL_PLAINTEXT on + 12, with a generated CA "
         "and user; prints the worker properties to paste (restarts a running node without them)",
+    )
+    start.add_argument(
+        "--registry",
+        action="store_true",
+        help="also run a schema registry with Confluent's API (Apicurio Registry, in-memory) "
+        "at http://127.0.0.1:<registry port>/apis/ccompat/v7",
     )
     start.set_defaults(func=_run(_start))
 

@@ -1,4 +1,5 @@
-"""The local development stack: Apache Kafka (KRaft) and PostgreSQL on 127.0.0.1.
+"""The local development stack: Apache Kafka (KRaft), PostgreSQL and (on request) a schema
+registry with Confluent's API, on 127.0.0.1.
 
 ``kconnect local start|stop|status`` and the test fixtures in :mod:`kconnect.testing.services`
 use this package. Everything it creates lives under :func:`kconnect.local.paths.home`
@@ -10,6 +11,7 @@ Modules:
 - :mod:`kconnect.local.maven` -- resolves Maven coordinates to a cached classpath with ``mvn``.
 - :mod:`kconnect.local.kafka` -- one KRaft broker+controller node.
 - :mod:`kconnect.local.postgres` -- one PostgreSQL cluster with database/user for tests.
+- :mod:`kconnect.local.registry` -- Apicurio Registry, Confluent's schema registry API.
 - :mod:`kconnect.local.stack` -- start/stop/status of the whole stack.
 
 This package is a utility for ``kconnect.cli`` and ``kconnect.testing``. From the rest of kconnect

@@ -1,4 +1,4 @@
-"""The whole local stack: start, stop and report Kafka and PostgreSQL together.
+"""The whole local stack: start, stop and report Kafka, PostgreSQL and the schema registry.
 
 Every start/stop holds one machine-wide lock file (in the temp dir), so concurrent callers --
 several pytest sessions, a developer's terminal, CI -- never launch a second broker or cluster:
@@ -17,10 +17,11 @@ from typing import Any
 from kconnect.local import kafka as kafka_svc
 from kconnect.local import paths
 from kconnect.local import postgres as postgres_svc
+from kconnect.local import registry as registry_svc
 
 Progress = Callable[[str], None]
 
-SERVICES = (kafka_svc.SERVICE, postgres_svc.SERVICE)
+SERVICES = (kafka_svc.SERVICE, postgres_svc.SERVICE, registry_svc.SERVICE)
 
 
 def lock_path() -> Path:
@@ -38,6 +39,9 @@ class StackOptions:
     controller_port: int | None = None  # default: kafka_port + 1
     pg_port: int = postgres_svc.DEFAULT_PORT
     secure: bool = False  # Kafka also on SASL_SSL, mTLS and SASL_PLAINTEXT listeners
+    #: the schema registry (Apicurio, Confluent's API) -- only when asked for (``--registry``)
+    registry: bool = False
+    registry_port: int = registry_svc.DEFAULT_PORT
 
     def kafka_settings(self) -> kafka_svc.KafkaSettings:
         """Settings of the Kafka node these options describe."""
@@ -50,6 +54,10 @@ class StackOptions:
     def postgres_settings(self) -> postgres_svc.PostgresSettings:
         """Settings of the PostgreSQL cluster these options describe."""
         return postgres_svc.PostgresSettings(port=self.pg_port)
+
+    def registry_settings(self) -> registry_svc.RegistrySettings:
+        """Settings of the schema registry these options describe."""
+        return registry_svc.RegistrySettings(port=self.registry_port)
 
 
 def start(options: StackOptions, *, progress: Progress | None = None) -> dict[str, dict[str, Any]]:
@@ -65,6 +73,10 @@ def start(options: StackOptions, *, progress: Progress | None = None) -> dict[st
         if options.postgres:
             result[postgres_svc.SERVICE] = postgres_svc.start(
                 options.postgres_settings(), progress=progress
+            )
+        if options.registry:
+            result[registry_svc.SERVICE] = registry_svc.start(
+                options.registry_settings(), progress=progress
             )
     return result
 
@@ -82,10 +94,13 @@ def stop(
             stopped.append(kafka_svc.SERVICE)
         if options.postgres and postgres_svc.stop(progress=progress):
             stopped.append(postgres_svc.SERVICE)
+        if options.registry and registry_svc.stop(progress=progress):
+            stopped.append(registry_svc.SERVICE)
         if purge:
             for service, selected in (
                 (kafka_svc.SERVICE, options.kafka),
                 (postgres_svc.SERVICE, options.postgres),
+                (registry_svc.SERVICE, options.registry),
             ):
                 d = paths.service_dir(service)
                 if selected and d.exists():
@@ -104,12 +119,17 @@ def status(options: StackOptions | None = None) -> list[dict[str, Any]]:
     """
     options = options or StackOptions()
     rows: list[dict[str, Any]] = []
-    for service, module, default_port in (
-        (kafka_svc.SERVICE, kafka_svc, options.kafka_port),
-        (postgres_svc.SERVICE, postgres_svc, options.pg_port),
-    ):
-        st = module.status()
-        address = st.get("address") or f"127.0.0.1:{default_port}"
+    services: list[tuple[str, Any, str]] = [
+        (kafka_svc.SERVICE, kafka_svc, f"127.0.0.1:{options.kafka_port}"),
+        (postgres_svc.SERVICE, postgres_svc, f"127.0.0.1:{options.pg_port}"),
+    ]
+    registry_state = registry_svc.status()
+    # the registry row shows when asked for, or when this home has started one
+    if options.registry or registry_state["state"] != "stopped" or registry_state.get("url"):
+        services.append((registry_svc.SERVICE, registry_svc, options.registry_settings().address))
+    for service, module, default_address in services:
+        st = registry_state if module is registry_svc else module.status()
+        address = st.get("address") or default_address
         state = st["state"]
         host, _, port = str(address).rpartition(":")
         if state != "running" and kafka_svc.port_open(host, int(port)):
@@ -119,20 +139,23 @@ def status(options: StackOptions | None = None) -> list[dict[str, Any]]:
             version = st.get("version", "")
             if service == kafka_svc.SERVICE:
                 detail = f"Apache Kafka {version} KRaft, cluster {st.get('cluster_id', '?')}"
-            else:
+            elif service == postgres_svc.SERVICE:
                 detail = f"PostgreSQL {version}, {st.get('dsn', '')}"
+            else:
+                detail = f"Apicurio Registry {version}, {st.get('url', '')}"
         elif state == "external":
             detail = "not started from this home"
-        rows.append(
-            {
-                "service": service,
-                "address": address,
-                "pid": st.get("pid"),
-                "state": state,
-                "detail": detail,
-                "log": st.get("log", str(paths.log_file(service))),
-            }
-        )
+        row = {
+            "service": service,
+            "address": address,
+            "pid": st.get("pid"),
+            "state": state,
+            "detail": detail,
+            "log": st.get("log", str(paths.log_file(service))),
+        }
+        if service == registry_svc.SERVICE:
+            row["url"] = f"http://{address}{registry_svc.CCOMPAT_PATH}"
+        rows.append(row)
     return rows
 
 

@@ -121,7 +121,12 @@ def embedded_cluster(embedded_cluster_factory: ClusterFactory) -> EmbeddedConnec
     return embedded_cluster_factory()
 
 
-_SERVICE_FIXTURES = {"kafka_bootstrap": "kafka", "topic_factory": "kafka", "pg_dsn": "postgres"}
+_SERVICE_FIXTURES = {
+    "kafka_bootstrap": "kafka",
+    "topic_factory": "kafka",
+    "pg_dsn": "postgres",
+    "schema_registry_url": "registry",
+}
 
 
 def mark_service_tests(items: list[pytest.Item]) -> None:

@@ -1,13 +1,15 @@
-"""Real services for tests: the Kafka broker and PostgreSQL of ``kconnect local``.
+"""Real services for tests: the Kafka broker, PostgreSQL and schema registry of ``kconnect local``.
 
 Plain functions (no pytest needed, so benchmarks and scripts use them too):
 
-- :func:`ensure_kafka` / :func:`ensure_postgres` -- the address of a running broker / database
-  (the broker with its secured listeners too: :func:`ensure_secure_kafka` names them).
+- :func:`ensure_kafka` / :func:`ensure_postgres` / :func:`ensure_schema_registry` -- the address
+  of a running broker / database / registry (the broker with its secured listeners too:
+  :func:`ensure_secure_kafka` names them).
 - :func:`unique_name` / :func:`create_unique_topic` -- names and topics no other test uses.
 - :func:`require_java` -- skip (or, under CI, fail) a test when Java is missing.
 
-``KCONNECT_BOOTSTRAP_SERVERS`` / ``KCONNECT_PG_DSN`` point them at existing services.
+``KCONNECT_BOOTSTRAP_SERVERS`` / ``KCONNECT_PG_DSN`` / ``KCONNECT_SCHEMA_REGISTRY_URL`` point them
+at existing services.
 Otherwise the first call needing a service starts it through :mod:`kconnect.local.stack`
 (idempotent and lock-protected, so concurrent sessions share one stack). Nothing here stops the
 stack: it is shared with other sessions; ``scripts/test`` stops it when it started it.
@@ -68,13 +70,13 @@ ENV_SCHEMA_REGISTRY = "KCONNECT_SCHEMA_REGISTRY_URL"
 
 def ensure_schema_registry() -> str:
     """Base URL of a schema registry with Confluent's REST API: ``$KCONNECT_SCHEMA_REGISTRY_URL``
-    or the local stack's registry (Apicurio's ``/apis/ccompat/v7``)."""
+    or the local stack's registry (Apicurio's ``/apis/ccompat/v7`` on 127.0.0.1:8081, started
+    when nothing answers there)."""
     configured = os.environ.get(ENV_SCHEMA_REGISTRY)
     if configured:
         return configured
-    raise RuntimeError(
-        f"no schema registry: set {ENV_SCHEMA_REGISTRY} (the local stack's registry is not built yet)"
-    )
+    state = start(StackOptions(kafka=False, postgres=False, registry=True), progress=_progress)
+    return str(state["registry"]["url"])
 
 
 def ensure_postgres() -> str:

@@ -235,7 +235,11 @@ class AvroConverter(DataHeaderConverter):
 
     def _subject(self, topic: str, text: str, settings: SerdeSettings) -> str:
         return subject_name(
-            settings.subject_name_strategy, topic, self._is_key, _record_name(json.loads(text))
+            settings.subject_name_strategy,
+            topic,
+            self._is_key,
+            _record_name(json.loads(text)),
+            client=self._client,
         )
 
     def _schema_id_for_write(

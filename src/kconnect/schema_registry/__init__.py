@@ -8,3 +8,31 @@ holds this), so converters can use it and stay plugins.
 """
 
 from __future__ import annotations
+
+from kconnect.schema_registry import errors, subject_names, wire_format
+from kconnect.schema_registry.client import (
+    RegisteredSchema,
+    RegistrySchema,
+    SchemaReference,
+    SchemaRegistryClient,
+    close_shared_clients,
+    shared_client,
+)
+from kconnect.schema_registry.config import RegistrySettings, SerdeSettings, serde_config_def
+from kconnect.schema_registry.subject_names import subject_name
+
+__all__ = [
+    "RegisteredSchema",
+    "RegistrySchema",
+    "RegistrySettings",
+    "SchemaReference",
+    "SchemaRegistryClient",
+    "SerdeSettings",
+    "close_shared_clients",
+    "errors",
+    "serde_config_def",
+    "shared_client",
+    "subject_name",
+    "subject_names",
+    "wire_format",
+]

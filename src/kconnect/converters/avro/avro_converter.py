@@ -152,7 +152,7 @@ class AvroConverter(DataHeaderConverter):
         self._settings = settings
         self._avro = AvroData(data_config)
         self._cache_size = max(1, data_config.schemas_cache_size)
-        self._client = shared_client(settings)
+        self._client = shared_client(settings.registry)
         self._writers.clear()
         self._readers.clear()
         self._codec_writers.clear()

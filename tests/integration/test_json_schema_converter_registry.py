@@ -39,7 +39,7 @@ from kconnect.testing.ports import free_port
 pytestmark = [pytest.mark.registry]
 
 
-def _converter(url: str, is_key: bool = False, **extra: Any) -> JsonSchemaConverter:
+def _converter(url: str, is_key: bool = False, /, **extra: Any) -> JsonSchemaConverter:
     c = JsonSchemaConverter()
     c.configure({"schema.registry.url": url, **extra}, is_key)
     return c
@@ -56,7 +56,7 @@ def _schema_id(data: bytes) -> int:
 
 def _registered_text(url: str, data: bytes) -> str:
     client = SchemaRegistryClient({"url": url})
-    return client.get_schema(_schema_id(data)).schema_str
+    return str(client.get_schema(_schema_id(data)).schema_str)
 
 
 def _everything() -> Schema:
@@ -209,6 +209,7 @@ def test_tombstones_and_headers(schema_registry_url: str) -> None:
     header.configure({"schema.registry.url": schema_registry_url})
     schema = SchemaBuilder.struct().name("Trace").field("id", Schema.INT64_SCHEMA).build()
     raw = header.from_connect_header(topic, "trace", schema, Struct(schema).put("id", 99))
+    assert raw is not None
     assert header.to_connect_header(topic, "trace", raw).value.get("id") == 99
     # a header's schema has a subject of its own: <topic>-<header key>-value
     client = SchemaRegistryClient({"url": schema_registry_url})

@@ -655,7 +655,7 @@ def _json_fits(schema: Schema, value: Any) -> bool:
         return any(_json_fits(f.schema, value) for f in schema.fields)
     if not isinstance(value, dict):
         return False
-    return all(k in schema._field_map for k in value) if value else True
+    return all(schema.field(k) is not None for k in value)
 
 
 # ---- reading JSON Schema documents

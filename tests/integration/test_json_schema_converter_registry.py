@@ -11,6 +11,7 @@ and against confluent-kafka's own JSON Schema serializer and deserializer.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import decimal
 import json
@@ -266,12 +267,32 @@ def test_kconnect_records_read_by_confluents_json_deserializer(schema_registry_u
     assert read["i8"] == -8 and read["i64"] == 2**62
     assert read["text"] == "h\u00e9llo \U0001f600"
     assert read["blob"] == "AP8="  # bytes are base64 strings
-    assert read["amount"] == -1234.567
+    # decimal.format=BASE64 (the default): the unscaled value's two's-complement bytes
+    unscaled = Decimal.from_logical(Decimal.schema(3), decimal.Decimal("-1234.567"))
+    assert read["amount"] == base64.b64encode(unscaled).decode()
     assert read["day"] == (dt.date(2020, 2, 29) - dt.date(1970, 1, 1)).days
     assert read["with_default"] == 42
     assert read["by_id"] == [{"key": 7, "value": True}, {"key": -1, "value": False}]
     assert read["address"] == {"street": "Main", "zip": 12345}
     assert read["addresses"] == [{"street": "Side", "zip": None}, None]
+
+
+def test_numeric_decimals_read_by_confluents_json_deserializer(schema_registry_url: str) -> None:
+    schema = (
+        SchemaBuilder.struct().name("com.example.Price").field("amount", Decimal.schema(2)).build()
+    )
+    topic = _topic()
+    converter = _converter(schema_registry_url, False, **{"decimal.format": "NUMERIC"})
+    value = Struct(schema).put("amount", decimal.Decimal("19.99"))
+    data = converter.from_connect_data(topic, schema, value)
+    assert data is not None and data[5:] == b'{"amount":19.99}'
+    assert '"type":"number"' in _registered_text(schema_registry_url, data)
+    client = SchemaRegistryClient({"url": schema_registry_url})
+    read = JSONDeserializer(None, schema_registry_client=client)(
+        data, SerializationContext(topic, MessageField.VALUE)
+    )
+    assert read == {"amount": 19.99}
+    assert converter.to_connect_data(topic, data).value.get("amount") == decimal.Decimal("19.99")
 
 
 def test_confluents_json_serializer_records_read_by_kconnect(schema_registry_url: str) -> None:

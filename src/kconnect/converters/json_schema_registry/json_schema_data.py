@@ -12,9 +12,10 @@ What ``io.confluent.connect.json.JsonSchemaConverter`` registers for a Connect s
 * an optional schema is ``{"oneOf":[{"type":"null"},<schema>]}``, ``connect.index`` on the
   outside; a default value is ``"default"``; the Connect version, doc and parameters are
   ``"connect.version"``, ``"description"`` and ``"connect.parameters"``;
-* Decimal is a ``"number"`` titled ``org.apache.kafka.connect.data.Decimal`` with its scale in
-  ``connect.parameters``; Date, Time and Timestamp are ``"integer"`` titled with their logical
-  names (days, milliseconds of the day, milliseconds since the epoch);
+* Decimal is titled ``org.apache.kafka.connect.data.Decimal`` with its scale in
+  ``connect.parameters``: a base64 ``"string"`` of the unscaled value's bytes, or a
+  ``"number"`` with ``decimal.format=NUMERIC``; Date, Time and Timestamp are ``"integer"``
+  titled with their logical names (days, milliseconds of the day, milliseconds since the epoch);
 * a MAP with (required) STRING keys is an ``"object"`` with ``"additionalProperties"``, any
   other MAP an ``"array"`` of ``{"key":..,"value":..}`` objects; both ``"connect.type":"map"``;
 * a schemaless value gets the empty schema ``{}``.
@@ -138,11 +139,11 @@ def json_schema_data_config_def() -> ConfigDef:
         .define(
             DECIMAL_FORMAT_CONFIG,
             ConfigType.STRING,
-            "NUMERIC",
+            "BASE64",
             CaseInsensitiveValidString.in_("BASE64", "NUMERIC"),
             Importance.LOW,
             "Controls which format this converter will serialize decimals in. This value is "
-            "case insensitive and can be either 'BASE64' or 'NUMERIC' (default)",
+            "case insensitive and can be either 'BASE64' (default) or 'NUMERIC'",
         )
         .define(
             REPLACE_NULL_WITH_DEFAULT_CONFIG,
@@ -182,7 +183,7 @@ class JsonSchemaDataConfig:
     schemas_cache_size: int = 1000
     object_additional_properties: bool = True
     use_optional_for_nonrequired: bool = False
-    decimal_format: str = "NUMERIC"
+    decimal_format: str = "BASE64"
     replace_null_with_default: bool = True
     fail_invalid_schema: bool = False
     fail_unknown_properties: bool = True
@@ -265,7 +266,11 @@ class JsonSchemaData:
         elif t is Type.STRING:
             json_type = "string"
         elif t is Type.BYTES:
-            json_type = "number" if name == Decimal.LOGICAL_NAME else "string"
+            # a Decimal is a base64 string of its unscaled bytes, or a number with
+            # decimal.format=NUMERIC (Confluent's schema-registry PR #3746 made the schema's
+            # type follow the format)
+            numeric = name == Decimal.LOGICAL_NAME and self.config.decimal_format == "NUMERIC"
+            json_type = "number" if numeric else "string"
         elif t is Type.ARRAY:
             json_type = "array"
             tail.append(("items", self._schema(schema.value_schema, None)))

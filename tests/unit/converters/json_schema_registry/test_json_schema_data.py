@@ -34,6 +34,7 @@ from kconnect.converters.json_schema_registry.json_schema_data import (
 from kconnect.jackson import jackson_dumps
 
 DATA = JsonSchemaData()
+NUMERIC = JsonSchemaData(JsonSchemaDataConfig(decimal_format="NUMERIC"))
 
 
 def text(schema: Schema | None, data: JsonSchemaData = DATA) -> str:
@@ -122,10 +123,16 @@ def test_out_of_range_and_wrong_types_are_data_errors() -> None:
 
 
 def test_logical_type_schemas() -> None:
+    # Decimal: a base64 string by default, a number with decimal.format=NUMERIC
     assert text(Decimal.schema(2)) == (
+        '{"type":"string","title":"org.apache.kafka.connect.data.Decimal",'
+        '"connect.version":1,"connect.parameters":{"scale":"2"}}'
+    )
+    assert text(Decimal.schema(2), NUMERIC) == (
         '{"type":"number","title":"org.apache.kafka.connect.data.Decimal",'
         '"connect.version":1,"connect.parameters":{"scale":"2"}}'
     )
+    assert read_back(Decimal.schema(2), NUMERIC) == Decimal.schema(2)
     assert text(Date.SCHEMA) == (
         '{"type":"integer","title":"org.apache.kafka.connect.data.Date",'
         '"connect.version":1,"connect.type":"int32"}'
@@ -144,7 +151,8 @@ def test_logical_type_schemas() -> None:
 
 def test_logical_type_values() -> None:
     d = decimal.Decimal("-12345678901234567890.12")
-    assert value_text(Decimal.schema(2), d) == "-12345678901234567890.12"
+    assert value_text(Decimal.schema(2), d, NUMERIC) == "-12345678901234567890.12"
+    assert value_back(Decimal.schema(2), d, NUMERIC) == d
     assert value_back(Decimal.schema(2), d) == d
     day = dt.date(2024, 2, 29)
     assert value_text(Date.SCHEMA, day) == "19782"
@@ -157,17 +165,19 @@ def test_logical_type_values() -> None:
     assert value_back(Timestamp.SCHEMA, ts) == ts
 
 
-def test_decimal_base64_format_and_reading_either_form() -> None:
-    data = JsonSchemaData(JsonSchemaDataConfig(decimal_format="BASE64"))
+def test_decimal_formats_and_reading_either_form() -> None:
     schema = Decimal.schema(2)
     d = decimal.Decimal("1.25")  # unscaled 125 = 0x7d
-    assert value_text(schema, d, data) == '"fQ=="'
-    assert data.to_connect_data(schema, "fQ==") == d
-    assert DATA.to_connect_data(schema, "fQ==") == d
-    assert DATA.to_connect_data(schema, decimal.Decimal("1.25")) == d
-    assert DATA.to_connect_data(schema, 3) == decimal.Decimal("3.00")
+    assert value_text(schema, d) == '"fQ=="'
+    assert value_text(schema, decimal.Decimal("1.2"), NUMERIC) == "1.2"
+    for data in (DATA, NUMERIC):
+        assert data.to_connect_data(schema, "fQ==") == d
+        assert data.to_connect_data(schema, decimal.Decimal("1.25")) == d
+        assert data.to_connect_data(schema, 3) == decimal.Decimal("3.00")
+        with pytest.raises(DataException):
+            data.to_connect_data(schema, decimal.Decimal("1.255"))
     with pytest.raises(DataException):
-        DATA.to_connect_data(schema, decimal.Decimal("1.255"))
+        DATA.from_connect_data(schema, decimal.Decimal("1.255"))
 
 
 # ---- structs, optional, defaults
@@ -402,6 +412,10 @@ def test_config_parsing() -> None:
         use_optional_for_nonrequired=True,
         decimal_format="BASE64",
         fail_invalid_schema=True,
+    )
+    assert JsonSchemaDataConfig.from_configs({}).decimal_format == "BASE64"
+    assert JsonSchemaDataConfig.from_configs({"decimal.format": "numeric"}) == JsonSchemaDataConfig(
+        decimal_format="NUMERIC"
     )
     with pytest.raises(ConfigException, match=r"decimal\.format"):
         JsonSchemaDataConfig.from_configs({"decimal.format": "TEXT"})

@@ -24,11 +24,12 @@ Within one schema object the keys come in the order Confluent's documents show: 
 ``title``, ``description``, ``default``, the ``connect.*`` annotations (in Java ``HashMap``
 order), then ``properties`` / ``items`` / ``additionalProperties`` / ``oneOf`` / ``required``.
 
-Reading also takes JSON Schemas that Connect did not make: ``type`` (also as a list with
-``"null"``), ``$ref`` into ``definitions`` / ``$defs``, ``required`` (with
-``use.optional.for.nonrequired``), ``enum`` / ``const``, ``allOf`` (merged), ``oneOf`` /
-``anyOf`` (with ``null``: optional; otherwise a STRUCT ``io.confluent.connect.json.OneOf`` with
-one optional field per branch, the value in the branch it matches).
+Values: integers and floats as JSON numbers (floats in Java's text, as Jackson writes them),
+BYTES as base64 strings, Date/Time/Timestamp as integers, maps in the two forms above, a
+STRUCT as an object in field order (null fields written as null, or as their default with
+``replace.null.with.default``), a ``io.confluent.connect.json.OneOf`` STRUCT as the value of
+the branch that holds one. Documents are read by :mod:`.json_schema_documents`, settings
+declared in :mod:`.json_schema_data_config`.
 
 Pure functions over immutable data, safe from any thread; the converter caches the results.
 """
@@ -40,28 +41,34 @@ import binascii
 import datetime as _dt
 import decimal as _decimal
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from kconnect.api import (
-    CaseInsensitiveValidString,
-    ConfigDef,
-    ConfigException,
-    ConfigType,
     DataException,
     Date,
     Decimal,
-    Importance,
     Schema,
-    SchemaBuilder,
     Struct,
     Time,
     Timestamp,
     Type,
 )
 from kconnect.api.data.java_strings import in_hash_map_order
+from kconnect.converters.json_schema_registry.json_schema_data_config import (
+    CONNECT_INDEX_PROP,
+    CONNECT_PARAMETERS_PROP,
+    CONNECT_TYPE_PROP,
+    CONNECT_VERSION_PROP,
+    JSON_TYPE_ONE_OF,
+    JsonSchemaDataConfig,
+    json_schema_data_config_def,
+)
+from kconnect.converters.json_schema_registry.json_schema_documents import (
+    DocumentReader,
+    describes_any,
+)
 from kconnect.jackson import jackson_double, jackson_float, plain_json_value
 
 __all__ = [
@@ -75,20 +82,6 @@ __all__ = [
     "json_schema_data_config_def",
 ]
 
-CONNECT_INDEX_PROP = "connect.index"
-CONNECT_TYPE_PROP = "connect.type"
-CONNECT_VERSION_PROP = "connect.version"
-CONNECT_PARAMETERS_PROP = "connect.parameters"
-JSON_TYPE_ONE_OF = "io.confluent.connect.json.OneOf"
-_ONE_OF_FIELD = JSON_TYPE_ONE_OF + ".field."
-
-SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.size"
-OBJECT_ADDITIONAL_PROPERTIES_CONFIG = "object.additional.properties"
-USE_OPTIONAL_FOR_NONREQUIRED_CONFIG = "use.optional.for.nonrequired"
-DECIMAL_FORMAT_CONFIG = "decimal.format"
-REPLACE_NULL_WITH_DEFAULT_CONFIG = "replace.null.with.default"
-FAIL_INVALID_SCHEMA_CONFIG = "json.fail.invalid.schema"
-FAIL_UNKNOWN_PROPERTIES_CONFIG = "json.fail.unknown.properties"
 
 _CONNECT_TYPES = {
     Type.INT8: "int8",
@@ -99,115 +92,13 @@ _CONNECT_TYPES = {
     Type.FLOAT64: "float64",
     Type.BYTES: "bytes",
 }
-_INTEGER_TYPES = {"int8": Type.INT8, "int16": Type.INT16, "int32": Type.INT32, "int64": Type.INT64}
 _INT_RANGES = {
     Type.INT8: (-(1 << 7), (1 << 7) - 1),
     Type.INT16: (-(1 << 15), (1 << 15) - 1),
     Type.INT32: (-(1 << 31), (1 << 31) - 1),
     Type.INT64: (-(1 << 63), (1 << 63) - 1),
 }
-_LOGICAL_INTEGERS = {Date.LOGICAL_NAME: Type.INT32, Time.LOGICAL_NAME: Type.INT32}
-_LOGICAL_INTEGERS[Timestamp.LOGICAL_NAME] = Type.INT64
 _NULL_SCHEMA: dict[str, Any] = {"type": "null"}
-
-
-def json_schema_data_config_def() -> ConfigDef:
-    """The JSON Schema data settings of ``JsonSchemaConverterConfig`` (beside the registry's)."""
-    return (
-        ConfigDef()
-        .define(
-            SCHEMAS_CACHE_SIZE_CONFIG,
-            ConfigType.INT,
-            1000,
-            importance=Importance.LOW,
-            documentation="Size of the converted schemas cache",
-        )
-        .define(
-            OBJECT_ADDITIONAL_PROPERTIES_CONFIG,
-            ConfigType.BOOLEAN,
-            True,
-            importance=Importance.LOW,
-            documentation="Whether to allow additional properties for object schemas.",
-        )
-        .define(
-            USE_OPTIONAL_FOR_NONREQUIRED_CONFIG,
-            ConfigType.BOOLEAN,
-            False,
-            importance=Importance.LOW,
-            documentation="Whether to set non-required properties to be optional.",
-        )
-        .define(
-            DECIMAL_FORMAT_CONFIG,
-            ConfigType.STRING,
-            "BASE64",
-            CaseInsensitiveValidString.in_("BASE64", "NUMERIC"),
-            Importance.LOW,
-            "Controls which format this converter will serialize decimals in. This value is "
-            "case insensitive and can be either 'BASE64' (default) or 'NUMERIC'",
-        )
-        .define(
-            REPLACE_NULL_WITH_DEFAULT_CONFIG,
-            ConfigType.BOOLEAN,
-            True,
-            importance=Importance.LOW,
-            documentation="Whether to replace fields that have a default value and that are "
-            "null to the default value. When set to true, the default value is used, otherwise "
-            "null is used.",
-        )
-        .define(
-            FAIL_INVALID_SCHEMA_CONFIG,
-            ConfigType.BOOLEAN,
-            False,
-            importance=Importance.MEDIUM,
-            documentation="Whether to fail serialization or deserialization if the payload is "
-            "not valid for the given schema.",
-        )
-        .define(
-            FAIL_UNKNOWN_PROPERTIES_CONFIG,
-            ConfigType.BOOLEAN,
-            True,
-            importance=Importance.LOW,
-            documentation="Whether to fail deserialization if unknown JSON properties are "
-            "encountered.",
-        )
-    )
-
-
-_CONFIG_DEF = json_schema_data_config_def()
-
-
-@dataclass(frozen=True)
-class JsonSchemaDataConfig:
-    """The parsed JSON Schema data settings."""
-
-    schemas_cache_size: int = 1000
-    object_additional_properties: bool = True
-    use_optional_for_nonrequired: bool = False
-    decimal_format: str = "BASE64"
-    replace_null_with_default: bool = True
-    fail_invalid_schema: bool = False
-    fail_unknown_properties: bool = True
-
-    @classmethod
-    def from_configs(cls, configs: Mapping[str, Any]) -> JsonSchemaDataConfig:
-        """Parse the converter's settings (other keys ignored); ConfigException names a bad key."""
-        parsed = _CONFIG_DEF.parse({k: v for k, v in configs.items() if k in _CONFIG_KEYS})
-        size = parsed[SCHEMAS_CACHE_SIZE_CONFIG]
-        assert isinstance(size, int)
-        if size < 0:
-            raise ConfigException(SCHEMAS_CACHE_SIZE_CONFIG, size, "must not be negative")
-        return cls(
-            schemas_cache_size=size,
-            object_additional_properties=bool(parsed[OBJECT_ADDITIONAL_PROPERTIES_CONFIG]),
-            use_optional_for_nonrequired=bool(parsed[USE_OPTIONAL_FOR_NONREQUIRED_CONFIG]),
-            decimal_format=str(parsed[DECIMAL_FORMAT_CONFIG]).upper(),
-            replace_null_with_default=bool(parsed[REPLACE_NULL_WITH_DEFAULT_CONFIG]),
-            fail_invalid_schema=bool(parsed[FAIL_INVALID_SCHEMA_CONFIG]),
-            fail_unknown_properties=bool(parsed[FAIL_UNKNOWN_PROPERTIES_CONFIG]),
-        )
-
-
-_CONFIG_KEYS = frozenset(_CONFIG_DEF.config_keys())
 
 
 def _ordered(
@@ -419,11 +310,12 @@ class JsonSchemaData:
         """The Connect schema of a JSON Schema document (a parsed dict, or a boolean); None
         for a document that describes any value (``{}``, ``true``). ``version`` (the schema's
         version in its subject) is given to the top-level schema when it names none."""
-        if document is True or (isinstance(document, dict) and _is_any(document)):
+        if document is True or (isinstance(document, dict) and describes_any(document)):
             return None
         if not isinstance(document, dict):
             raise DataException(f"Unsupported JSON Schema: {document!r}")
-        return _Reader(document, self.config).schema(document, version=version)
+        reader = DocumentReader(document, self.config, lambda s, v: self._connect(s, v, None))
+        return reader.schema(document, version=version)
 
     # ------------------------------------------------------------------ JSON value -> Connect
     def to_connect_data(self, schema: Schema | None, value: Any) -> Any:
@@ -661,293 +553,3 @@ def _json_fits(schema: Schema, value: Any) -> bool:
     if not isinstance(value, dict):
         return False
     return all(schema.field(k) is not None for k in value)
-
-
-# ---- reading JSON Schema documents
-
-
-def _is_any(node: dict[str, Any]) -> bool:
-    """A schema that constrains nothing Connect can use: ``{}`` or only annotations."""
-    return not any(
-        k in node
-        for k in (
-            "type",
-            "$ref",
-            "oneOf",
-            "anyOf",
-            "allOf",
-            "enum",
-            "const",
-            "properties",
-            "items",
-            "additionalProperties",
-        )
-    )
-
-
-class _Reader:
-    """Reads one JSON Schema document (its ``$ref`` targets resolved within it)."""
-
-    def __init__(self, root: dict[str, Any], config: JsonSchemaDataConfig) -> None:
-        self.root = root
-        self.config = config
-        self.resolving: list[str] = []
-
-    def resolve(self, node: dict[str, Any]) -> dict[str, Any]:
-        """``node`` with its ``$ref`` (chain) replaced by the target's keywords; keywords
-        beside the ``$ref`` (a title, ``connect.index``) apply on top of the target's."""
-        seen: set[str] = set()
-        while True:
-            ref = node.get("$ref")
-            if not isinstance(ref, str):
-                return node
-            if not ref.startswith("#"):
-                raise DataException(f"Unsupported $ref (only references within the schema): {ref}")
-            if ref in seen:
-                raise DataException(f"Recursive $ref {ref} cannot be a Connect schema")
-            seen.add(ref)
-            target: Any = self.root
-            for part in ref[1:].split("/"):
-                if not part:
-                    continue
-                part = part.replace("~1", "/").replace("~0", "~")
-                if not isinstance(target, dict) or part not in target:
-                    raise DataException(f"$ref {ref} does not resolve within the schema")
-                target = target[part]
-            if not isinstance(target, dict):
-                raise DataException(f"$ref {ref} does not point to a schema object")
-            node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
-
-    def schema(self, node: Any, optional: bool = False, version: int | None = None) -> Schema:
-        if node is True or node is False:
-            raise DataException("A boolean JSON Schema inside a document has no Connect schema")
-        if not isinstance(node, dict):
-            raise DataException(f"Unsupported JSON Schema: {node!r}")
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            if ref in self.resolving:
-                raise DataException(f"Recursive $ref {ref} cannot be a Connect schema")
-            self.resolving.append(ref)
-            try:
-                return self.schema(self.resolve(node), optional, version)
-            finally:
-                self.resolving.pop()
-        found = self._builder(node)
-        # a combination (oneOf with null) comes built: the wrapper's keywords go on top of it
-        builder = SchemaBuilder.of(found) if isinstance(found, Schema) else found
-        if optional:
-            builder.optional()
-        if "description" in node and isinstance(node["description"], str):
-            _set(builder, "doc", node["description"])
-        v = node.get(CONNECT_VERSION_PROP)
-        if isinstance(v, int) and not isinstance(v, bool):
-            _set(builder, "version", v)
-        elif version is not None and builder.build().version is None:
-            _set(builder, "version", version)
-        params = node.get(CONNECT_PARAMETERS_PROP)
-        if isinstance(params, dict):
-            for k, pv in params.items():
-                if k not in (builder.build().parameters or {}):
-                    builder.parameter(str(k), str(pv))
-        if "default" in node and node["default"] is not None and builder._default is None:
-            built = builder.build()
-            data = JsonSchemaData(self.config)
-            try:
-                builder.default_value(data._connect(built, node["default"], None))
-            except DataException as e:
-                raise DataException(f"Invalid default value {node['default']!r}: {e}") from e
-        return builder.build()
-
-    def _nullable(self, branches: list[Any], node: dict[str, Any]) -> Schema | None:
-        """``oneOf``/``anyOf``: [null, X] is an optional X; other unions a OneOf struct."""
-        resolved = [self.resolve(b) if isinstance(b, dict) else b for b in branches]
-        non_null = [b for b in resolved if not (isinstance(b, dict) and b.get("type") == "null")]
-        has_null = len(non_null) != len(resolved)
-        if len(non_null) == 1:
-            inner = non_null[0]
-            schema = self.schema(inner, optional=has_null)
-            return schema
-        builder = SchemaBuilder.struct().name(JSON_TYPE_ONE_OF)
-        for i, b in enumerate(non_null):
-            builder.field(_ONE_OF_FIELD + str(i), self.schema(b, optional=True))
-        if has_null:
-            builder.optional()
-        return builder.build()
-
-    def _builder(self, node: dict[str, Any]) -> SchemaBuilder | Schema:
-        for keyword in ("oneOf", "anyOf"):
-            branches = node.get(keyword)
-            if isinstance(branches, list) and branches and "type" not in node:
-                found = self._nullable(branches, node)
-                if found is not None:
-                    return _with_title(found, node)
-        all_of = node.get("allOf")
-        if isinstance(all_of, list) and all_of:
-            return SchemaBuilder.of(self.schema(self._merge_all_of(node, all_of)))
-        kind = node.get("type")
-        if isinstance(kind, list):
-            kinds = [k for k in kind if k != "null"]
-            if len(kinds) == 1:
-                b = self._builder({**node, "type": kinds[0]})
-                if len(kinds) != len(kind):
-                    b = SchemaBuilder.of(b) if isinstance(b, Schema) else b
-                    b.optional()
-                return b
-            branches = [{**node, "type": k} for k in kind]
-            rest = {k: v for k, v in node.items() if k != "type"}
-            return self._builder({**rest, "oneOf": branches})
-        if kind is None:
-            kind = _implied_type(node)
-        title = node.get("title") if isinstance(node.get("title"), str) else None
-        connect_type = node.get(CONNECT_TYPE_PROP)
-        if kind == "integer":
-            if title in _LOGICAL_INTEGERS:
-                return SchemaBuilder.type(_LOGICAL_INTEGERS[title]).name(title)
-            b = SchemaBuilder.type(_INTEGER_TYPES.get(str(connect_type), Type.INT64))
-        elif kind == "number":
-            if title == Decimal.LOGICAL_NAME:
-                scale = _scale(node)
-                return SchemaBuilder.bytes().name(title).parameter("scale", str(scale))
-            if title in _LOGICAL_INTEGERS:
-                return SchemaBuilder.type(_LOGICAL_INTEGERS[title]).name(title)
-            b = SchemaBuilder.float32() if connect_type == "float32" else SchemaBuilder.float64()
-        elif kind == "boolean":
-            b = SchemaBuilder.bool()
-        elif kind == "string":
-            if title == Decimal.LOGICAL_NAME:
-                return SchemaBuilder.bytes().name(title).parameter("scale", str(_scale(node)))
-            b = SchemaBuilder.bytes() if connect_type == "bytes" else SchemaBuilder.string()
-        elif kind == "array":
-            return self._array(node, title)
-        elif kind == "object":
-            return self._object(node, title)
-        elif kind == "null":
-            raise DataException("A JSON Schema of type null has no Connect schema")
-        else:
-            raise DataException(f"Unsupported JSON Schema type {kind!r}")
-        if title is not None:
-            b.name(title)
-        return b
-
-    def _array(self, node: dict[str, Any], title: str | None) -> SchemaBuilder:
-        items = node.get("items")
-        if node.get(CONNECT_TYPE_PROP) == "map" and isinstance(items, dict):
-            entry = self.resolve(items)
-            props = entry.get("properties") or {}
-            if "key" in props and "value" in props:
-                key = self.schema(props["key"])
-                value = self.schema(props["value"])
-                b = SchemaBuilder.map(key, value)
-                if title is not None:
-                    b.name(title)
-                return b
-        if not isinstance(items, dict):
-            raise DataException('A JSON Schema array needs one "items" schema for Connect')
-        b = SchemaBuilder.array(self.schema(items))
-        if title is not None:
-            b.name(title)
-        return b
-
-    def _object(self, node: dict[str, Any], title: str | None) -> SchemaBuilder:
-        extra = node.get("additionalProperties")
-        properties = node.get("properties")
-        if isinstance(extra, dict) and (
-            node.get(CONNECT_TYPE_PROP) == "map" or not isinstance(properties, dict)
-        ):
-            b = SchemaBuilder.map(Schema.STRING_SCHEMA, self.schema(extra))
-            if title is not None:
-                b.name(title)
-            return b
-        b = SchemaBuilder.struct()
-        if title is not None:
-            b.name(title)
-        if not isinstance(properties, dict):
-            return b
-        required = node.get("required")
-        required_names = set(required) if isinstance(required, list) else set()
-        order: list[tuple[int, int, str, Any]] = []
-        for position, (name, prop) in enumerate(properties.items()):
-            resolved = self.resolve(prop) if isinstance(prop, dict) else prop
-            index = resolved.get(CONNECT_INDEX_PROP) if isinstance(resolved, dict) else None
-            rank = index if isinstance(index, int) and not isinstance(index, bool) else 1 << 31
-            order.append((rank, position, name, prop))
-        for _, _, name, prop in sorted(order):
-            optional = self.config.use_optional_for_nonrequired and name not in required_names
-            b.field(name, self.schema(prop, optional=optional))
-        return b
-
-    def _merge_all_of(self, node: dict[str, Any], parts: list[Any]) -> dict[str, Any]:
-        """``allOf``: the parts' keywords together (their properties and required united)."""
-        merged: dict[str, Any] = {k: v for k, v in node.items() if k != "allOf"}
-        for part in parts:
-            if not isinstance(part, dict):
-                continue
-            part = self.resolve(part)
-            if "allOf" in part:
-                part = self._merge_all_of(part, part["allOf"])
-            for k, v in part.items():
-                if k == "properties" and isinstance(v, dict):
-                    merged["properties"] = {**merged.get("properties", {}), **v}
-                elif k == "required" and isinstance(v, list):
-                    merged["required"] = list(merged.get("required", [])) + v
-                else:
-                    merged.setdefault(k, v)
-        return merged
-
-
-def _implied_type(node: dict[str, Any]) -> str | None:
-    """The JSON type a schema without ``type`` stands for (``enum``/``const`` values,
-    ``properties``, ``items``)."""
-    values = node.get("enum")
-    if "const" in node:
-        values = [node["const"]]
-    if isinstance(values, list):
-        kinds = {_json_type_of(v) for v in values if v is not None}
-        if len(kinds) == 1:
-            return kinds.pop()
-        if not kinds:
-            return "string"
-        raise DataException(f"An enum of mixed types has no Connect schema: {values!r}")
-    if "properties" in node or "additionalProperties" in node:
-        return "object"
-    if "items" in node:
-        return "array"
-    return None
-
-
-def _json_type_of(v: Any) -> str:
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, (float, _decimal.Decimal)):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    return "object"
-
-
-def _scale(node: dict[str, Any]) -> int:
-    params = node.get(CONNECT_PARAMETERS_PROP)
-    if isinstance(params, dict) and "scale" in params:
-        try:
-            return int(params["scale"])
-        except (TypeError, ValueError) as e:
-            raise DataException(f"Invalid Decimal scale {params['scale']!r}") from e
-    return 0
-
-
-def _set(builder: SchemaBuilder, what: str, value: Any) -> None:
-    """Set a property the builder may already hold (a logical type's version): keep that."""
-    current = getattr(builder.build(), what)
-    if current is None:
-        getattr(builder, what)(value)
-
-
-def _with_title(schema: Schema, node: dict[str, Any]) -> Schema:
-    title = node.get("title")
-    if isinstance(title, str) and schema.name is None:
-        return SchemaBuilder.of(schema).name(title).build()
-    return schema

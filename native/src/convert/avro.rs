@@ -88,6 +88,23 @@ pub struct Node {
     op: Op,
     /// The Connect schema of the values at this node.
     schema: SchemaRef,
+    /// The fewest bytes a datum of this node takes (0: an empty record, a fixed(0)).
+    min_size: usize,
+}
+
+/// Items of no bytes (empty records, fixed(0)) an array or map block may hold before the
+/// count is taken for nonsense (or a bomb) and the record left to the Python path.
+const MAX_EMPTY_ITEMS: usize = 100_000;
+
+fn min_size(op: &Op) -> usize {
+    match op {
+        Op::Float => 4,
+        Op::Double => 8,
+        Op::Fixed(n) => *n,
+        Op::Decimal { fixed, .. } => (*fixed).max(1),
+        Op::Record(fields) => fields.iter().map(|f| f.min_size).sum(),
+        _ => 1,
+    }
 }
 
 /// What a schema id or Connect schema compiles to: its Connect schema (decoding) or wire prefix
@@ -189,6 +206,7 @@ fn compile(plan: &Bound<'_, PyAny>, s: &SchemaRef, depth: u32) -> Option<Node> {
         _ => return None,
     };
     Some(Node {
+        min_size: min_size(&op),
         op,
         schema: s.clone(),
     })
@@ -277,9 +295,10 @@ impl<'a> Rd<'a> {
     }
 
     /// The item count of the next array or map block (0: the end); a negative count is followed
-    /// by the block's size in bytes, which readers skip over.
+    /// by the block's size in bytes, which readers skip over. `item_size`: the fewest bytes an
+    /// item takes.
     #[inline]
-    fn block(&mut self) -> R<usize> {
+    fn block(&mut self, item_size: usize) -> R<usize> {
         let c = self.long()?;
         let c = if c < 0 {
             self.long()?;
@@ -288,9 +307,12 @@ impl<'a> Rd<'a> {
             c
         };
         let c = usize::try_from(c).map_err(|_| Fallback)?;
-        // Every item the plans read takes a byte or more, but for empty records and fixed(0):
-        // more items than bytes left is nonsense (or a bomb) and left to the Python path.
-        if c > self.remaining() {
+        // more items than the bytes left can hold: truncated, nonsense or a bomb
+        let most = match item_size {
+            0 => MAX_EMPTY_ITEMS,
+            n => self.remaining() / n,
+        };
+        if c > most {
             return Err(Fallback);
         }
         Ok(c)
@@ -393,7 +415,7 @@ impl<'a> Rd<'a> {
             Op::Array(inner) => {
                 let mut items = Vec::new();
                 loop {
-                    let c = self.block()?;
+                    let c = self.block(inner.min_size)?;
                     if c == 0 {
                         break;
                     }
@@ -408,7 +430,7 @@ impl<'a> Rd<'a> {
             Op::MapEntries(k, x) => {
                 let mut entries: Vec<(Value, Value)> = Vec::new();
                 loop {
-                    let c = self.block()?;
+                    let c = self.block(k.min_size + x.min_size)?;
                     if c == 0 {
                         break;
                     }
@@ -446,7 +468,7 @@ impl<'a> Rd<'a> {
         let mut entries: Vec<(Value, Value)> = Vec::new();
         let mut first_block = None;
         loop {
-            let c = self.block()?;
+            let c = self.block(1 + inner.min_size)?;
             first_block.get_or_insert(c);
             if c == 0 {
                 break;

@@ -828,6 +828,11 @@ def test_malformed_and_foreign_input_falls_back() -> None:
     )
     # an array block claiming more items than bytes left
     assert decode(conv, head + i32 + b"\0" + b"\1\2" + zigzag(1000) + b"\2\4\0") is FALLBACK
+    # items of no bytes: a few are read, a bomb of them is handed back
+    check_round(("array", ("fixed", 0)), [b"", b"", b""])
+    reg0 = Registry()
+    reg0.add(("array", ("fixed", 0)))
+    assert decode(reg0.converter(), b"\0\0\0\0\1" + zigzag(10**9) + b"\0") is FALLBACK
     # not bytes: the Python path
     out, misses = conv.decode_values([bytearray(good), memoryview(good)], SchemaAndValue, FALLBACK)
     assert out == [FALLBACK, FALLBACK] and misses == 2
@@ -1008,3 +1013,39 @@ def test_random_schemas_and_values(case: tuple[Spec, Schema, Any]) -> None:
     back = decode(conv, got)
     assert back is not FALLBACK
     assert canon(back.value) == canon(from_datum(spec, schema, read_avro(spec, got[5:])))
+
+
+@needs_native
+@SETTINGS
+@given(cases(), st.data())
+def test_random_damage_is_read_right_or_handed_back(
+    case: tuple[Spec, Schema, Any], data: st.DataObject
+) -> None:
+    """Bytes changed, cut or extended anywhere: what the native form still reads is what
+    fastavro reads (all of the bytes); everything else is handed back, nothing crashes."""
+    spec, schema, value = case
+    reg = Registry()
+    reg.by_id[1] = (schema, plan_for(avro_of(spec), schema))
+    reg.ids[id(schema)] = 1
+    conv = reg.converter()
+    good = encode(conv, schema, value)
+    if good is FALLBACK:
+        return
+    damaged = bytearray(good)
+    for _ in range(data.draw(st.integers(1, 3))):
+        how = data.draw(st.sampled_from(["set", "cut", "add"]))
+        at = data.draw(st.integers(5, len(damaged)))
+        if how == "set" and at < len(damaged):
+            damaged[at] = data.draw(st.integers(0, 255))
+        elif how == "cut":
+            del damaged[at:]
+        else:
+            damaged[at:at] = data.draw(st.binary(min_size=1, max_size=3))
+    got = decode(conv, bytes(damaged))
+    if got is FALLBACK:
+        return
+    payload = io.BytesIO(bytes(damaged[5:]))
+    parsed = fastavro.parse_schema(without_logical_types(avro_of(spec)))
+    datum = fastavro.schemaless_reader(payload, parsed, None)
+    assert payload.tell() == len(damaged) - 5
+    assert canon(got.value) == canon(from_datum(spec, schema, datum))

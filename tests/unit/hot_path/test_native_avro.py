@@ -499,6 +499,73 @@ def test_no_plan_for_what_the_native_codec_leaves_to_python() -> None:
     assert plan_for(42, s) is None
 
 
+def test_plan_of_a_schema_as_avro_data_writes_it() -> None:
+    """Connect's properties, defaults and docs beside the types change nothing."""
+    connect = (
+        SchemaBuilder.struct()
+        .name("com.example.Order")
+        .field("id", Schema.INT8_SCHEMA)
+        .field("name", SchemaBuilder.string().optional().default_value("n/a").build())
+        .field("amount", Decimal.schema(2))
+        .field("day", Date.SCHEMA)
+        .field("counts", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build())
+        .field("more", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build())
+        .build()
+    )
+    entry = {
+        "type": "record",
+        "name": "MapEntry",
+        "namespace": "io.confluent.connect.avro",
+        "fields": [{"name": "key", "type": "int"}, {"name": "value", "type": "string"}],
+    }
+    avro = {
+        "type": "record",
+        "name": "Order",
+        "namespace": "com.example",
+        "fields": [
+            {"name": "id", "type": {"type": "int", "connect.type": "int8"}},
+            {
+                "name": "name",
+                "type": ["string", "null"],
+                "default": "n/a",
+                "doc": "who",
+            },
+            {
+                "name": "amount",
+                "type": {
+                    "type": "bytes",
+                    "scale": 2,
+                    "precision": 64,
+                    "connect.version": 1,
+                    "connect.parameters": {"scale": "2"},
+                    "connect.name": "org.apache.kafka.connect.data.Decimal",
+                    "logicalType": "decimal",
+                },
+            },
+            {
+                "name": "day",
+                "type": {
+                    "type": "int",
+                    "connect.version": 1,
+                    "connect.name": "org.apache.kafka.connect.data.Date",
+                    "logicalType": "date",
+                },
+            },
+            {"name": "counts", "type": {"type": "array", "items": entry}},
+            {
+                "name": "more",
+                "type": {"type": "array", "items": "io.confluent.connect.avro.MapEntry"},
+            },
+        ],
+        "connect.name": "com.example.Order",
+    }
+    entries = ("map_entries", ("int",), ("string",))
+    assert plan_for(avro, connect) == (
+        "record",
+        (("int",), ("optional", 1, ("string",)), ("decimal", 2, 0), ("int",), entries, entries),
+    )
+
+
 def test_plan_module_does_not_import_the_native_module() -> None:
     import subprocess
     import sys

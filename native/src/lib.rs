@@ -11,9 +11,11 @@
 //!   as FileStreamSink's text (`render.rs`), encoded for the producer, turned into the JDBC
 //!   sink's rows or binary COPY stream (`jdbc_rows.rs`), materialised as kconnect's Python
 //!   records only where Python code reads them (`pyconv/`);
-//! * `Converter` (`convert/`): the native forms of JsonConverter (`json/`), StringConverter in
-//!   UTF-8, ByteArrayConverter, the number converters and SimpleHeaderConverter's plain
-//!   strings, used by the record batch and by the converters' own batch methods;
+//! * `Converter` (`convert/`): the native forms of JsonConverter (`json/`), Confluent's
+//!   AvroConverter (`convert/avro.rs`, with plans from `kconnect.converters.avro.native_plan`),
+//!   StringConverter in UTF-8, ByteArrayConverter, the number converters and
+//!   SimpleHeaderConverter's plain strings, used by the record batch and by the converters' own
+//!   batch methods;
 //! * `Step` (`smt/`): a built-in transformation or predicate, compiled per schema;
 //! * for batches that are Python lists (a converter without a native form):
 //!   `message_columns`, `sink_records`, `sink_rows`, `topic_run_end` / `schema_run_end`

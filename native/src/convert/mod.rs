@@ -1,17 +1,20 @@
 //! Native converters: bytes to native values and back, for the converters that have a native
-//! form (JsonConverter, StringConverter in UTF-8, ByteArrayConverter, the number converters).
+//! form (JsonConverter, Confluent's AvroConverter, StringConverter in UTF-8, ByteArrayConverter,
+//! the number converters).
 //!
 //! A converter plugin hands the runtime its native form (`kconnect._hot_path.
 //! NativeConverterProvider`); the record batch then converts whole columns with it. A record
 //! the native form cannot convert is reported back and the plugin's Python methods convert it
 //! (or raise), so the results and errors stay the plugin's own.
 
+pub mod avro;
 pub mod json;
 
 use crate::json::read::{Fallback, R};
 use crate::model::pyobj::PyObj;
 use crate::model::schema::{NSchema, SchemaRef};
 use crate::model::value::{Bytes, Str, Value};
+use avro::AvroState;
 use json::JsonState;
 use crate::pyconv::from_py::value_of;
 use crate::pyconv::to_py::to_py;
@@ -21,6 +24,8 @@ use std::sync::Arc;
 
 pub enum Kind {
     Json(JsonState),
+    /// Confluent's AvroConverter: the registry's wire format around Avro binary.
+    Avro(AvroState),
     /// StringConverter with `converter.encoding` UTF-8: reads OPTIONAL_STRING.
     Utf8(SchemaRef),
     /// ByteArrayConverter: reads OPTIONAL_BYTES.
@@ -61,6 +66,17 @@ impl Converter {
                 PyObj::of(&resolve),
                 PyObj::of(&prefix_of),
             )),
+        }
+    }
+
+    /// Confluent's AvroConverter: `resolve(schema_id) -> (Schema | None, plan) | None` (what a
+    /// consumed record's schema id decodes to) and `prefix_of(schema) -> (bytes, plan) | None`
+    /// (the wire prefix and plan a Connect schema encodes with), each asked once per id / schema
+    /// object; None: the Python converter does those records (see `avro.rs`).
+    #[staticmethod]
+    fn avro(resolve: Bound<'_, PyAny>, prefix_of: Bound<'_, PyAny>) -> Converter {
+        Converter {
+            kind: Kind::Avro(AvroState::new(PyObj::of(&resolve), PyObj::of(&prefix_of))),
         }
     }
 
@@ -234,6 +250,10 @@ impl Converter {
                 None => Ok((None, Value::Null)),
                 Some(d) => j.decode(py, d),
             },
+            Kind::Avro(a) => match data {
+                None => Ok((None, Value::Null)),
+                Some(d) => a.decode(py, d),
+            },
             Kind::Utf8(s) => Ok((
                 Some(s.clone()),
                 match data {
@@ -289,6 +309,7 @@ impl Converter {
     ) -> R<bool> {
         match &mut self.kind {
             Kind::Json(j) => j.encode(py, schema, v, out),
+            Kind::Avro(a) => a.encode(py, schema, v, out),
             Kind::Utf8(_) => match v {
                 Value::Null => Ok(false),
                 Value::Str(s) => {

@@ -45,7 +45,6 @@ from kconnect.api import (
     ConfigException,
     DataException,
     Headers,
-    RetriableException,
     Schema,
     SchemaAndValue,
 )
@@ -58,15 +57,9 @@ from kconnect.converters.avro.avro_data import (
     parse_avro_schema,
 )
 from kconnect.converters.data_header_converter import DataHeaderConverter
-from kconnect.schema_registry import (
-    RegistrySchema,
-    SerdeSettings,
-    serde_config_def,
-    shared_client,
-    subject_name,
-    wire_format,
-)
+from kconnect.schema_registry import RegistrySchema, SerdeSettings, serde_config_def, wire_format
 from kconnect.schema_registry import errors as registry_errors
+from kconnect.schema_registry.serde import AVRO, REGISTRY_FAILURES, RegistrySerde
 
 __all__ = ["AvroConverter", "avro_converter_config_def"]
 
@@ -100,13 +93,6 @@ class _Reader(NamedTuple):
     connect_schema: Schema | None
 
 
-class NetworkException(RetriableException):
-    """The registry could not be reached (``org.apache.kafka.common.errors.NetworkException``,
-    retriable): Confluent's converter raises it when the cause is a connection failure."""
-
-    java_class_name = "org.apache.kafka.common.errors.NetworkException"
-
-
 def _record_name(avro_json: Any) -> str:
     """The full name the record-name subject strategies use: a named type's full name, else
     the primitive type's name (as Confluent's ``AvroSchema.name()``)."""
@@ -131,9 +117,8 @@ class AvroConverter(DataHeaderConverter):
 
     def __init__(self) -> None:
         self._is_key = False
-        self._settings: SerdeSettings | None = None
+        self._serde: RegistrySerde | None = None
         self._avro: AvroData | None = None
-        self._client: Any = None
         self._cache_size = 1000
         self._writers: OrderedDict[Any, _Writer] = OrderedDict()
         self._readers: dict[tuple[str, int | None, str | None], _Reader] = {}
@@ -149,10 +134,9 @@ class AvroConverter(DataHeaderConverter):
         self._is_key = bool(is_key)
         settings = SerdeSettings.from_configs(configs, self._is_key)
         data_config = AvroDataConfig.from_configs(configs)
-        self._settings = settings
+        self._serde = RegistrySerde(settings, AVRO)
         self._avro = AvroData(data_config)
         self._cache_size = max(1, data_config.schemas_cache_size)
-        self._client = shared_client(settings.registry)
         self._writers.clear()
         self._readers.clear()
         self._codec_writers.clear()
@@ -161,10 +145,10 @@ class AvroConverter(DataHeaderConverter):
     def close(self) -> None:
         """Nothing to release: the registry client is shared by the process."""
 
-    def _ready(self) -> tuple[SerdeSettings, AvroData]:
-        if self._settings is None or self._avro is None:
+    def _ready(self) -> tuple[RegistrySerde, AvroData]:
+        if self._serde is None or self._avro is None:
             raise ConfigException("AvroConverter used before configure()")
-        return self._settings, self._avro
+        return self._serde, self._avro
 
     # -- Connect -> bytes ----------------------------------------------------------------
     def from_connect_data(
@@ -211,17 +195,15 @@ class AvroConverter(DataHeaderConverter):
             found = self._writers.get(key)
         if found is not None:
             return found
-        settings, avro = self._ready()
+        serde, avro = self._ready()
+        avro_schema = avro.from_connect_schema(schema)
+        text = avro_schema.to_json()
         try:
-            avro_schema = avro.from_connect_schema(schema)
-            text = avro_schema.to_json()
-            schema_id, text = self._schema_id_for_write(topic, text, settings)
-        except (
-            registry_errors.SerializationException,
-            registry_errors.RegistryTimeoutException,
-            registry_errors.NetworkConnectionError,
-        ) as e:
-            raise self._serialize_error(topic, e) from e
+            subject = serde.subject(topic, _record_name(json.loads(text)))
+            schema_id, used = serde.id_for_write(subject, RegistrySchema(AVRO.schema_type, text))
+        except REGISTRY_FAILURES as e:
+            raise serde.serialize_error(topic, e) from e
+        text = used.text
         avro_json = json.loads(text)
         encode = self._codec_writers.get(text)
         if encode is None:
@@ -233,70 +215,6 @@ class AvroConverter(DataHeaderConverter):
             self._writers.popitem(last=False)
         return writer
 
-    def _subject(self, topic: str, text: str, settings: SerdeSettings) -> str:
-        return subject_name(
-            settings.subject_name_strategy,
-            topic,
-            self._is_key,
-            _record_name(json.loads(text)),
-            client=self._client,
-        )
-
-    def _schema_id_for_write(
-        self, topic: str, text: str, settings: SerdeSettings
-    ) -> tuple[int, str]:
-        """Confluent's serializer order -- register, ``use.schema.id``, ``use.latest.version``,
-        look-up -- giving the id to write and the schema text to write the datum with (the
-        subject's latest schema under ``use.latest.version``, as Confluent writes it)."""
-        subject = self._subject(topic, text, settings)
-        schema = RegistrySchema(_AVRO, text)
-        client = self._client
-        try:
-            if settings.auto_register_schemas:
-                return client.register(subject, schema, normalize=settings.normalize_schemas), text
-            if settings.use_schema_id >= 0:
-                if settings.id_compatibility_strict and not client.test_compatibility(
-                    subject, schema
-                ):
-                    raise registry_errors.SerializationException(
-                        "Schema being registered is incompatible with the schema of id "
-                        f"{settings.use_schema_id}"
-                    )
-                return settings.use_schema_id, client.schema_by_id(settings.use_schema_id).text
-            if settings.use_latest_version:
-                latest = client.latest_version(subject)
-                if (
-                    settings.latest_compatibility_strict
-                    and latest.schema.text != text
-                    and not client.test_compatibility(subject, schema)
-                ):
-                    raise registry_errors.SerializationException(
-                        f"Latest schema of subject {subject} is not compatible with the schema "
-                        "of the data"
-                    )
-                return latest.schema_id, latest.schema.text
-            found = client.lookup(subject, schema, normalize=settings.normalize_schemas)
-            return found.schema_id, text
-        except registry_errors.RestClientException as e:
-            raise registry_errors.to_kafka_exception(
-                e, f"Error retrieving Avro schema{self._role_word()}: {text}"
-            ) from e
-
-    def _role_word(self) -> str:
-        return " key" if self._is_key else " value"
-
-    def _serialize_error(self, topic: str, cause: BaseException) -> Exception:
-        if isinstance(cause, registry_errors.RegistryTimeoutException):
-            return RetriableException(f"Failed to serialize Avro data from topic {topic} :")
-        if isinstance(cause.__cause__, registry_errors.NetworkConnectionError) or isinstance(
-            cause, registry_errors.NetworkConnectionError
-        ):
-            return NetworkException(
-                f"Network connection error while serializing Avro data for topic {topic}: "
-                f"{cause.__cause__ or cause}"
-            )
-        return DataException(f"Failed to serialize Avro data from topic {topic}:")
-
     # -- bytes -> Connect ----------------------------------------------------------------
     def to_connect_data(
         self, topic: str, value: bytes | None, headers: Headers | None = None
@@ -304,7 +222,7 @@ class AvroConverter(DataHeaderConverter):
         """Deserialize one value; None (a tombstone) gives ``SchemaAndValue.NULL``."""
         if value is None:
             return SchemaAndValue.NULL
-        _, avro = self._ready()
+        serde, avro = self._ready()
         try:
             ref = wire_format.read_schema_id(value, headers, self._is_key)
             reader = self._reader(topic, ref.schema_id, ref.guid)
@@ -320,12 +238,8 @@ class AvroConverter(DataHeaderConverter):
                 raise registry_errors.SerializationException(
                     f"Error deserializing Avro message for id {ref.schema_id}"
                 ) from e
-        except (
-            registry_errors.SerializationException,
-            registry_errors.RegistryTimeoutException,
-            registry_errors.NetworkConnectionError,
-        ) as e:
-            raise self._deserialize_error(topic, e) from e
+        except REGISTRY_FAILURES as e:
+            raise serde.deserialize_error(topic, e) from e
         return avro.to_connect_data(reader.avro_schema, datum, reader.version)
 
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
@@ -349,62 +263,24 @@ class AvroConverter(DataHeaderConverter):
         found = self._readers.get(key)
         if found is not None:
             return found
-        settings, avro = self._ready()
-        client = self._client
-        what = f"Error retrieving Avro{self._role_word()} schema for id {schema_id}"
-        try:
-            if schema_id is not None:
-                registered = client.schema_by_id(schema_id)
-            else:
-                registered = client.schema_by_guid(guid)
-        except registry_errors.RestClientException as e:
-            raise registry_errors.to_kafka_exception(e, what) from e
-        if registered.schema_type not in (_AVRO, "", None):
-            raise registry_errors.SerializationException(
-                f"{what}: the schema is of type {registered.schema_type}, not AVRO"
-            )
+        serde, avro = self._ready()
+        registered = serde.fetch(schema_id, guid)
         try:
             avro_schema = parse_avro_schema(registered.text)
+            avro_json = json.loads(registered.text)
         except (ValueError, DataException) as e:
-            raise registry_errors.SerializationException(f"{what}: {e}") from e
-        version = self._version(topic, registered, schema_id, settings)
-        avro_json = json.loads(registered.text)
+            raise registry_errors.SerializationException(
+                f"Invalid Avro schema for id {schema_id}: {e}"
+            ) from e
+        version = serde.version(
+            serde.subject(topic, _record_name(avro_json)), registered, schema_id
+        )
         connect_schema = avro.to_connect_schema(avro_schema, version)
         reader = _Reader(avro_schema, avro_json, compile_reader(avro_json), version, connect_schema)
         if len(self._readers) >= self._cache_size:
             self._readers.pop(next(iter(self._readers)))
         self._readers[key] = reader
         return reader
-
-    def _version(
-        self,
-        topic: str,
-        registered: RegistrySchema,
-        schema_id: int | None,
-        settings: SerdeSettings,
-    ) -> int | None:
-        """The writer schema's version in its subject, as Confluent's deserializer asks it (the
-        Connect schema gets it when ``connect.version`` did not set one)."""
-        subject = self._subject(topic, registered.text, settings)
-        try:
-            return self._client.lookup(subject, registered).version
-        except registry_errors.RestClientException as e:
-            raise registry_errors.to_kafka_exception(
-                e,
-                f"Error retrieving Avro{self._role_word()} schema version for id {schema_id}",
-            ) from e
-
-    def _deserialize_error(self, topic: str, cause: BaseException) -> Exception:
-        if isinstance(cause, registry_errors.RegistryTimeoutException):
-            return RetriableException(f"Failed to deserialize data for topic {topic} to Avro: ")
-        network = cause if isinstance(cause, registry_errors.NetworkConnectionError) else None
-        if network is None and isinstance(cause.__cause__, registry_errors.NetworkConnectionError):
-            network = cause.__cause__
-        if network is not None:
-            return NetworkException(
-                f"Network connection error while deserializing data for topic {topic}: {network}"
-            )
-        return DataException(f"Failed to deserialize data for topic {topic} to Avro:")
 
     # -- the native form -----------------------------------------------------------------
     def native_converter(self, topic: str | None = None) -> Any:

@@ -9,13 +9,13 @@ other way round. Reading also accepts a schema id carried in the ``__key_schema_
 
 On the way out: :class:`~.json_schema_data.JsonSchemaData` maps the Connect schema to a JSON
 Schema document (cached per schema and topic with its id), the subject is named by the subject
-name strategy, the id comes from the serializer's order (:mod:`.registry_io`), and the value is
+name strategy, the id comes from the serializer's order (:mod:`kconnect.schema_registry.serde`), and the value is
 mapped to JSON. On the way in: id -> registered schema (cached by id) -> Connect schema, with
 the schema's version in its subject when the document names none -> value. With
 ``json.fail.invalid.schema=true`` each payload is validated against its JSON Schema both ways
 (needs the ``jsonschema`` package).
 
-Tombstones stay null both ways. Errors are Confluent's (see :mod:`.registry_io`): retriable for
+Tombstones stay null both ways. Errors are Confluent's (see :mod:`kconnect.schema_registry.serde`): retriable for
 registry time-outs and unreachable registries, ``DataException`` for everything else, so error
 tolerance and the dead letter queue handle them as Kafka Connect does.
 
@@ -44,15 +44,15 @@ from kconnect.api import (
     Type,
 )
 from kconnect.converters.data_header_converter import DataHeaderConverter
-from kconnect.converters.json_schema_registry import registry_io
 from kconnect.converters.json_schema_registry.json_schema_data import (
     JsonSchemaData,
     JsonSchemaDataConfig,
     json_schema_data_config_def,
 )
 from kconnect.jackson import jackson_dumps
-from kconnect.schema_registry import SerdeSettings, serde_config_def, wire_format
+from kconnect.schema_registry import RegistrySchema, SerdeSettings, serde_config_def, wire_format
 from kconnect.schema_registry import errors as registry_errors
+from kconnect.schema_registry.serde import JSON, REGISTRY_FAILURES, RegistrySerde
 
 __all__ = ["JsonSchemaConverter", "json_schema_converter_config_def"]
 
@@ -135,9 +135,8 @@ class JsonSchemaConverter(DataHeaderConverter):
 
     def __init__(self) -> None:
         self._is_key = False
-        self._settings: SerdeSettings | None = None
         self._data = JsonSchemaData()
-        self._client: Any = None
+        self._serde: RegistrySerde | None = None
         self._cache_size = 1000
         self._writers: OrderedDict[Any, _Writer] = OrderedDict()
         self._readers: OrderedDict[tuple[str, int | None, str | None], _Reader] = OrderedDict()
@@ -151,20 +150,19 @@ class JsonSchemaConverter(DataHeaderConverter):
         self._is_key = bool(is_key)
         settings = SerdeSettings.from_configs(configs, self._is_key)
         data_config = JsonSchemaDataConfig.from_configs(configs)
-        self._settings = settings
         self._data = JsonSchemaData(data_config)
         self._cache_size = max(1, data_config.schemas_cache_size)
-        self._client = registry_io.client_for(settings)
+        self._serde = RegistrySerde(settings, JSON)
         self._writers.clear()
         self._readers.clear()
 
     def close(self) -> None:
         """Nothing to release: the registry client is shared by the process."""
 
-    def _ready(self) -> SerdeSettings:
-        if self._settings is None:
+    def _ready(self) -> RegistrySerde:
+        if self._serde is None:
             raise ConfigException("JsonSchemaConverter used before configure()")
-        return self._settings
+        return self._serde
 
     # -- Connect -> bytes ----------------------------------------------------------------
     def from_connect_data(
@@ -179,7 +177,7 @@ class JsonSchemaConverter(DataHeaderConverter):
             try:
                 writer.validate(orjson.loads(payload))
             except registry_errors.SerializationException as e:
-                raise registry_io.serialize_error(topic, e) from e
+                raise self._ready().serialize_error(topic, e) from e
         return writer.prefix + payload
 
     def _writer(self, topic: str, schema: Schema | None) -> _Writer:
@@ -192,18 +190,15 @@ class JsonSchemaConverter(DataHeaderConverter):
         if found is not None:
             self._writers.move_to_end(key)
             return found
-        settings = self._ready()
+        serde = self._ready()
         document = self._data.from_connect_schema(schema)
         text = jackson_dumps(document).decode("utf-8")
         try:
-            subject = registry_io.subject_for(
-                self._client, settings, topic, self._is_key, _record_name(document)
-            )
-            schema_id, used_text = registry_io.schema_id_for_write(
-                self._client, settings, subject, text, self._is_key
-            )
-        except registry_io.RegistryFailure as e:
-            raise registry_io.serialize_error(topic, e) from e
+            subject = serde.subject(topic, _record_name(document))
+            schema_id, used = serde.id_for_write(subject, RegistrySchema(JSON.schema_type, text))
+        except REGISTRY_FAILURES as e:
+            raise serde.serialize_error(topic, e) from e
+        used_text = used.text
         validate = None
         if self._data.config.fail_invalid_schema:
             validate = _validator(json.loads(used_text))
@@ -220,7 +215,7 @@ class JsonSchemaConverter(DataHeaderConverter):
         """Deserialize one value; None (a tombstone) gives ``SchemaAndValue.NULL``."""
         if value is None:
             return SchemaAndValue.NULL
-        self._ready()
+        serde = self._ready()
         try:
             ref = wire_format.read_schema_id(value, headers, self._is_key)
             reader = self._reader(topic, ref.schema_id, ref.guid)
@@ -232,8 +227,8 @@ class JsonSchemaConverter(DataHeaderConverter):
                 ) from e
             if reader.validate is not None:
                 reader.validate(parsed)
-        except registry_io.RegistryFailure as e:
-            raise registry_io.deserialize_error(topic, e) from e
+        except REGISTRY_FAILURES as e:
+            raise serde.deserialize_error(topic, e) from e
         return SchemaAndValue(reader.schema, self._data.to_connect_data(reader.schema, parsed))
 
     def _reader(self, topic: str, schema_id: int | None, guid: str | None) -> _Reader:
@@ -241,20 +236,16 @@ class JsonSchemaConverter(DataHeaderConverter):
         found = self._readers.get(key)
         if found is not None:
             return found
-        settings = self._ready()
-        registered = registry_io.fetch_schema(self._client, schema_id, guid, self._is_key)
+        serde = self._ready()
+        registered = serde.fetch(schema_id, guid)
         try:
             document = json.loads(registered.text)
         except ValueError as e:
             raise registry_errors.SerializationException(
                 f"Invalid JSON Schema for id {schema_id}: {e}"
             ) from e
-        subject = registry_io.subject_for(
-            self._client, settings, topic, self._is_key, _record_name(document)
-        )
-        version = registry_io.schema_version(
-            self._client, subject, registered, schema_id, self._is_key
-        )
+        subject = serde.subject(topic, _record_name(document))
+        version = serde.version(subject, registered, schema_id)
         try:
             connect_schema = self._data.to_connect_schema(document, version)
         except DataException as e:

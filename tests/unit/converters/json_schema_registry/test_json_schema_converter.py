@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kconnect.api import ConfigException, DataException, RetriableException, Schema
-from kconnect.converters.json_schema_registry import registry_io
+from kconnect.api import ConfigException, Schema
 from kconnect.converters.json_schema_registry.json_schema_converter import JsonSchemaConverter
-from kconnect.schema_registry import errors as registry_errors
 
 URL = "http://127.0.0.1:1"  # never contacted by these tests
 
@@ -41,31 +39,3 @@ def test_tombstones_need_no_registry() -> None:
     assert converter.from_connect_data("t", Schema.OPTIONAL_STRING_SCHEMA, None) is None
     back = converter.to_connect_data("t", None)
     assert back.schema is None and back.value is None
-
-
-def test_error_mapping_is_confluents() -> None:
-    timeout = registry_io.deserialize_error("t", registry_errors.RegistryTimeoutException("slow"))
-    assert isinstance(timeout, RetriableException)
-    assert str(timeout) == "Failed to deserialize data for topic t to JSON: "
-    down = registry_errors.NetworkConnectionError("Connection refused")
-    network = registry_io.deserialize_error("t", down)
-    assert isinstance(network, registry_io.NetworkException)
-    assert isinstance(network, RetriableException)
-    assert str(network) == (
-        "Network connection error while deserializing data for topic t: Connection refused"
-    )
-    wrapped = registry_errors.SerializationException("wrapped")
-    wrapped.__cause__ = down
-    assert isinstance(registry_io.serialize_error("t", wrapped), registry_io.NetworkException)
-    bad = registry_io.deserialize_error(
-        "t", registry_errors.SerializationException("Unknown magic byte!")
-    )
-    assert type(bad) is DataException
-    assert str(bad) == "Failed to deserialize data for topic t to JSON: "
-    written = registry_io.serialize_error("t", registry_errors.SerializationException("no"))
-    assert type(written) is DataException
-    assert str(written) == "Failed to serialize JSON data from topic t:"
-    assert isinstance(
-        registry_io.serialize_error("t", registry_errors.RegistryTimeoutException("slow")),
-        RetriableException,
-    )

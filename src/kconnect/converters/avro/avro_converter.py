@@ -158,14 +158,12 @@ class AvroConverter(DataHeaderConverter):
         if value is None:
             return None
         writer = self._writer(topic, schema)
-        _, avro = self._ready()
+        serde, avro = self._ready()
+        datum = avro.from_connect_data(schema, value)
         try:
-            datum = avro.from_connect_data(schema, value)
             return writer.prefix + writer.encode(datum)
         except AvroCodecError as e:
-            raise self._serialize_error(
-                topic, registry_errors.SerializationException(str(e))
-            ) from e
+            raise serde.serialize_error(topic, e) from e
 
     def from_connect_batch(
         self, topic: str, items: Sequence[tuple[Schema | None, Any]]
@@ -187,7 +185,7 @@ class AvroConverter(DataHeaderConverter):
         return [one(topic, s, v) for s, v in items]
 
     def _writer(self, topic: str, schema: Schema | None) -> _Writer:
-        key = (topic, schema)
+        key: Any = (topic, schema)
         try:
             found = self._writers.get(key)
         except TypeError:  # an unhashable schema (a default value that is a dict...)
@@ -240,7 +238,8 @@ class AvroConverter(DataHeaderConverter):
                 ) from e
         except REGISTRY_FAILURES as e:
             raise serde.deserialize_error(topic, e) from e
-        return avro.to_connect_data(reader.avro_schema, datum, reader.version)
+        result: SchemaAndValue = avro.to_connect_data(reader.avro_schema, datum, reader.version)
+        return result
 
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
         """Deserialize many values; the native form first when there is one."""

@@ -5,6 +5,7 @@
 //     -> {"schema":"<AvroData.fromConnectSchema(schema).toString()>","data":"<base64 binary>"|null}
 //   {"op":"to","config":{...},"schema":"<Avro schema text>","data":"<base64>","version":n|null}
 //     -> {"envelope":<JsonConverter envelope of toConnectData>}
+//   {"op":"parse","schema":"<Avro schema text>"} -> {"schema":"<Schema.Parser().parse(..).toString()>"}
 // Errors answer {"error":"<exception class>: <message>"}.
 // AvroData is Apicurio's fork (io.apicurio.registry.utils.converter.avro, 2.6.13.Final) of
 // Confluent's io.confluent.connect.avro.AvroData (Apache-2.0), an older Confluent release.
@@ -48,13 +49,17 @@ public class AvroDataHarness {
       try {
         JsonNode req = MAPPER.readTree(line);
         Map<String, Object> props = new HashMap<>();
-        Iterator<Map.Entry<String, JsonNode>> it = req.get("config").fields();
+        Iterator<Map.Entry<String, JsonNode>> it = req.has("config")
+            ? req.get("config").fields() : MAPPER.createObjectNode().fields();
         while (it.hasNext()) {
           Map.Entry<String, JsonNode> e = it.next();
           props.put(e.getKey(), e.getValue().asText());
         }
         AvroData avroData = new AvroData(new AvroDataConfig(props));
-        if (req.get("op").asText().equals("from")) {
+        if (req.get("op").asText().equals("parse")) {
+          out.put("schema",
+              new org.apache.avro.Schema.Parser().parse(req.get("schema").asText()).toString());
+        } else if (req.get("op").asText().equals("from")) {
           byte[] env = MAPPER.writeValueAsBytes(req.get("envelope"));
           SchemaAndValue sv = json.toConnectData("t", env);
           org.apache.avro.Schema avroSchema = avroData.fromConnectSchema(sv.schema());
@@ -83,7 +88,11 @@ public class AvroDataHarness {
           SchemaAndValue sv = avroData.toConnectData(avroSchema, datum, version);
           byte[] env = sv == null ? json.fromConnectData("t", null, null)
               : json.fromConnectData("t", sv.schema(), sv.value());
-          out.set("envelope", MAPPER.readTree(env));
+          if (env == null) {
+            out.putNull("envelope");
+          } else {
+            out.set("envelope", MAPPER.readTree(env));
+          }
         }
       } catch (Throwable e) {
         out = MAPPER.createObjectNode();

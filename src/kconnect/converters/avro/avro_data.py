@@ -1183,7 +1183,12 @@ class AvroData:
         ``connect.version``. A null datum gives ``SchemaAndValue.NULL`` (Java's AvroData
         returns null, which the AvroConverter turns into that). Raises DataException.
         """
-        if datum is None:
+        if datum is None or (
+            isinstance(datum, AvroUnion)
+            and avro_schema.type == "union"
+            and 0 <= datum.branch < len(avro_schema.types)
+            and avro_schema.types[datum.branch].type == "null"
+        ):
             return SchemaAndValue.NULL
         if avro_schema is ANYTHING_SCHEMA or avro_schema.to_json() == _ANYTHING_TEXT:
             return SchemaAndValue(None, self._to_schemaless(datum))
@@ -1352,11 +1357,9 @@ def _wrap_null(avro: AvroSchema) -> Any:
 
 def _underlying(schema: Schema, avro: AvroSchema) -> AvroSchema:
     # Connect optional schemas are (null, type) unions: the type's schema.
-    if schema.optional:
-        if avro.type != "union":
-            raise DataException(
-                f"An optional schema should have an Avro Union type, not {schema.type.name}"
-            )
+    # (Java also accepts a non-union here: a union's member values are optional schemas
+    # written to one branch.)
+    if schema.optional and avro.type == "union":
         for b in avro.types:
             if b.type != "null":
                 return b

@@ -31,7 +31,7 @@ import fastavro
 import orjson
 import pytest
 
-from kconnect.api import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
+from kconnect.api import DataException, Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
 from kconnect.converters.avro.avro_data import AvroData, AvroDataConfig
 from kconnect.converters.avro.avro_schema_text import AvroSchema, parse_avro_schema
 from kconnect.converters.avro.datum import AvroUnion
@@ -169,10 +169,127 @@ def _cases() -> list[tuple[str, Schema | None, Any]]:
     cases.append(("schemaless-str", None, "x"))
     cases.append(("schemaless-nested", None, {"a": [1, 2.5, True, None], "b": {"c": "d"}}))
     cases.append(("null-value", Schema.OPTIONAL_INT32_SCHEMA, None))
+    cases.extend(_more_cases())
+    return cases
+
+
+def _more_cases() -> list[tuple[str, Schema | None, Any]]:
+    cases: list[tuple[str, Schema | None, Any]] = []
+    a = SchemaBuilder.struct().field("x", Schema.INT32_SCHEMA).build()
+    b = SchemaBuilder.struct().field("y", Schema.STRING_SCHEMA).optional().build()
+    c = SchemaBuilder.struct().field("z", Schema.BOOLEAN_SCHEMA).build()
+    numbered = (SchemaBuilder.struct().field("a", a).field("b", b).field("c", c)
+                .field("arr", SchemaBuilder.array(c).build()).build())
+    cases.append(("default-names", numbered, _struct(
+        numbered, a=_struct(a, x=1), b=None, c=_struct(c, z=True), arr=[_struct(c, z=False)])))
+    point = (SchemaBuilder.struct().name("Point").field("x", Schema.INT32_SCHEMA)
+             .field("y", SchemaBuilder.int32().default_value(0).build()).build())
+    opt_point = (SchemaBuilder.struct().name("Point").optional()
+                 .field("x", Schema.INT32_SCHEMA)
+                 .field("y", SchemaBuilder.int32().default_value(0).build()).build())
+    dec = Decimal.builder(2).build()
+    defaults = (
+        SchemaBuilder.struct().name("ns.Defaults")
+        .field("f32", SchemaBuilder.float32().default_value(1.1).build())
+        .field("f64", SchemaBuilder.float64().default_value(1e20).build())
+        .field("i8", SchemaBuilder.int8().default_value(-3).build())
+        .field("i16", SchemaBuilder.int16().optional().default_value(7).build())
+        .field("by", SchemaBuilder.bytes().default_value(b"\x00\xe9\xff").build())
+        .field("st", SchemaBuilder.string().default_value("q\"\u00e9").build())
+        .field("arr", SchemaBuilder.array(Schema.INT32_SCHEMA).default_value([1, 2]).build())
+        .field("sm", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA)
+               .default_value({"k": 5}).build())
+        .field("im", SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA)
+               .default_value({3: "c"}).build())
+        .field("opt_pt", opt_point)
+        .field("dec", Decimal.builder(2).default_value(decimal.Decimal("3.14")).build())
+        .field("day", Date.builder().default_value(dt.date(1999, 12, 31)).build())
+        .field("bool_opt", SchemaBuilder.bool().optional().default_value(False).build())
+        .build()
+    )  # fmt: skip
+    cases.append(("field-defaults", defaults, _struct(
+        defaults, f32=2.0, f64=3.0, i8=1, by=b"x", st="s", arr=[], sm={}, im={},
+        opt_pt=_struct(opt_point, x=1, y=2),
+        dec=decimal.Decimal("0.01"), day=dt.date(1970, 1, 1))))
+    cases.append(("reused-named", SchemaBuilder.struct().name("Outer")
+                  .field("p1", point).field("p2", SchemaBuilder.struct().name("Point")
+                  .field("x", Schema.INT32_SCHEMA)
+                  .field("y", SchemaBuilder.int32().default_value(0).build()).optional().build())
+                  .field("p3", point).build(), ...))  # fmt: skip
+    color = (SchemaBuilder.string().name("com.x.Color")
+             .parameter("io.confluent.connect.avro.enum.doc.Color", "colours")
+             .parameter("io.confluent.connect.avro.enum.default.Color", "RED")
+             .parameter("io.confluent.connect.avro.Enum", "com.x.Color")
+             .parameter("io.confluent.connect.avro.Enum.RED", "RED")
+             .parameter("io.confluent.connect.avro.Enum.BLUE", "BLUE").optional().build())
+    with_enum = (SchemaBuilder.struct().name("com.x.Paint").field("c", color)
+                 .field("d", SchemaBuilder.string().parameter(
+                     "io.confluent.connect.avro.Enum", "Plain").parameter(
+                     "io.confluent.connect.avro.Enum.A", "A").build()).build())
+    cases.append(("enum-doc", with_enum, _struct(with_enum, c="BLUE", d="A")))
+    u = (SchemaBuilder.struct().name("io.confluent.connect.avro.Union")
+         .field("Point", SchemaBuilder.struct().name("a.Point").optional()
+                .field("x", Schema.INT32_SCHEMA).build())
+         .field("string", Schema.OPTIONAL_STRING_SCHEMA)
+         .field("long", Schema.OPTIONAL_INT64_SCHEMA).build())
+    holder = SchemaBuilder.struct().name("Holder").field("u", u).build()
+    pt_branch = u.field("Point").schema  # type: ignore[union-attr]
+    cases.append(("union-record", holder, _struct(
+        holder, u=_struct(u, Point=_struct(pt_branch, x=4)))))
+    cases.append(("union-long", holder, _struct(holder, u=_struct(u, long=4))))
+    fixed = (SchemaBuilder.bytes().name("com.x.Hash").parameter("connect.fixed.size", "4")
+             .build())
+    cases.append(("fixed", fixed, b"abcd"))
+    fixed_dec = (Decimal.builder(1).parameter("connect.fixed.size", "3")
+                 .parameter("connect.decimal.precision", "5").build())
+    # Java's fork fails on values shorter than the fixed size (Confluent master pads them: see
+    # the unit tests); this one fills it.
+    cases.append(("fixed-decimal", fixed_dec, decimal.Decimal("-100000.0")))
+    cases.append(("fixed-decimal-too-small", Decimal.builder(1).parameter(
+        "connect.fixed.size", "3").build(), decimal.Decimal("-0.5")))
+    cases.append(("decimal-legacy", Decimal.builder(5).parameter(
+        "connect.decimal.precision", "3").build(), decimal.Decimal("0.00001")))
+    cases.append(("avro-params", SchemaBuilder.string().parameter("avro.java.string", "String")
+                  .parameter("other", "x").build(), "v"))
+    cases.append(("optional-key-map", SchemaBuilder.map(
+        Schema.OPTIONAL_STRING_SCHEMA, Schema.INT32_SCHEMA).build(), {"a": 1}))
+    nested_coll = SchemaBuilder.map(Schema.STRING_SCHEMA, SchemaBuilder.array(
+        SchemaBuilder.map(Schema.FLOAT64_SCHEMA, Schema.OPTIONAL_BYTES_SCHEMA).build())
+        .build()).build()
+    cases.append(("nested-collections", nested_coll, {"k": [{1.5: b"z"}, {2.5: None}]}))
+    cases.append(("optional-logical-defaults", SchemaBuilder.struct()
+                  .field("t", Time.builder().optional().default_value(dt.time(1, 2, 3)).build())
+                  .field("ts", Timestamp.builder().optional().build()).build(), ...))
+    cases.append(("names", SchemaBuilder.struct().name("Top").field(
+        "n", SchemaBuilder.struct().name("a.b.Leaf").field("m", SchemaBuilder.struct()
+        .name("Plain").field("o", Schema.INT32_SCHEMA).build()).build()).build(), ...))
     return cases
 
 
 CASES = _cases()
+
+
+def _sample(schema: Schema) -> Any:
+    """A value of ``schema``: every field set (optional ones too)."""
+    t = schema.type.value
+    if schema.name == Decimal.LOGICAL_NAME:
+        return decimal.Decimal(1).scaleb(-int((schema.parameters or {})["scale"]))
+    logical = {Date.LOGICAL_NAME: dt.date(2001, 2, 3), Time.LOGICAL_NAME: dt.time(4, 5, 6),
+               Timestamp.LOGICAL_NAME: dt.datetime(2001, 2, 3, 4, 5, 6, tzinfo=dt.UTC)}
+    if schema.name in logical:
+        return logical[schema.name]
+    simple = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "float32": 0.5, "float64": 0.25,
+              "boolean": True, "string": "s", "bytes": b"b"}
+    if t in simple:
+        return simple[t]
+    if t == "array":
+        return [_sample(schema.value_schema)]
+    if t == "map":
+        return {_sample(schema.key_schema): _sample(schema.value_schema)}
+    st = Struct(schema)
+    for f in schema.fields:
+        st.put(f, _sample(f.schema))
+    return st
 
 
 def _fastavro_schema(avro: AvroSchema, strip_logical: bool) -> Any:
@@ -229,8 +346,14 @@ def test_matches_java(
     java: HarnessProcess, config: dict[str, str], name: str, schema: Schema | None, value: Any
 ) -> None:
     ours = AvroData(AvroDataConfig.from_configs(config))
+    if value is ...:
+        assert schema is not None
+        value = _sample(schema)
     answer = _ask(java, {"op": "from", "config": config, "envelope": _envelope(schema, value)})
-    assert "error" not in answer, answer
+    if "error" in answer:  # Java refuses it: so must kconnect
+        with pytest.raises(DataException):
+            ours.from_connect_data(schema, value)
+        return
     avro = ours.from_connect_schema(schema)
     assert avro.to_json() == answer["schema"]
     datum = ours.from_connect_data(schema, value)
@@ -239,7 +362,7 @@ def test_matches_java(
         return
     java_bytes = base64.b64decode(answer["data"])
     buf = io.BytesIO()
-    fastavro.schemaless_writer(buf, _fastavro_schema(avro, False), _to_fastavro(avro, datum))
+    fastavro.schemaless_writer(buf, _fastavro_schema(avro, True), _to_fastavro(avro, datum))
     assert buf.getvalue() == java_bytes
 
     # Java's bytes back through kconnect

@@ -1133,23 +1133,8 @@ class AvroData:
             if not isinstance(value, list):
                 raise DataException("Invalid JSON for array default value")
             assert avro.items is not None
-            if t is Type.MAP:  # a MapEntry array: [[key, value], ...]
-                kf, vf = avro.items.fields[0].schema, avro.items.fields[1].schema
-                result = {}
-                for pair in value:
-                    if isinstance(pair, dict):
-                        kv, vv = pair.get(KEY_FIELD), pair.get(VALUE_FIELD)
-                    elif isinstance(pair, list) and len(pair) == 2:
-                        kv, vv = pair
-                    else:
-                        raise DataException("Invalid JSON for map default value")
-                    result[self._default_from_avro(schema.key_schema, kf, kv)] = (
-                        self._default_from_avro(schema.value_schema, vf, vv)
-                    )
-            else:
-                result = [
-                    self._default_from_avro(schema.value_schema, avro.items, e) for e in value
-                ]
+            # (a map's MapEntry array default fails here, as in Java: dropped)
+            result = [self._default_from_avro(schema.value_schema, avro.items, e) for e in value]
         elif at == "map":
             if not isinstance(value, dict):
                 raise DataException("Invalid JSON for map default value")

@@ -138,7 +138,6 @@ ANYTHING_SCHEMA: AvroSchema = parse_avro_schema(
     '"fields":[{"name":"key","type":"Anything"},{"name":"value","type":"Anything"}]}}],'
     '"default":null}]}'
 )
-_ANYTHING_MAP_ENTRY: AvroSchema = ANYTHING_SCHEMA.fields[8].schema.types[1].items  # type: ignore[assignment]
 _ANYTHING_FIELDS = tuple(f.name for f in ANYTHING_SCHEMA.fields)
 _ANYTHING_TEXT = ANYTHING_SCHEMA.to_json()
 
@@ -536,10 +535,10 @@ class AvroData:
         lname = schema.name.lower() if schema.name is not None else None
         legacy_decimal = False
         if lname == _DECIMAL_NAME:
-            p = params or {}
-            precision = int(p.get(CONNECT_AVRO_DECIMAL_PRECISION_PROP,
+            dp: Mapping[str, str] = params or {}
+            precision = int(dp.get(CONNECT_AVRO_DECIMAL_PRECISION_PROP,
                                   CONNECT_AVRO_DECIMAL_PRECISION_DEFAULT))  # fmt: skip
-            scale = int(p.get("scale", 0))
+            scale = int(dp.get("scale", 0))
             if scale < 0 or scale > precision:
                 # Avro's decimal logical type refuses these: Confluent falls back on the
                 # legacy logicalType property alone.
@@ -555,7 +554,7 @@ class AvroData:
                 base.add_prop(_LOGICAL_TYPE, "decimal")
                 base.add_prop("precision", precision)
                 base.add_prop("scale", scale)
-            if CONNECT_AVRO_DECIMAL_PRECISION_PROP in p or legacy_decimal:
+            if CONNECT_AVRO_DECIMAL_PRECISION_PROP in dp or legacy_decimal:
                 base.add_prop(_LOGICAL_TYPE, "decimal")
         elif lname == _TIME_NAME:
             base.add_prop(_LOGICAL_TYPE, "time-millis")
@@ -570,9 +569,7 @@ class AvroData:
 
     def _params_json(self, params: Mapping[str, str]) -> dict[str, str]:
         return {
-            k: v
-            for k, v in params.items()
-            if self._discard or k != AVRO_FIELD_DEFAULT_FLAG_PROP
+            k: v for k, v in params.items() if self._discard or k != AVRO_FIELD_DEFAULT_FLAG_PROP
         }
 
     def _add_field(
@@ -598,12 +595,7 @@ class AvroData:
             default = NO_DEFAULT
         field = AvroField(_validate_name(name), avro, fschema.doc if self._discard else doc,
                           default)  # fmt: skip
-        if (
-            self._meta
-            and already_seen
-            and fschema.parameters
-            and _is_named_avro(avro)
-        ):
+        if self._meta and already_seen and fschema.parameters and _is_named_avro(avro):
             p = self._params_json(fschema.parameters)
             if p:
                 field.props[CONNECT_PARAMETERS_PROP] = p
@@ -646,8 +638,7 @@ class AvroData:
                 ks = schema.key_schema
                 if ks.type is Type.STRING and (not ks.optional or self._optional_keys):
                     return {
-                        k: self._default_from_connect(schema.value_schema, e)
-                        for k, e in v.items()
+                        k: self._default_from_connect(schema.value_schema, e) for k, e in v.items()
                     }
                 return [
                     [self._default_from_connect(ks, k),
@@ -715,15 +706,15 @@ class AvroData:
         if t is Type.BYTES:
             if not isinstance(v, (bytes, bytearray, memoryview)):
                 raise DataException(f"Invalid type for {t.name}: {_type_name(v)}")
-            b = bytes(v)
+            raw = bytes(v)
             if under.type == "fixed":
                 if schema.name is not None and schema.name.lower() == _DECIMAL_NAME:
-                    b = _pad_to_fixed(b, under.size)
-                if len(b) != under.size:
+                    raw = _pad_to_fixed(raw, under.size)
+                if len(raw) != under.size:
                     raise DataException(
-                        f"Fixed size {under.size} does not match a value of {len(b)} bytes"
+                        f"Fixed size {under.size} does not match a value of {len(raw)} bytes"
                     )
-            return b
+            return raw
         if t is Type.ARRAY:
             if not isinstance(v, (list, tuple)):
                 raise DataException(f"Invalid type for {t.name}: {_type_name(v)}")
@@ -839,7 +830,11 @@ class AvroData:
         elif at in ("bytes", "fixed"):
             if llogical == "decimal":
                 scale_node = avro.props.get("scale")
-                scale = int(scale_node) if _is_number(scale_node) else 0
+                scale = (
+                    int(scale_node)
+                    if isinstance(scale_node, (int, float)) and not isinstance(scale_node, bool)
+                    else 0
+                )
                 b = _decimal_builder(scale)
                 prec_node = avro.props.get("precision")
                 if prec_node is not None:
@@ -968,8 +963,10 @@ class AvroData:
             raise DataException(f"Couldn't translate unsupported schema type {at}.")
 
         if self._discard:
-            doc = doc_default if doc_default is not None else (
-                avro.doc if avro.doc is not None else avro.prop(CONNECT_DOC_PROP)
+            doc = (
+                doc_default
+                if doc_default is not None
+                else (avro.doc if avro.doc is not None else avro.prop(CONNECT_DOC_PROP))
             )
             if doc is not None:
                 b.doc = doc
@@ -1007,8 +1004,7 @@ class AvroData:
             for k, v in pnode.items():
                 if not isinstance(v, str):
                     raise DataException(
-                        f"Expected schema parameter values to be strings but found: "
-                        f"{_java_str(v)}"
+                        f"Expected schema parameter values to be strings but found: {_java_str(v)}"
                     )
                 b.param(k, v)
         for k, v in avro.props.items():
@@ -1027,9 +1023,7 @@ class AvroData:
             if not isinstance(name_node, str):
                 raise DataException(f"Invalid schema name: {_java_str(name_node)}")
             name = name_node
-        elif at in ("record", "enum"):
-            name = avro.full_name
-        elif at == "fixed" and b.name != Decimal.LOGICAL_NAME:
+        elif at in ("record", "enum") or (at == "fixed" and b.name != Decimal.LOGICAL_NAME):
             name = avro.full_name
         if name is not None and not name.startswith(DEFAULT_SCHEMA_FULL_NAME):
             if b.name is not None:
@@ -1420,7 +1414,7 @@ def _valid_default(s: AvroSchema, v: Any) -> bool:
         if not isinstance(v, dict):
             return False
         for f in s.fields:
-            fv = v[f.name] if f.name in v else (f.default if f.has_default else NO_DEFAULT)
+            fv = v.get(f.name, f.default if f.has_default else NO_DEFAULT)
             if fv is NO_DEFAULT or not _valid_default(f.schema, fv):
                 return False
         return True

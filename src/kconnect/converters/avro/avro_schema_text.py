@@ -483,7 +483,7 @@ class _Parser:
             if found is None:
                 raise SchemaParseException(
                     f'"{node}" is not a defined name. The type of the "{node}" field must be '
-                    "a defined name or a {\"type\": ...} expression."
+                    'a defined name or a {"type": ...} expression.'
                 )
             return found
         if isinstance(node, list):
@@ -594,7 +594,7 @@ class _Parser:
             fn["name"],
             schema,
             fn.get("doc") if isinstance(fn.get("doc"), str) else None,
-            fn["default"] if "default" in fn else NO_DEFAULT,
+            fn.get("default", NO_DEFAULT),
             fn.get("order", "ascending") if isinstance(fn.get("order"), str) else "ascending",
             tuple(a for a in fn.get("aliases") or () if isinstance(a, str)),
         )

@@ -42,6 +42,7 @@ from kconnect.api import (
     Struct,
     Time,
     Timestamp,
+    Type,
 )
 from kconnect.converters.avro.avro_data import AvroData, AvroDataConfig
 from kconnect.converters.avro.avro_schema_text import AvroSchema, parse_avro_schema
@@ -637,3 +638,83 @@ def test_schema_text_matches_java(java: HarnessProcess, text: str) -> None:
     answer = _ask(java, {"op": "parse", "schema": text})
     assert "error" not in answer, answer
     assert parse_avro_schema(text).to_json() == answer["schema"]
+
+
+# ----------------------------------------------------------------------------- seeded corpus
+
+
+def _random_schema(rng: Any, depth: int, names: Iterator[str]) -> Schema:
+    kinds = ["int8", "int16", "int32", "int64", "float32", "float64", "boolean", "string",
+             "bytes", "decimal", "date", "time", "timestamp"]  # fmt: skip
+    if depth > 0:
+        kinds += ["array", "map", "struct", "struct"]
+    kind = rng.choice(kinds)
+    b: SchemaBuilder
+    if kind == "decimal":
+        b = Decimal.builder(rng.randint(0, 4))
+    elif kind == "date":
+        b = Date.builder()
+    elif kind == "time":
+        b = Time.builder()
+    elif kind == "timestamp":
+        b = Timestamp.builder()
+    elif kind == "array":
+        b = SchemaBuilder.array(_random_schema(rng, depth - 1, names))
+    elif kind == "map":
+        key = rng.choice([Schema.STRING_SCHEMA, Schema.INT32_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA])
+        b = SchemaBuilder.map(key, _random_schema(rng, depth - 1, names))
+    elif kind == "struct":
+        b = SchemaBuilder.struct()
+        if rng.random() < 0.6:
+            b = b.name(next(names))
+        for i in range(rng.randint(1, 4)):
+            b = b.field(f"f{i}", _random_schema(rng, depth - 1, names))
+    else:
+        b = SchemaBuilder(Type(kind))
+    if kind in ("int8", "int16", "int32", "int64", "string", "boolean", "float64"):
+        if rng.random() < 0.3:
+            b = b.name(next(names))
+        if rng.random() < 0.3:
+            b = b.default_value(_sample(b.build()))
+    if rng.random() < 0.2:
+        b = b.doc(f"doc {rng.randint(0, 9)}")
+    if rng.random() < 0.2 and kind not in ("decimal", "date", "time", "timestamp"):
+        b = b.version(rng.randint(1, 5))
+    if rng.random() < 0.15 and kind != "decimal":
+        b = b.parameter("p", str(rng.randint(0, 9)))
+    if rng.random() < 0.4:
+        b = b.optional()
+    return b.build()
+
+
+def _corpus() -> list[tuple[str, Schema, Any]]:
+    import itertools
+    import random
+
+    rng = random.Random(33)
+    out: list[tuple[str, Schema, Any]] = []
+    for i in range(300):
+        names = (f"n{i}.T{j}" for j in itertools.count())
+        s = _random_schema(rng, 3, names)
+        if s.type.value != "struct":
+            s = SchemaBuilder.struct().name(f"Wrap{i}").field("v", s).build()
+        value = None if (s.optional and rng.random() < 0.2) else _sample(s)
+        out.append((f"random-{i}", s, value))
+    return out
+
+
+RANDOM_CASES = _corpus()
+
+
+@pytest.mark.parametrize(
+    "config", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "defaults"
+)
+@pytest.mark.parametrize(
+    ("name", "schema", "value"), RANDOM_CASES, ids=[c[0] for c in RANDOM_CASES]
+)
+def test_random_schemas_match_java(
+    java: HarnessProcess, config: dict[str, str], name: str, schema: Schema, value: Any
+) -> None:
+    """A seeded corpus of nested schemas (names, docs, versions, parameters, defaults,
+    optional parts, logical types, maps of every key kind) and a value of each."""
+    test_matches_java(java, config, name, schema, value)

@@ -363,8 +363,7 @@ class AvroData:
         """The Avro schema of a Connect schema (``Anything`` for None, schemaless data).
 
         Raises DataException (or its SchemaParseException) for a schema Avro cannot hold:
-        invalid names (unless ``scrub.invalid.names``), duplicate union branches, two
-        different types under one name.
+        invalid names (unless ``scrub.invalid.names``), duplicate union branches.
         """
         if schema is None:
             return ANYTHING_SCHEMA
@@ -372,7 +371,7 @@ class AvroData:
         if cached is not None:
             return cached
         result = self._from_schema(schema, _FromCtx(), False)
-        result.to_json()  # Java could not print it either: fail now, not at registration
+        result.to_json()  # rendered once, while the tree is fresh: the converter registers it
         self._from_cache.put(schema, result)
         return result
 

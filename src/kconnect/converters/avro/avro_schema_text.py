@@ -10,8 +10,9 @@ registers a different spelling of the same schema registers a new version. So
   symbols, default, props, aliases``; a fixed ``type, name, namespace, doc, size, props,
   aliases``; arrays and maps ``type, items|values, props``; a union the list of its branches;
 * ``namespace`` is written only when it differs from the enclosing record's (``""`` for a
-  null namespace inside a named one); a named type seen before is written as its name,
-  qualified unless it shares the current namespace;
+  null namespace inside a named one); a name seen before is written as that name, qualified
+  unless it shares the current namespace (even for a different type: Java 1.12 checks names
+  only);
 * properties keep their insertion order; JSON is written as Jackson does (doubles with Java's
   ``Double.toString``, :class:`JsonFloat32` with ``Float.toString``, control characters as
   ``\\u00XX`` with upper-case hex, other characters raw).
@@ -57,8 +58,7 @@ _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 class SchemaParseException(DataException):
-    """An Avro schema text that Java's ``Schema.Parser`` would refuse (or a schema Java could
-    not print, such as two different types under one name)."""
+    """An Avro schema text (or a name in a schema) that Java's Avro would refuse."""
 
 
 class JsonFloat32(float):
@@ -332,7 +332,7 @@ class _Writer:
 
     def __init__(self, out: list[str]) -> None:
         self.out = out
-        self.known: dict[str, AvroSchema] = {}
+        self.known: set[str] = set()
 
     def write(self, s: AvroSchema, space: str | None) -> None:
         w = self.out.append
@@ -363,13 +363,12 @@ class _Writer:
             return
         # named types
         full = s.full_name
-        seen = self.known.get(full)
-        if seen is not None:
-            if seen is not s and _unnamed_text(seen) != _unnamed_text(s):
-                raise SchemaParseException(f"Can't redefine: {full}")
+        # Avro 1.12 remembers names only: a second, different type under a name already
+        # written is printed as that name too (Confluent's MapEntry records can do this).
+        if full in self.known:
             w(_string(_qualified(s, space)))
             return
-        self.known[full] = s
+        self.known.add(full)
         w('{"type":' + _string("record" if t == "record" else t))
         w(',"name":' + _string(s.name or ""))
         if s.namespace is not None:
@@ -435,12 +434,6 @@ def _relative(full: str, space: str | None) -> str:
     if ns and ns == space and name not in _ALL_TYPE_NAMES:
         return name
     return full
-
-
-def _unnamed_text(s: AvroSchema) -> str:
-    out: list[str] = []
-    _Writer(out).write(s, None)
-    return "".join(out)
 
 
 # ----------------------------------------------------------------------------- parsing

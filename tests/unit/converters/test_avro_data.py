@@ -458,3 +458,25 @@ def test_parse_and_print_names_namespaces_and_references() -> None:
         parse_avro_schema('{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}')
     with pytest.raises(SchemaParseException, match="Duplicate in union"):
         parse_avro_schema('["int","int"]')
+
+
+def test_field_level_parameters_for_a_shared_named_type() -> None:
+    # Confluent master: the second use of a named type is a name reference, so the
+    # parameters that differ travel on the field
+    def address(tag: str) -> Schema:
+        return (SchemaBuilder.struct().name("Address").parameter("tag", tag)
+                .field("street", Schema.OPTIONAL_STRING_SCHEMA).build())  # fmt: skip
+
+    person = (SchemaBuilder.struct().name("Person").field("home", address("2"))
+              .field("work", address("3")).build())  # fmt: skip
+    ad = AvroData()
+    avro = ad.from_connect_schema(person)
+    j = json.loads(avro.to_json())
+    assert j["fields"][1] == {"name": "work", "type": "Address",
+                              "connect.parameters": {"tag": "3"}}  # fmt: skip
+    back = ad.to_connect_schema(parse_avro_schema(avro.to_json()))
+    tags = [dict(f.schema.parameters or {})["tag"] for f in back.fields]
+    assert tags == ["2", "3"]
+    # not with connect.meta.data off
+    j = avro_json(person, connect_meta_data=False)
+    assert j["fields"][1] == {"name": "work", "type": "Address"}

@@ -52,13 +52,16 @@ def _quote(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _type_name(field: _F, package: str) -> str:
+def _type_name(field: _F, package: str, scope: str = "") -> str:
     if field.type in _SCALAR_NAMES:
         return _SCALAR_NAMES[field.type]
     name: str = field.type_name
     if name.startswith("."):
         name = name[1:]
-        # names in the file's own package are written relative to it, as protoc users do
+        # names are written relative to the enclosing message or the file's package, as
+        # people write them (resolution finds the same type)
+        if scope and name.startswith(scope + ".") and "." not in name[len(scope) + 1 :]:
+            return name[len(scope) + 1 :]
         if package and name.startswith(package + "."):
             name = name[len(package) + 1 :]
     return name
@@ -124,13 +127,16 @@ class _Renderer:
         return "\n".join(self.lines) + "\n"
 
     def field_decl(
-        self, field: _F, entries: Mapping[str, descriptor_pb2.DescriptorProto] | None
+        self,
+        field: _F,
+        entries: Mapping[str, descriptor_pb2.DescriptorProto] | None,
+        scope: str = "",
     ) -> str:
         package = self.file.package
         entry = entries.get(field.type_name.rsplit(".", 1)[-1]) if entries else None
         if entry is not None and field.label == _F.LABEL_REPEATED:
-            key = _type_name(entry.field[0], package)
-            value = _type_name(entry.field[1], package)
+            key = _type_name(entry.field[0], package, scope)
+            value = _type_name(entry.field[1], package, scope)
             head = f"map<{key}, {value}> {field.name} = {field.number}"
         else:
             label = ""
@@ -142,7 +148,7 @@ class _Renderer:
                 self.file.syntax not in ("proto3", "editions") and not field.HasField("oneof_index")
             ):
                 label = "optional "
-            head = f"{label}{_type_name(field, package)} {field.name} = {field.number}"
+            head = f"{label}{_type_name(field, package, scope)} {field.name} = {field.number}"
         options: list[str] = []
         if field.HasField("default_value"):
             value = field.default_value
@@ -160,8 +166,11 @@ class _Renderer:
             head += " [" + ", ".join(options) + "]"
         return head + ";"
 
-    def message(self, msg: descriptor_pb2.DescriptorProto, indent: str) -> None:
+    def message(self, msg: descriptor_pb2.DescriptorProto, indent: str, outer: str = "") -> None:
         inner = indent + "  "
+        if not outer:
+            outer = self.file.package
+        scope = f"{outer}.{msg.name}" if outer else msg.name
         self.lines.append(f"{indent}message {msg.name} {{")
         meta = _meta_option("message", msg.options, inner)
         if meta:
@@ -177,14 +186,14 @@ class _Renderer:
                 self.lines.append(f"{inner}oneof {msg.oneof_decl[index].name} {{")
                 for member in msg.field:
                     if member.HasField("oneof_index") and member.oneof_index == index:
-                        self.lines.append(f"{inner}  {self.field_decl(member, entries)}")
+                        self.lines.append(f"{inner}  {self.field_decl(member, entries, scope)}")
                 self.lines.append(f"{inner}}}")
                 continue
-            self.lines.append(f"{inner}{self.field_decl(field, entries)}")
+            self.lines.append(f"{inner}{self.field_decl(field, entries, scope)}")
         for nested in msg.nested_type:
             if nested.options.map_entry:
                 continue
-            self.message(nested, inner)
+            self.message(nested, inner, scope)
         for enum in msg.enum_type:
             self.enum(enum, inner)
         for r in msg.reserved_range:

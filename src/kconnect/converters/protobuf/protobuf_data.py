@@ -248,8 +248,9 @@ class _FromConnect:
         index = len(msg.oneof_decl)
         base = re.sub(r"_\d+$", "", name) if self.config.generate_index_for_unions else name
         msg.oneof_decl.add(name=_scrub(base, self.config))
+        start = len(msg.field)
         for j, member in enumerate(schema.fields):
-            tag = self.tag(member.schema, len(msg.field) + j)
+            tag = self.tag(member.schema, start + j)
             added = self.add_field(msg, _scrub(member.name, self.config), tag, member.schema, here)
             added.oneof_index = index
 
@@ -285,14 +286,14 @@ class _FromConnect:
         entry_scope = f"{here}.{entry_name}"
         for n, (fname, s) in enumerate((("key", key), ("value", value)), 1):
             ef = entry.field.add(name=fname, number=n, label=_F.LABEL_OPTIONAL)
+            # types the entry needs are declared beside it: a map entry may hold none
             if s.type == Type.ARRAY:
                 ef.label = _F.LABEL_REPEATED
-                self.set_type(entry, ef, s.value_schema, entry_scope, repeated=True)
+                self.set_type(msg, ef, s.value_schema, here, repeated=True)
             elif s.type == Type.MAP:
-                self.map_field(entry, ef, s, entry_scope)
-                continue
+                self.map_field(msg, ef, s, here)
             else:
-                self.set_type(entry, ef, s, entry_scope, repeated=is_map)
+                self.set_type(msg, ef, s, here, repeated=is_map)
         fd.label = _F.LABEL_REPEATED
         fd.type = _F.TYPE_MESSAGE
         fd.type_name = entry_scope
@@ -470,9 +471,12 @@ class _ToConnect:
     def field_schema(self, f: FieldDescriptor, force_optional: bool) -> Schema:
         if f.is_repeated:
             mt = f.message_type
-            if mt is not None and mt.GetOptions().map_entry:
-                key = self.value_schema(mt.fields_by_number[1], optional=False)
-                value = self.value_schema(mt.fields_by_number[2], optional=False)
+            if mt is not None and (mt.GetOptions().map_entry or _is_entry(mt)):
+                kf, vf = mt.fields_by_number[1], mt.fields_by_number[2]
+                key = self.field_schema(kf, False) if kf.is_repeated else self.value_schema(kf, False)
+                value = (
+                    self.field_schema(vf, False) if vf.is_repeated else self.value_schema(vf, False)
+                )
                 b = SchemaBuilder.map(key, value).optional()
             else:
                 b = SchemaBuilder.array(self.value_schema(f, optional=False)).optional()
@@ -531,6 +535,16 @@ class _ToConnect:
         if optional:
             b.optional()
         return b.build()
+
+
+def _is_entry(d: Descriptor) -> bool:
+    """A message written for a map whose keys or values a proto map cannot hold."""
+    numbers = d.fields_by_number
+    return (
+        d.name.endswith("Entry") and len(d.fields) == 2
+        and 1 in numbers and numbers[1].name == "key" and 2 in numbers
+        and numbers[2].name == "value"
+    )  # fmt: skip
 
 
 def _synthetic(f: FieldDescriptor) -> bool:

@@ -271,7 +271,7 @@ class _Parser:
     def integer(self) -> int:
         token = self.next()
         try:
-            return int(token, 0) if not token.lstrip("+-").startswith("0") else int(token, 0)
+            return int(token, 0)
         except ValueError:
             if token == "max":
                 return 536870911
@@ -440,7 +440,9 @@ class _FileParser(_Parser):
                 raise ProtoParseError(f"unexpected {t!r} at the top of the schema")
         return f
 
-    def field_options(self, options: descriptor_pb2.FieldOptions, field: _F) -> None:
+    def field_options(
+        self, options: descriptor_pb2.FieldOptions, field: descriptor_pb2.FieldDescriptorProto
+    ) -> None:
         if not self.accept("["):
             return
         while True:
@@ -507,7 +509,9 @@ class _FileParser(_Parser):
             field.ClearField("options")
         self.expect(";")
 
-    def reserved(self, msg: descriptor_pb2.DescriptorProto | descriptor_pb2.EnumDescriptorProto) -> None:
+    def reserved(
+        self, msg: descriptor_pb2.DescriptorProto | descriptor_pb2.EnumDescriptorProto
+    ) -> None:
         while True:
             if self.kind() == "str":
                 msg.reserved_name.append(self.string())
@@ -599,7 +603,7 @@ class _FileParser(_Parser):
                 return
 
     @staticmethod
-    def synthetic_oneof(field: _F) -> None:
+    def synthetic_oneof(field: descriptor_pb2.FieldDescriptorProto) -> None:
         # proto3 ``optional``: a oneof of its own, declared after the real oneofs (see below)
         field.proto3_optional = True
 

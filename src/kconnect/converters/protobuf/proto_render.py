@@ -52,7 +52,7 @@ def _quote(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _type_name(field: _F, package: str, scope: str = "") -> str:
+def _type_name(field: descriptor_pb2.FieldDescriptorProto, package: str, scope: str = "") -> str:
     if field.type in _SCALAR_NAMES:
         return _SCALAR_NAMES[field.type]
     name: str = field.type_name
@@ -67,8 +67,9 @@ def _type_name(field: _F, package: str, scope: str = "") -> str:
     return name
 
 
-def _meta_option(kind: str, options: descriptor_pb2.FieldOptions | descriptor_pb2.MessageOptions,
-                 indent: str) -> str | None:
+def _meta_option(
+    kind: str, options: descriptor_pb2.FieldOptions | descriptor_pb2.MessageOptions, indent: str
+) -> str | None:
     meta = meta_of(options)
     if meta is None:
         return None
@@ -76,9 +77,7 @@ def _meta_option(kind: str, options: descriptor_pb2.FieldOptions | descriptor_pb
     if meta.doc is not None:
         parts.append(f"doc: {_quote(meta.doc)}")
     if meta.params:
-        entries = ", ".join(
-            f"{{ key: {_quote(k)}, value: {_quote(v)} }}" for k, v in meta.params
-        )
+        entries = ", ".join(f"{{ key: {_quote(k)}, value: {_quote(v)} }}" for k, v in meta.params)
         parts.append(f"params: [{entries}]")
     return f"(confluent.{kind}_meta) = {{ {', '.join(parts)} }}"
 
@@ -128,7 +127,7 @@ class _Renderer:
 
     def field_decl(
         self,
-        field: _F,
+        field: descriptor_pb2.FieldDescriptorProto,
         entries: Mapping[str, descriptor_pb2.DescriptorProto] | None,
         scope: str = "",
     ) -> str:
@@ -210,7 +209,9 @@ class _Renderer:
         inner = indent + "  "
         self.lines.append(f"{indent}enum {enum.name} {{")
         if enum.options.HasField("allow_alias"):
-            self.lines.append(f"{inner}option allow_alias = {str(enum.options.allow_alias).lower()};")
+            self.lines.append(
+                f"{inner}option allow_alias = {str(enum.options.allow_alias).lower()};"
+            )
         for value in enum.value:
             self.lines.append(f"{inner}{value.name} = {value.number};")
         self.lines.append(f"{indent}}}")

@@ -20,7 +20,7 @@ A converter instance is used from one task thread.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from google.protobuf import descriptor_pool, message_factory
@@ -117,7 +117,7 @@ class _Writer:
         self.generated = generated
         self.text = text
         # id -> (message class, message indexes) for the registry schema written with
-        self.by_id: dict[int, tuple[Callable[[], Message], list[int]]] = {}
+        self.by_id: dict[int, tuple[type[Message], list[int]]] = {}
 
 
 class _Reader:
@@ -125,13 +125,16 @@ class _Reader:
 
     def __init__(self, resolved: ResolvedSchema) -> None:
         pool = descriptor_pool.DescriptorPool()
-        for file in resolved.imports:
-            pool.Add(file)
-        pool.Add(resolved.file)
+        try:
+            for file in resolved.imports:
+                pool.Add(file)
+            pool.Add(resolved.file)
+        except (TypeError, ValueError) as e:  # upb's "Couldn't build proto file" errors
+            raise errors.SerializationException(f"Invalid Protobuf schema: {e}") from e
         self.pool = pool
         self.file = pool.FindFileByName(resolved.file.name)
         self.version = resolved.version
-        self.messages: dict[tuple[int, ...], tuple[Callable[[], Message], Schema]] = {}
+        self.messages: dict[tuple[int, ...], tuple[type[Message], Schema]] = {}
 
     def descriptor(self, indexes: Sequence[int]) -> Descriptor:
         top = list(self.file.message_types_by_name.values())
@@ -160,8 +163,8 @@ def _find(
 ) -> tuple[Descriptor, list[int]] | None:
     for i, d in enumerate(messages):
         if d.full_name == full_name:
-            return d, path + [i]
-        nested = _find(list(d.nested_types), full_name, path + [i])
+            return d, [*path, i]
+        nested = _find(list(d.nested_types), full_name, [*path, i])
         if nested is not None:
             return nested
     return None
@@ -204,7 +207,8 @@ class ProtobufConverter(Converter, HeaderConverter):
             generate_index_for_unions=bool(parsed["generate.index.for.unions"]),
             flatten_unions=bool(parsed["flatten.unions"]),
         )
-        size = int(parsed["schemas.cache.config"])
+        size = parsed["schemas.cache.config"]
+        assert isinstance(size, int)
         if size < 1:
             raise ConfigException("schemas.cache.config", size, "Value must be at least 1")
         self._writers = _LRU(size)
@@ -230,7 +234,9 @@ class ProtobufConverter(Converter, HeaderConverter):
         try:
             return self._serialize(topic, schema, value)
         except errors.RegistryTimeoutException as e:
-            raise RetriableException(f"Failed to serialize Protobuf data from topic {topic} :") from e
+            raise RetriableException(
+                f"Failed to serialize Protobuf data from topic {topic} :"
+            ) from e
         except errors.NetworkConnectionError as e:
             raise RetriableException(
                 f"Network connection error while serializing Protobuf data for topic {topic}: {e}"

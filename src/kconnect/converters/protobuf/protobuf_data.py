@@ -164,6 +164,7 @@ _NON_DEFAULT_TYPE_NAMES = {
     _FD.TYPE_UINT64: "uint64",
     _FD.TYPE_FIXED64: "fixed64",
 }
+_UNSIGNED_64 = frozenset({_FD.TYPE_UINT64, _FD.TYPE_FIXED64})
 _MAP_KEY_TYPES = (Type.INT32, Type.INT64, Type.BOOLEAN, Type.STRING)
 _INVALID = re.compile(r"[^A-Za-z0-9_]")
 
@@ -213,6 +214,7 @@ class _FromConnect:
         self.config = config
         self.default_index = 0
         self.deps: list[str] = []
+        self.in_oneof = False
 
     def dep(self, name: str) -> None:
         if name not in self.deps:
@@ -235,6 +237,10 @@ class _FromConnect:
                 self.oneof(msg, f.name, fs, here)
                 continue
             self.add_field(msg, _scrub(f.name, self.config), self.tag(fs, i), fs, here)
+        for fd in msg.field:
+            if fd.proto3_optional:  # each proto3 optional field is alone in a synthetic oneof
+                fd.oneof_index = len(msg.oneof_decl)
+                msg.oneof_decl.add(name="_" + fd.name)
 
     @staticmethod
     def tag(schema: Schema, index: int) -> int:
@@ -244,25 +250,34 @@ class _FromConnect:
         except ValueError:
             raise DataException(f"Invalid {FIELD_TAG_PARAM} parameter {tag!r}") from None
 
-    def oneof(self, msg: descriptor_pb2.DescriptorProto, name: str, schema: Schema, here: str) -> None:
+    def oneof(
+        self, msg: descriptor_pb2.DescriptorProto, name: str, schema: Schema, here: str
+    ) -> None:
         index = len(msg.oneof_decl)
         base = re.sub(r"_\d+$", "", name) if self.config.generate_index_for_unions else name
         msg.oneof_decl.add(name=_scrub(base, self.config))
         start = len(msg.field)
-        for j, member in enumerate(schema.fields):
-            tag = self.tag(member.schema, start + j)
-            added = self.add_field(msg, _scrub(member.name, self.config), tag, member.schema, here)
-            added.oneof_index = index
+        self.in_oneof = True  # a oneof member has presence already: no optional, no wrapper
+        try:
+            for j, member in enumerate(schema.fields):
+                tag = self.tag(member.schema, start + j)
+                name = _scrub(member.name, self.config)
+                added = self.add_field(msg, name, tag, member.schema, here)
+                added.oneof_index = index
+        finally:
+            self.in_oneof = False
 
     def add_field(
         self, msg: descriptor_pb2.DescriptorProto, name: str, tag: int, schema: Schema, here: str
-    ) -> _F:
+    ) -> descriptor_pb2.FieldDescriptorProto:
         fd = msg.field.add(name=name, number=tag, label=_F.LABEL_OPTIONAL)
         t = schema.type
         if t == Type.ARRAY:
             value = schema.value_schema
             if value.type in (Type.ARRAY, Type.MAP) and value.name is None:
-                raise DataException(f"Protobuf cannot hold an array of {value.type.value}s (field {name})")
+                raise DataException(
+                    f"Protobuf cannot hold an array of {value.type.value}s (field {name})"
+                )
             fd.label = _F.LABEL_REPEATED
             self.set_type(msg, fd, value, here, repeated=True)
         elif t == Type.MAP:
@@ -272,7 +287,11 @@ class _FromConnect:
         return fd
 
     def map_field(
-        self, msg: descriptor_pb2.DescriptorProto, fd: _F, schema: Schema, here: str
+        self,
+        msg: descriptor_pb2.DescriptorProto,
+        fd: descriptor_pb2.FieldDescriptorProto,
+        schema: Schema,
+        here: str,
     ) -> None:
         key, value = schema.key_schema, schema.value_schema
         entry_name = _camel(fd.name) + "Entry"
@@ -301,7 +320,7 @@ class _FromConnect:
     def set_type(
         self,
         msg: descriptor_pb2.DescriptorProto,
-        fd: _F,
+        fd: descriptor_pb2.FieldDescriptorProto,
         schema: Schema,
         here: str,
         repeated: bool,
@@ -334,26 +353,33 @@ class _FromConnect:
             return
         if t in (Type.ARRAY, Type.MAP):
             raise DataException(f"Protobuf cannot nest a {t.value} here (field {fd.name})")
-        if t == Type.STRING and ENUM_PARAM in params or (
+        if (t == Type.STRING and ENUM_PARAM in params) or (
             t == Type.INT32 and ENUM_PARAM in params
         ):
             self.enum(msg, fd, schema, here)
             return
-        if schema.optional and not repeated and self.config.wrapper_for_nullables:
+        nullable = schema.optional and not repeated and not self.in_oneof
+        if nullable and self.config.wrapper_for_nullables:
             fd.type = _F.TYPE_MESSAGE
             fd.type_name = "." + _WRAPPER_FOR[t]
             self.dep(_WRAPPERS_FILE)
             return
         proto_type = _PROTO_TYPES.get(t, {}).get(params.get(PROTOBUF_TYPE_PARAM, ""))
         fd.type = proto_type if proto_type is not None else _SCALAR[t]
-        if schema.optional and not repeated and self.config.optional_for_nullables:
+        if nullable and self.config.optional_for_nullables:
             fd.proto3_optional = True
         if t in (Type.INT8, Type.INT16):
             fd.options.MergeFromString(encode_meta(Meta(params=((CONNECT_TYPE, t.value),))))
             self.dep(_META_FILE)
 
-    def nested(self, msg: descriptor_pb2.DescriptorProto, fd: _F, schema: Schema, here: str) -> None:
-        package, simple = self.split(schema.name)
+    def nested(
+        self,
+        msg: descriptor_pb2.DescriptorProto,
+        fd: descriptor_pb2.FieldDescriptorProto,
+        schema: Schema,
+        here: str,
+    ) -> None:
+        _package, simple = self.split(schema.name)
         existing = next((n for n in msg.nested_type if n.name == simple), None)
         if existing is None:
             nested = msg.nested_type.add(name=simple)
@@ -361,7 +387,13 @@ class _FromConnect:
         fd.type = _F.TYPE_MESSAGE
         fd.type_name = f"{here}.{simple}"
 
-    def enum(self, msg: descriptor_pb2.DescriptorProto, fd: _F, schema: Schema, here: str) -> None:
+    def enum(
+        self,
+        msg: descriptor_pb2.DescriptorProto,
+        fd: descriptor_pb2.FieldDescriptorProto,
+        schema: Schema,
+        here: str,
+    ) -> None:
         params = schema.parameters or {}
         enum_name = _scrub(params[ENUM_PARAM].rpartition(".")[2], self.config)
         prefix = ENUM_PARAM + "."
@@ -379,7 +411,9 @@ class _FromConnect:
         fd.type_name = f"{here}.{enum_name}"
 
 
-def from_connect_schema(schema: Schema, config: ProtobufDataConfig | None = None) -> GeneratedSchema:
+def from_connect_schema(
+    schema: Schema, config: ProtobufDataConfig | None = None
+) -> GeneratedSchema:
     """The ``.proto`` file Confluent's converter would register for ``schema``.
 
     Raises:
@@ -408,7 +442,9 @@ def from_connect_schema(schema: Schema, config: ProtobufDataConfig | None = None
     msg = file.message_type.add(name=simple)
     ctx.message(msg, schema, "." + package if package else "")
     file.dependency.extend(sorted(ctx.deps, key=_dep_order))
-    return GeneratedSchema(file, f"{package}.{simple}" if package else simple, list(file.dependency))
+    return GeneratedSchema(
+        file, f"{package}.{simple}" if package else simple, list(file.dependency)
+    )
 
 
 def _dep_order(name: str) -> tuple[int, str]:
@@ -442,7 +478,9 @@ class _ToConnect:
         self.cache: dict[str, Schema] = {}
 
     def struct(self, d: Descriptor, optional: bool) -> Schema:
-        b = SchemaBuilder.struct().name(d.full_name if self.config.enhanced_schema_support else d.name)
+        b = SchemaBuilder.struct().name(
+            d.full_name if self.config.enhanced_schema_support else d.name
+        )
         meta = meta_of(d.GetOptions())
         if meta is not None and meta.doc is not None:
             b.doc(meta.doc)
@@ -473,7 +511,9 @@ class _ToConnect:
             mt = f.message_type
             if mt is not None and (mt.GetOptions().map_entry or _is_entry(mt)):
                 kf, vf = mt.fields_by_number[1], mt.fields_by_number[2]
-                key = self.field_schema(kf, False) if kf.is_repeated else self.value_schema(kf, False)
+                key = (
+                    self.field_schema(kf, False) if kf.is_repeated else self.value_schema(kf, False)
+                )
                 value = (
                     self.field_schema(vf, False) if vf.is_repeated else self.value_schema(vf, False)
                 )
@@ -549,8 +589,11 @@ def _is_entry(d: Descriptor) -> bool:
 
 def _synthetic(f: FieldDescriptor) -> bool:
     oneof = f.containing_oneof
-    return oneof is not None and len(oneof.fields) == 1 and oneof.name == "_" + f.name and bool(
-        getattr(f, "has_presence", False)
+    return (
+        oneof is not None
+        and len(oneof.fields) == 1
+        and oneof.name == "_" + f.name
+        and bool(getattr(f, "has_presence", False))
     )
 
 
@@ -560,7 +603,12 @@ def _has_presence(f: FieldDescriptor, config: ProtobufDataConfig) -> bool:
     if _synthetic(f):
         return True
     syntax = getattr(f.file, "syntax", "proto3")
-    return syntax == "proto2" and config.optional_for_proto2 and not f.is_repeated and not f.is_required
+    return (
+        syntax == "proto2"
+        and config.optional_for_proto2
+        and not f.is_repeated
+        and not f.is_required
+    )
 
 
 def to_connect_schema(descriptor: Descriptor, config: ProtobufDataConfig | None = None) -> Schema:
@@ -619,7 +667,9 @@ def _set_logical(msg: Message, full: str, schema: Schema, value: Any) -> None:
         msg.nanos = value.microsecond * 1000
     elif full == _DECIMAL:
         if not isinstance(value, _decimal.Decimal):
-            raise DataException(f"Decimal value must be a decimal.Decimal, not {type(value).__name__}")
+            raise DataException(
+                f"Decimal value must be a decimal.Decimal, not {type(value).__name__}"
+            )
         _decimal_to_message(msg, value, schema)
     else:
         raise DataException(f"Cannot write a {schema.name} as {full}")
@@ -653,13 +703,17 @@ def _scalar_in(f: FieldDescriptor, schema: Schema, value: Any) -> Any:
         return int(value)
     if f.type == _FD.TYPE_BYTES and isinstance(value, (bytearray, memoryview)):
         return bytes(value)
+    if f.type in _UNSIGNED_64 and isinstance(value, int) and value < 0:
+        return value + (1 << 64)  # a Java long holds an unsigned 64-bit value two's-complement
     return value
 
 
 def _fill(msg: Message, schema: Schema, value: Any) -> None:
     """Set ``msg``'s fields from a Connect struct ``value`` of ``schema`` (by field name)."""
     if not isinstance(value, Struct):
-        raise DataException(f"Expected a Struct for {schema.name or 'a struct'}, got {type(value).__name__}")
+        raise DataException(
+            f"Expected a Struct for {schema.name or 'a struct'}, got {type(value).__name__}"
+        )
     d = msg.DESCRIPTOR
     fields = d.fields_by_name
     for cf in schema.fields:
@@ -753,6 +807,8 @@ def _scalar_out(f: FieldDescriptor, schema: Schema, value: Any) -> Any:
             ev = f.enum_type.values_by_number.get(value)
             return ev.name if ev is not None else str(value)
         return value
+    if f.type in _UNSIGNED_64 and value >= 1 << 63:
+        return value - (1 << 64)  # as Java reads it into a long
     return value
 
 

@@ -45,9 +45,7 @@ class ResolvedSchema:
 class ProtobufRegistry:
     """The registry side of one Protobuf converter (key or value)."""
 
-    def __init__(
-        self, settings: SerdeSettings, client: SchemaRegistryClient | None = None
-    ) -> None:
+    def __init__(self, settings: SerdeSettings, client: SchemaRegistryClient | None = None) -> None:
         self.settings = settings
         self.client = client if client is not None else shared_client(settings.registry)
         self._references: dict[str, SchemaReference] = {}
@@ -73,7 +71,9 @@ class ProtobufRegistry:
         schema = RegistrySchema(PROTOBUF, render(file), refs)
         if self.settings.auto_register_schemas:
             self.client.register(file_name, schema, normalize=self.settings.normalize_schemas)
-        registered = self.client.lookup(file_name, schema, normalize=self.settings.normalize_schemas)
+        registered = self.client.lookup(
+            file_name, schema, normalize=self.settings.normalize_schemas
+        )
         version = registered.version
         if version is None:
             version = self.client.latest_version(file_name).version or 1
@@ -157,7 +157,7 @@ class ProtobufRegistry:
         seen.add(dep)
         ref = refs.get(dep)
         builtin = builtin_file(dep)
-        if builtin is not None and ref is None or (builtin is not None and dep in _IMPLICIT):
+        if (builtin is not None and ref is None) or (builtin is not None and dep in _IMPLICIT):
             assert builtin is not None
             for sub in builtin.dependency:
                 self._load(sub, refs, ordered, seen)

@@ -90,7 +90,7 @@ def test_a_parsed_schema_encodes_like_protoc_would() -> None:
     cls = message_factory.GetMessageClass(pool.FindMessageTypeByName("com.acme.Outer"))
     msg = cls(a=5, s="", c2=7, packed_longs=[-1, 1])
     # field 1 varint 5; field 2 (present, empty); field 6 varint 7; field 10 packed zig-zag
-    assert msg.SerializeToString() == bytes.fromhex("0805" "1200" "3007" "52020102")
+    assert msg.SerializeToString() == bytes.fromhex("08051200300752020102")
 
 
 def test_render_then_parse_is_a_fixpoint() -> None:
@@ -132,7 +132,9 @@ def test_meta_round_trips_through_option_bytes() -> None:
     options = descriptor_pb2.FieldOptions()
     meta = Meta("doc", (("connect.type", "int16"), ("k", "v")))
     options.MergeFromString(encode_meta(meta))
-    assert meta_of(options) == meta
+    read = meta_of(options)
+    # params are a proto map: their order is not kept when the extension is known
+    assert read is not None and read.doc == "doc" and dict(read.params) == dict(meta.params)
     assert meta_of(descriptor_pb2.FieldOptions()) is None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -34,6 +35,14 @@ from kconnect.converters.protobuf.protobuf_data import (
     to_connect_data,
     to_connect_schema,
 )
+
+
+def _fs(schema: Schema | None, field: str) -> Schema:
+    """The schema of ``field`` of the struct ``schema`` (failing the test when missing)."""
+    assert schema is not None
+    f = schema.field(field)
+    assert f is not None
+    return f.schema
 
 
 def _descriptor(g: GeneratedSchema) -> Descriptor:
@@ -73,6 +82,12 @@ def _round_trip(
     return read_schema, to_connect_data(read_schema, cls.FromString(data)), data
 
 
+def _params(schema: Schema, field: str) -> Mapping[str, str]:
+    f = schema.field(field)
+    assert f is not None
+    return f.schema.parameters or {}
+
+
 def test_every_connect_type_in_a_struct() -> None:
     inner = SchemaBuilder.struct().name("com.acme.Inner").field("y", Schema.STRING_SCHEMA).build()
     schema = (
@@ -102,10 +117,10 @@ def test_every_connect_type_in_a_struct() -> None:
     assert read_schema.name == "All"
     types = {f.name: f.schema.type for f in read_schema.fields}
     assert types["i8"] == Type.INT8 and types["i16"] == Type.INT16
-    assert read_schema.field("dec").schema.parameters["scale"] == "2"  # type: ignore[union-attr]
-    assert read_schema.field("dec").schema.parameters["connect.decimal.precision"] == "10"  # type: ignore[union-attr]
+    assert _params(read_schema, "dec")["scale"] == "2"
+    assert _params(read_schema, "dec")["connect.decimal.precision"] == "10"
     for f in schema.fields:
-        assert read_schema.field(f.name).schema.parameters[FIELD_TAG_PARAM] == str(f.index + 1)  # type: ignore[union-attr]
+        assert _params(read_schema, f.name)[FIELD_TAG_PARAM] == str(f.index + 1)
     expected = {f.name: value.get(f.name) for f in schema.fields}
     got = {f.name: read.get(f.name) for f in read_schema.fields}
     assert got.pop("inner").get("y") == expected.pop("inner").get("y")
@@ -118,7 +133,9 @@ def test_the_generated_proto_text() -> None:
     schema = (
         SchemaBuilder.struct()
         .field("a", Schema.INT16_SCHEMA)
-        .field("n", SchemaBuilder.struct().field("x", Schema.OPTIONAL_INT64_SCHEMA).optional().build())
+        .field(
+            "n", SchemaBuilder.struct().field("x", Schema.OPTIONAL_INT64_SCHEMA).optional().build()
+        )
         .field("ts", Timestamp.SCHEMA)
         .build()
     )
@@ -152,21 +169,28 @@ def test_field_tags_come_from_the_parameter() -> None:
 
 
 def _nullable_struct() -> Schema:
-    return SchemaBuilder.struct().name("N").field("s", Schema.OPTIONAL_STRING_SCHEMA).field(
-        "i", Schema.OPTIONAL_INT32_SCHEMA
-    ).build()
+    return (
+        SchemaBuilder.struct()
+        .name("N")
+        .field("s", Schema.OPTIONAL_STRING_SCHEMA)
+        .field("i", Schema.OPTIONAL_INT32_SCHEMA)
+        .build()
+    )
 
 
 def test_optional_primitives_lose_their_nulls_by_default() -> None:
     schema = _nullable_struct()
     read_schema, read, _ = _round_trip(schema, Struct(schema))
-    assert not read_schema.field("s").schema.optional  # type: ignore[union-attr]
+    assert not _fs(read_schema, "s").optional
     assert read.get("s") == "" and read.get("i") == 0
 
 
 @pytest.mark.parametrize(
     "config",
-    [ProtobufDataConfig(optional_for_nullables=True), ProtobufDataConfig(wrapper_for_nullables=True)],
+    [
+        ProtobufDataConfig(optional_for_nullables=True),
+        ProtobufDataConfig(wrapper_for_nullables=True),
+    ],
 )
 def test_nullables_as_optional_or_wrappers_keep_nulls(config: ProtobufDataConfig) -> None:
     schema = _nullable_struct()
@@ -174,7 +198,7 @@ def test_nullables_as_optional_or_wrappers_keep_nulls(config: ProtobufDataConfig
     assert ("optional string s = 1;" in text) == config.optional_for_nullables
     assert ("google.protobuf.StringValue s = 1;" in text) == config.wrapper_for_nullables
     read_schema, read, _ = _round_trip(schema, Struct(schema).put("i", 0), config)
-    assert read_schema.field("s").schema.optional  # type: ignore[union-attr]
+    assert _fs(read_schema, "s").optional
     assert read.get("s") is None and read.get("i") == 0
 
 
@@ -188,15 +212,17 @@ def _enum_schema(int_for_enums: bool = False) -> Schema:
 
 def test_enums() -> None:
     schema = _enum_schema()
-    assert "enum Color {\n    RED = 0;\n    GREEN = 1;\n  }" in render(from_connect_schema(schema).file)
+    assert "enum Color {\n    RED = 0;\n    GREEN = 1;\n  }" in render(
+        from_connect_schema(schema).file
+    )
     read_schema, read, data = _round_trip(schema, Struct(schema).put("c", "GREEN"))
     assert data == b"\x08\x01"
     assert read.get("c") == "GREEN"
-    assert read_schema.field("c").schema.parameters[ENUM_PARAM] == "Color"  # type: ignore[union-attr]
+    assert _params(read_schema, "c")[ENUM_PARAM] == "Color"
     cfg = ProtobufDataConfig(int_for_enums=True)
     schema = _enum_schema(True)
     read_schema, read, _ = _round_trip(schema, Struct(schema).put("c", 1), cfg)
-    assert read_schema.field("c").schema.type == Type.INT32 and read.get("c") == 1  # type: ignore[union-attr]
+    assert _fs(read_schema, "c").type == Type.INT32 and read.get("c") == 1
 
 
 def test_oneofs_are_union_structs() -> None:
@@ -205,15 +231,19 @@ def test_oneofs_are_union_structs() -> None:
         .field("text", Schema.OPTIONAL_STRING_SCHEMA).field("num", Schema.OPTIONAL_INT64_SCHEMA)
         .build()
     )  # fmt: skip
-    schema = SchemaBuilder.struct().name("U").field("id", Schema.INT32_SCHEMA).field(
-        "choice_0", union
-    ).build()
+    schema = (
+        SchemaBuilder.struct()
+        .name("U")
+        .field("id", Schema.INT32_SCHEMA)
+        .field("choice_0", union)
+        .build()
+    )
     text = render(from_connect_schema(schema).file)
     assert "oneof choice {\n    string text = 2;\n    int64 num = 3;\n  }" in text
     value = Struct(schema).put("id", 1).put("choice_0", Struct(union).put("num", 0))
     read_schema, read, data = _round_trip(schema, value)
     assert data == b"\x08\x01\x18\x00"  # a oneof member is written even when 0
-    assert read_schema.field("choice_0").schema.name == UNION_NAME  # type: ignore[union-attr]
+    assert _fs(read_schema, "choice_0").name == UNION_NAME
     assert read.get("choice_0").get("num") == 0 and read.get("choice_0").get("text") is None
     no_index = ProtobufDataConfig(generate_index_for_unions=False)
     d = _descriptor(from_connect_schema(schema))
@@ -222,20 +252,26 @@ def test_oneofs_are_union_structs() -> None:
 
 def test_maps_of_arrays_are_repeated_entries() -> None:
     values = SchemaBuilder.array(Schema.INT32_SCHEMA).build()
-    schema = SchemaBuilder.struct().name("M").field(
-        "m", SchemaBuilder.map(Schema.STRING_SCHEMA, values).build()
-    ).build()
+    schema = (
+        SchemaBuilder.struct()
+        .name("M")
+        .field("m", SchemaBuilder.map(Schema.STRING_SCHEMA, values).build())
+        .build()
+    )
     text = render(from_connect_schema(schema).file)
     assert "repeated MEntry m = 1;" in text
     assert "message MEntry {\n    string key = 1;\n    repeated int32 value = 2;" in text
     read_schema, read, _ = _round_trip(schema, Struct(schema).put("m", {"a": [1, 2]}))
-    assert read_schema.field("m").schema.type == Type.MAP  # type: ignore[union-attr]
+    assert _fs(read_schema, "m").type == Type.MAP
     assert read.get("m") == {"a": [1, 2]}
 
 
 def test_primitives_at_the_top_are_wrappers_and_logicals_well_known_messages() -> None:
     g = from_connect_schema(Schema.STRING_SCHEMA)
-    assert (g.file.name, g.message) == ("google/protobuf/wrappers.proto", "google.protobuf.StringValue")
+    assert (g.file.name, g.message) == (
+        "google/protobuf/wrappers.proto",
+        "google.protobuf.StringValue",
+    )
     read_schema, read, data = _round_trip(Schema.STRING_SCHEMA, "x")
     assert (read_schema.type, read, data) == (Type.STRING, "x", b"\x0a\x01x")
     g = from_connect_schema(Date.SCHEMA)
@@ -246,7 +282,9 @@ def test_primitives_at_the_top_are_wrappers_and_logicals_well_known_messages() -
 
 
 def test_names_and_packages() -> None:
-    schema = SchemaBuilder.struct().name("com.acme.my-record").field("a-b", Schema.INT32_SCHEMA).build()
+    schema = (
+        SchemaBuilder.struct().name("com.acme.my-record").field("a-b", Schema.INT32_SCHEMA).build()
+    )
     g = from_connect_schema(schema, ProtobufDataConfig(scrub_invalid_names=True))
     assert g.message == "com.acme.my_record"
     assert g.file.message_type[0].field[0].name == "a_b"

@@ -41,12 +41,17 @@ from kconnect.api import (
 )
 from kconnect.api import ConfigType as Type
 from kconnect.converters.protobuf.proto_render import render
+from kconnect.converters.protobuf.protobuf_codec import Reader as CodecReader
+from kconnect.converters.protobuf.protobuf_codec import (
+    Writer,
+    compile_top_reader,
+    compile_top_writer,
+)
 from kconnect.converters.protobuf.protobuf_data import (
     GeneratedSchema,
     ProtobufDataConfig,
-    from_connect_data,
+    build_message,
     from_connect_schema,
-    to_connect_data,
     to_connect_schema,
 )
 from kconnect.converters.protobuf.registry import ProtobufRegistry, ResolvedSchema
@@ -78,7 +83,6 @@ _OWN_KEYS: tuple[tuple[str, Type, object, str], ...] = (
      "Whether to generate a struct variable for null values"),
     ("generate.index.for.unions", Type.BOOLEAN, True,
      "Whether to suffix union names with an underscore followed by an index"),
-    ("flatten.unions", Type.BOOLEAN, False, "Whether to flatten unions (oneofs)"),
 )  # fmt: skip
 
 
@@ -116,8 +120,8 @@ class _Writer:
     def __init__(self, generated: GeneratedSchema, text: str) -> None:
         self.generated = generated
         self.text = text
-        # id -> (message class, message indexes) for the registry schema written with
-        self.by_id: dict[int, tuple[type[Message], list[int]]] = {}
+        # id -> (message class, message indexes, compiled writer) for the schema written with
+        self.by_id: dict[int, tuple[type[Message], list[int], Writer]] = {}
 
 
 class _Reader:
@@ -134,7 +138,7 @@ class _Reader:
         self.pool = pool
         self.file = pool.FindFileByName(resolved.file.name)
         self.version = resolved.version
-        self.messages: dict[tuple[int, ...], tuple[type[Message], Schema]] = {}
+        self.messages: dict[tuple[int, ...], tuple[type[Message], Schema, CodecReader]] = {}
 
     def descriptor(self, indexes: Sequence[int]) -> Descriptor:
         top = list(self.file.message_types_by_name.values())
@@ -205,7 +209,6 @@ class ProtobufConverter(Converter, HeaderConverter):
             wrapper_for_raw_primitives=bool(parsed["wrapper.for.raw.primitives"]),
             generate_struct_for_nulls=bool(parsed["generate.struct.for.nulls"]),
             generate_index_for_unions=bool(parsed["generate.index.for.unions"]),
-            flatten_unions=bool(parsed["flatten.unions"]),
         )
         size = parsed["schemas.cache.config"]
         assert isinstance(size, int)
@@ -276,10 +279,10 @@ class ProtobufConverter(Converter, HeaderConverter):
             else:
                 reader = self._reader_for(("id", schema_id), registry_schema)
             d, indexes = reader.by_name(g.message)
-            target = (message_factory.GetMessageClass(d), indexes)
+            target = (message_factory.GetMessageClass(d), indexes, compile_top_writer(schema, d))
             writer.by_id[schema_id] = target
-        cls, indexes = target
-        payload = from_connect_data(cls, schema, value).SerializeToString()
+        cls, indexes, compiled = target
+        payload = build_message(cls, compiled, value).SerializeToString()
         return wire_format.frame(schema_id, payload, indexes)
 
     # -- bytes -> Connect ---------------------------------------------------------------
@@ -341,11 +344,12 @@ class ProtobufConverter(Converter, HeaderConverter):
         found = reader.messages.get(indexes)
         if found is None:
             d = reader.descriptor(indexes)
-            found = (message_factory.GetMessageClass(d), to_connect_schema(d, self._data))
+            schema = to_connect_schema(d, self._data)
+            found = (message_factory.GetMessageClass(d), schema, compile_top_reader(schema, d))
             reader.messages[indexes] = found
-        cls, schema = found
-        message = cls.FromString(bytes(data[ref.offset :]))
-        return SchemaAndValue(schema, to_connect_data(schema, message))
+        cls, schema, read = found
+        message = cls.FromString(data[ref.offset :])
+        return SchemaAndValue(schema, read(message))
 
     # -- headers ------------------------------------------------------------------------
 

@@ -30,10 +30,7 @@ int32 with ``int.for.enums``) carrying their symbols as parameters.
 
 from __future__ import annotations
 
-import datetime as _dt
-import decimal as _decimal
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,14 +44,20 @@ from kconnect.api import (
     Decimal,
     Schema,
     SchemaBuilder,
-    Struct,
     Time,
     Timestamp,
     Type,
 )
 from kconnect.converters.protobuf.proto_parser import Meta, encode_meta, meta_of
+from kconnect.converters.protobuf.protobuf_codec import (
+    Writer,
+    compile_top_reader,
+    compile_top_writer,
+    is_entry,
+)
 
 __all__ = [
+    "build_message",
     "CONNECT_TYPE",
     "ENUM_PARAM",
     "FIELD_TAG_PARAM",
@@ -182,7 +185,6 @@ class ProtobufDataConfig:
     wrapper_for_raw_primitives: bool = True
     generate_struct_for_nulls: bool = False
     generate_index_for_unions: bool = True
-    flatten_unions: bool = False
 
 
 @dataclass
@@ -509,7 +511,7 @@ class _ToConnect:
     def field_schema(self, f: FieldDescriptor, force_optional: bool) -> Schema:
         if f.is_repeated:
             mt = f.message_type
-            if mt is not None and (mt.GetOptions().map_entry or _is_entry(mt)):
+            if mt is not None and (mt.GetOptions().map_entry or is_entry(mt)):
                 kf, vf = mt.fields_by_number[1], mt.fields_by_number[2]
                 key = (
                     self.field_schema(kf, False) if kf.is_repeated else self.value_schema(kf, False)
@@ -577,16 +579,6 @@ class _ToConnect:
         return b.build()
 
 
-def _is_entry(d: Descriptor) -> bool:
-    """A message written for a map whose keys or values a proto map cannot hold."""
-    numbers = d.fields_by_number
-    return (
-        d.name.endswith("Entry") and len(d.fields) == 2
-        and 1 in numbers and numbers[1].name == "key" and 2 in numbers
-        and numbers[2].name == "value"
-    )  # fmt: skip
-
-
 def _synthetic(f: FieldDescriptor) -> bool:
     oneof = f.containing_oneof
     return (
@@ -630,256 +622,28 @@ def to_connect_schema(descriptor: Descriptor, config: ProtobufDataConfig | None 
 
 # -- values -------------------------------------------------------------------------------------
 
-_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 
-
-def _decimal_to_message(msg: Message, value: _decimal.Decimal, schema: Schema) -> None:
-    scale = int((schema.parameters or {}).get("scale", 0))
-    unscaled = Decimal.from_logical(schema, value)
-    msg.value = unscaled
-    msg.scale = scale
-    precision = (schema.parameters or {}).get(PRECISION_PARAM)
-    if precision is not None:
-        msg.precision = int(precision)
-
-
-def _decimal_from_message(msg: Message) -> tuple[_decimal.Decimal, int]:
-    scale = int(msg.scale)
-    unscaled = int.from_bytes(msg.value, "big", signed=True) if msg.value else 0
-    return _decimal.Decimal(unscaled).scaleb(-scale), scale
-
-
-def _set_logical(msg: Message, full: str, schema: Schema, value: Any) -> None:
-    if full == _TIMESTAMP:
-        if not isinstance(value, _dt.datetime):
-            raise DataException(f"Timestamp value must be a datetime, not {type(value).__name__}")
-        millis = Timestamp.from_logical(schema, value)
-        msg.seconds, ms = divmod(millis, 1000)
-        msg.nanos = ms * 1_000_000
-    elif full == _DATE:
-        if not isinstance(value, _dt.date):
-            raise DataException(f"Date value must be a date, not {type(value).__name__}")
-        msg.year, msg.month, msg.day = value.year, value.month, value.day
-    elif full == _TIME:
-        if not isinstance(value, _dt.time):
-            raise DataException(f"Time value must be a time, not {type(value).__name__}")
-        msg.hours, msg.minutes, msg.seconds = value.hour, value.minute, value.second
-        msg.nanos = value.microsecond * 1000
-    elif full == _DECIMAL:
-        if not isinstance(value, _decimal.Decimal):
-            raise DataException(
-                f"Decimal value must be a decimal.Decimal, not {type(value).__name__}"
-            )
-        _decimal_to_message(msg, value, schema)
-    else:
-        raise DataException(f"Cannot write a {schema.name} as {full}")
-
-
-def _get_logical(msg: Message, full: str) -> Any:
-    if full == _TIMESTAMP:
-        millis = msg.seconds * 1000 + msg.nanos // 1_000_000
-        return _EPOCH + _dt.timedelta(milliseconds=millis)
-    if full == _DATE:
-        return _dt.date(msg.year, msg.month, msg.day)
-    if full == _TIME:
-        return _dt.time(msg.hours, msg.minutes, msg.seconds, msg.nanos // 1_000_000 * 1000)
-    return _decimal_from_message(msg)[0]
-
-
-def _rescale(value: Any, schema: Schema) -> Any:
-    if isinstance(value, _decimal.Decimal) and schema.name == Decimal.LOGICAL_NAME:
-        scale = int((schema.parameters or {}).get(Decimal.SCALE_FIELD, 0))
-        return value.quantize(_decimal.Decimal(1).scaleb(-scale))
-    return value
-
-
-def _scalar_in(f: FieldDescriptor, schema: Schema, value: Any) -> Any:
-    if f.type == _FD.TYPE_ENUM:
-        if isinstance(value, str):
-            ev = f.enum_type.values_by_name.get(value)
-            if ev is None:
-                raise DataException(f"{value!r} is no symbol of enum {f.enum_type.full_name}")
-            return ev.number
-        return int(value)
-    if f.type == _FD.TYPE_BYTES and isinstance(value, (bytearray, memoryview)):
-        return bytes(value)
-    if f.type in _UNSIGNED_64 and isinstance(value, int) and value < 0:
-        return value + (1 << 64)  # a Java long holds an unsigned 64-bit value two's-complement
-    return value
-
-
-def _fill(msg: Message, schema: Schema, value: Any) -> None:
-    """Set ``msg``'s fields from a Connect struct ``value`` of ``schema`` (by field name)."""
-    if not isinstance(value, Struct):
-        raise DataException(
-            f"Expected a Struct for {schema.name or 'a struct'}, got {type(value).__name__}"
-        )
-    d = msg.DESCRIPTOR
-    fields = d.fields_by_name
-    for cf in schema.fields:
-        v = value.get(cf)
-        if v is None:
-            continue
-        fs = cf.schema
-        if fs.type == Type.STRUCT and fs.name == UNION_NAME:
-            for member in fs.fields:
-                mv = v.get(member)
-                if mv is not None:
-                    _set_field(msg, fields, member.name, member.schema, mv)
-                    break
-            continue
-        _set_field(msg, fields, cf.name, fs, v)
-    if d.full_name and not msg.ListFields():
-        msg.SetInParent()
-
-
-def _set_field(msg: Message, fields: Any, name: str, schema: Schema, value: Any) -> None:
-    f = fields.get(name)
-    if f is None:
-        raise DataException(f"Protobuf message {msg.DESCRIPTOR.full_name} has no field {name!r}")
-    if f.is_repeated:
-        target = getattr(msg, f.name)
-        mt = f.message_type
-        if mt is not None and mt.GetOptions().map_entry:
-            _fill_map(target, mt, schema, value)
-        elif schema.type == Type.MAP:  # a map written as repeated entry messages
-            for k, item in value.items():
-                entry = target.add()
-                _set_field(entry, mt.fields_by_name, "key", schema.key_schema, k)
-                if item is not None:
-                    _set_field(entry, mt.fields_by_name, "value", schema.value_schema, item)
-        elif mt is not None:
-            for item in value:
-                _set_message(target.add(), mt, schema.value_schema, item)
-        else:
-            target.extend(_scalar_in(f, schema.value_schema, item) for item in value)
-        return
-    if f.type == _FD.TYPE_MESSAGE:
-        _set_message(getattr(msg, f.name), f.message_type, schema, value)
-        return
+def build_message(message_class: type[Message], writer: Writer, value: Any) -> Message:
+    """A message of ``message_class`` from a compiled writer and a Connect value."""
+    args = writer(value)
     try:
-        setattr(msg, f.name, _scalar_in(f, schema, value))
-    except (TypeError, ValueError) as e:
-        raise DataException(f"Invalid value for field {f.full_name}: {e}") from None
+        return message_class(**args) if isinstance(args, dict) else message_class(value=args)
+    except (TypeError, ValueError) as e:  # upb: wrong type or out of range for a field
+        raise DataException(
+            f"Invalid value for Protobuf message {message_class.DESCRIPTOR.full_name}: {e}"
+        ) from None
 
 
-def _set_message(sub: Message, mt: Descriptor, schema: Schema, value: Any) -> None:
-    full = mt.full_name
-    if full in _WRAPPERS:
-        sub.value = bytes(value) if isinstance(value, (bytearray, memoryview)) else value
-        return
-    if full in (_TIMESTAMP, _DATE, _TIME, _DECIMAL):
-        _set_logical(sub, full, schema, value)
-        sub.SetInParent()
-        return
-    _fill(sub, schema, value)
-
-
-def _fill_map(target: Any, entry: Descriptor, schema: Schema, value: Any) -> None:
-    vf = entry.fields_by_number[2]
-    for k, item in value.items():
-        key = _scalar_in(entry.fields_by_number[1], schema.key_schema, k)
-        if vf.type == _FD.TYPE_MESSAGE:
-            if item is not None:
-                _set_message(target[key], vf.message_type, schema.value_schema, item)
-        elif item is not None:
-            target[key] = _scalar_in(vf, schema.value_schema, item)
-
-
-def from_connect_data(message_class: Callable[[], Message], schema: Schema, value: Any) -> Message:
-    """A message of ``message_class`` holding the Connect ``value`` of ``schema``.
+def from_connect_data(message_class: type[Message], schema: Schema, value: Any) -> Message:
+    """A message of ``message_class`` holding the Connect ``value`` of ``schema``
+    (compiles the mapping each call: the converter keeps compiled writers instead).
 
     Raises:
         DataException: the value does not fit the schema or the message.
     """
-    msg = message_class()
-    d = msg.DESCRIPTOR
-    if schema.type != Type.STRUCT:
-        _set_message(msg, d, schema, value)
-        return msg
-    _fill(msg, schema, value)
-    return msg
-
-
-def _scalar_out(f: FieldDescriptor, schema: Schema, value: Any) -> Any:
-    if f.type == _FD.TYPE_ENUM:
-        if schema.type == Type.STRING:
-            ev = f.enum_type.values_by_number.get(value)
-            return ev.name if ev is not None else str(value)
-        return value
-    if f.type in _UNSIGNED_64 and value >= 1 << 63:
-        return value - (1 << 64)  # as Java reads it into a long
-    return value
-
-
-def _read_message(sub: Message, schema: Schema) -> Any:
-    full = sub.DESCRIPTOR.full_name
-    if full in _WRAPPERS:
-        return sub.value
-    if full in (_TIMESTAMP, _DATE, _TIME, _DECIMAL):
-        return _rescale(_get_logical(sub, full), schema)
-    return _read_struct(sub, schema)
-
-
-def _read_struct(msg: Message, schema: Schema) -> Struct:
-    out = Struct(schema)
-    fields = msg.DESCRIPTOR.fields_by_name
-    for cf in schema.fields:
-        fs = cf.schema
-        if fs.type == Type.STRUCT and fs.name == UNION_NAME:
-            member = None
-            for m in fs.fields:
-                if msg.HasField(m.name):
-                    member = m
-                    break
-            if member is not None:
-                union = Struct(fs)
-                union.put(member, _read_field(msg, fields[member.name], member.schema))
-                out.put(cf, union)
-            continue
-        f = fields.get(cf.name)
-        if f is None:
-            continue
-        out.put(cf, _read_field(msg, f, fs))
-    return out
-
-
-def _read_field(msg: Message, f: FieldDescriptor, schema: Schema) -> Any:
-    if f.is_repeated:
-        items = getattr(msg, f.name)
-        mt = f.message_type
-        if mt is not None and mt.GetOptions().map_entry:
-            vf = mt.fields_by_number[2]
-            kf = mt.fields_by_number[1]
-            if vf.type == _FD.TYPE_MESSAGE:
-                return {
-                    _scalar_out(kf, schema.key_schema, k): _read_message(v, schema.value_schema)
-                    for k, v in items.items()
-                }
-            return {
-                _scalar_out(kf, schema.key_schema, k): _scalar_out(vf, schema.value_schema, v)
-                for k, v in items.items()
-            }
-        if schema.type == Type.MAP:
-            kf, vf = mt.fields_by_name["key"], mt.fields_by_name["value"]
-            return {
-                _read_field(e, kf, schema.key_schema): _read_field(e, vf, schema.value_schema)
-                for e in items
-            }
-        if mt is not None:
-            return [_read_message(item, schema.value_schema) for item in items]
-        return [_scalar_out(f, schema.value_schema, item) for item in items]
-    if f.type == _FD.TYPE_MESSAGE:
-        if not msg.HasField(f.name):
-            return None
-        return _read_message(getattr(msg, f.name), schema)
-    if schema.optional and f.has_presence and not msg.HasField(f.name):
-        return None
-    return _scalar_out(f, schema, getattr(msg, f.name))
+    return build_message(message_class, compile_top_writer(schema, message_class.DESCRIPTOR), value)
 
 
 def to_connect_data(schema: Schema, message: Message) -> Any:
     """The Connect value of ``message``, for ``schema`` from :func:`to_connect_schema`."""
-    if schema.type != Type.STRUCT:
-        return _read_message(message, schema)
-    return _read_struct(message, schema)
+    return compile_top_reader(schema, message.DESCRIPTOR)(message)

@@ -276,7 +276,7 @@ def _rescaler(schema: Schema) -> Callable[[_decimal.Decimal], _decimal.Decimal]:
     return lambda v: v.quantize(quantum)
 
 
-def _message_out(schema: Schema, d: Descriptor) -> Reader:
+def _message_out(schema: Schema, d: Descriptor, nulls: bool) -> Reader:
     full = d.full_name
     if full in _WRAPPERS:
         return attrgetter("value")
@@ -296,7 +296,7 @@ def _message_out(schema: Schema, d: Descriptor) -> Reader:
             return rescale(_decimal.Decimal(unscaled).scaleb(-int(m.scale)))
 
         return dec
-    return compile_reader(schema, d)
+    return compile_reader(schema, d, nulls)
 
 
 def _scalar_out(schema: Schema, f: FieldDescriptor) -> Conv | None:
@@ -308,31 +308,35 @@ def _scalar_out(schema: Schema, f: FieldDescriptor) -> Conv | None:
     return None
 
 
-def _element_out(schema: Schema, f: FieldDescriptor) -> Conv | None:
+def _element_out(schema: Schema, f: FieldDescriptor, nulls: bool) -> Conv | None:
     if f.type == _FD.TYPE_MESSAGE:
-        return _message_out(schema, f.message_type)
+        return _message_out(schema, f.message_type, nulls)
     return _scalar_out(schema, f)
 
 
-def _field_out(schema: Schema, f: FieldDescriptor) -> Reader:
+def _field_out(schema: Schema, f: FieldDescriptor, nulls: bool) -> Reader:
     name = f.name
     get = attrgetter(name)
     if f.is_repeated:
         mt = f.message_type
         if _is_map_entry(mt):
             kc = _scalar_out(schema.key_schema, mt.fields_by_number[1])
-            vc = _element_out(schema.value_schema, mt.fields_by_number[2])
+            vc = _element_out(schema.value_schema, mt.fields_by_number[2], nulls)
             return lambda m: {(kc(k) if kc else k): (vc(v) if vc else v) for k, v in get(m).items()}
         if schema.type == Type.MAP:
-            kr = _field_out(schema.key_schema, mt.fields_by_number[1])
-            vr = _field_out(schema.value_schema, mt.fields_by_number[2])
+            kr = _field_out(schema.key_schema, mt.fields_by_number[1], nulls)
+            vr = _field_out(schema.value_schema, mt.fields_by_number[2], nulls)
             return lambda m: {kr(e): vr(e) for e in get(m)}
-        ec = _element_out(schema.value_schema, f)
+        ec = _element_out(schema.value_schema, f, nulls)
         if ec is None:
             return lambda m: list(get(m))
         return lambda m: [ec(v) for v in get(m)]
     if f.type == _FD.TYPE_MESSAGE:
-        sub = _message_out(schema, f.message_type)
+        mt = f.message_type
+        sub = _message_out(schema, mt, nulls)
+        if nulls and mt.full_name not in _WRAPPERS and schema.type == Type.STRUCT:
+            # generate.struct.for.nulls: an unset message reads as its default instance
+            return lambda m: sub(get(m))
         return lambda m: sub(get(m)) if m.HasField(name) else None
     conv = _scalar_out(schema, f)
     if schema.optional and f.has_presence:
@@ -344,9 +348,10 @@ def _field_out(schema: Schema, f: FieldDescriptor) -> Reader:
     return lambda m: conv(get(m))
 
 
-def _union_out(schema: Schema, d: Descriptor) -> Reader:
+def _union_out(schema: Schema, d: Descriptor, nulls: bool) -> Reader:
     members = {
-        m.name: (m.index, _field_out(m.schema, d.fields_by_name[m.name])) for m in schema.fields
+        m.name: (m.index, _field_out(m.schema, d.fields_by_name[m.name], nulls))
+        for m in schema.fields
     }
     first = schema.fields[0].name if schema.fields else None
     oneof = d.fields_by_name[first].containing_oneof if first in d.fields_by_name else None
@@ -367,19 +372,20 @@ def _union_out(schema: Schema, d: Descriptor) -> Reader:
     return read
 
 
-def compile_reader(schema: Schema, d: Descriptor) -> Reader:
-    """A function from messages of ``d`` to Connect structs of ``schema`` (fields by name)."""
+def compile_reader(schema: Schema, d: Descriptor, nulls: bool = False) -> Reader:
+    """A function from messages of ``d`` to Connect structs of ``schema`` (fields by name);
+    ``nulls``: unset message fields read as structs of defaults (``generate.struct.for.nulls``)."""
     readers: list[Reader] = []
     for cf in schema.fields:
         fs = cf.schema
         if fs.type == Type.STRUCT and fs.name == UNION_NAME:
-            readers.append(_union_out(fs, d))
+            readers.append(_union_out(fs, d, nulls))
             continue
         f = d.fields_by_name.get(cf.name)
         if f is None:
             readers.append(lambda m: None)
             continue
-        readers.append(_field_out(fs, f))
+        readers.append(_field_out(fs, f, nulls))
 
     def read(m: Message) -> Struct:
         return Struct.trusted(schema, [r(m) for r in readers])
@@ -396,8 +402,8 @@ def compile_top_writer(schema: Schema, d: Descriptor) -> Writer:
     return lambda value: conv(value)
 
 
-def compile_top_reader(schema: Schema, d: Descriptor) -> Reader:
+def compile_top_reader(schema: Schema, d: Descriptor, nulls: bool = False) -> Reader:
     """Like :func:`compile_reader`, for any schema read from message ``d``."""
     if schema.type == Type.STRUCT:
-        return compile_reader(schema, d)
-    return _message_out(schema, d)
+        return compile_reader(schema, d, nulls)
+    return _message_out(schema, d, nulls)

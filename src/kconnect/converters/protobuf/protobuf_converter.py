@@ -83,6 +83,8 @@ _OWN_KEYS: tuple[tuple[str, Type, object, str], ...] = (
      "Whether to generate a struct variable for null values"),
     ("generate.index.for.unions", Type.BOOLEAN, True,
      "Whether to suffix union names with an underscore followed by an index"),
+    ("flatten.unions", Type.BOOLEAN, False,
+     "Whether to make each member of a oneof an optional field of the message's struct"),
 )  # fmt: skip
 
 
@@ -209,6 +211,7 @@ class ProtobufConverter(Converter, HeaderConverter):
             wrapper_for_raw_primitives=bool(parsed["wrapper.for.raw.primitives"]),
             generate_struct_for_nulls=bool(parsed["generate.struct.for.nulls"]),
             generate_index_for_unions=bool(parsed["generate.index.for.unions"]),
+            flatten_unions=bool(parsed["flatten.unions"]),
         )
         size = parsed["schemas.cache.config"]
         assert isinstance(size, int)
@@ -345,7 +348,12 @@ class ProtobufConverter(Converter, HeaderConverter):
         if found is None:
             d = reader.descriptor(indexes)
             schema = to_connect_schema(d, self._data)
-            found = (message_factory.GetMessageClass(d), schema, compile_top_reader(schema, d))
+            nulls = self._data.generate_struct_for_nulls
+            found = (
+                message_factory.GetMessageClass(d),
+                schema,
+                compile_top_reader(schema, d, nulls),
+            )
             reader.messages[indexes] = found
         cls, schema, read = found
         message = cls.FromString(data[ref.offset :])

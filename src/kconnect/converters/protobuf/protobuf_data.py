@@ -185,6 +185,7 @@ class ProtobufDataConfig:
     wrapper_for_raw_primitives: bool = True
     generate_struct_for_nulls: bool = False
     generate_index_for_unions: bool = True
+    flatten_unions: bool = False
 
 
 @dataclass
@@ -490,6 +491,10 @@ class _ToConnect:
         oneof_index = 0
         for f in d.fields:
             oneof = f.containing_oneof
+            if oneof is not None and not _synthetic(f) and self.config.flatten_unions:
+                # flatten.unions: each member is an optional field of the message's struct
+                b.field(f.name, self.field_schema(f, force_optional=True))
+                continue
             if oneof is not None and not _synthetic(f):
                 if oneof.name in done:
                     continue

@@ -24,6 +24,7 @@ from kconnect.api import (
 )
 from kconnect.converters.protobuf.proto_parser import parse_proto
 from kconnect.converters.protobuf.proto_render import BUILTIN_FILES, render
+from kconnect.converters.protobuf.protobuf_codec import compile_top_reader
 from kconnect.converters.protobuf.protobuf_data import (
     ENUM_PARAM,
     FIELD_TAG_PARAM,
@@ -306,3 +307,41 @@ def test_bad_values_and_schemas_raise_data_exceptions() -> None:
     cls = message_factory.GetMessageClass(_descriptor(g))
     with pytest.raises(DataException, match="no symbol"):
         from_connect_data(cls, schema, Struct(schema).put("c", "BLUE"))
+
+
+def _oneof_descriptor() -> Descriptor:
+    imports = [BUILTIN_FILES["google/protobuf/wrappers.proto"]]
+    file = parse_proto(
+        'syntax = "proto3"; import "google/protobuf/wrappers.proto";\n'
+        "message In { int32 x = 1; }\n"
+        "message O { oneof pick { string a = 1; In b = 2; } In inner = 3;"
+        " google.protobuf.Int32Value w = 4; }",
+        "o.proto",
+        imports,
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(imports[0])
+    pool.Add(file)
+    return pool.FindMessageTypeByName("O")
+
+
+def test_flatten_unions_makes_members_plain_optional_fields() -> None:
+    d = _oneof_descriptor()
+    schema = to_connect_schema(d, ProtobufDataConfig(flatten_unions=True))
+    assert [f.name for f in schema.fields] == ["a", "b", "inner", "w"]
+    assert all(f.schema.optional for f in schema.fields)
+    cls = message_factory.GetMessageClass(d)
+    read = to_connect_data(schema, cls(a="x"))
+    assert (read.get("a"), read.get("b")) == ("x", None)
+    back = from_connect_data(cls, schema, read)
+    assert back.WhichOneof("pick") == "a"
+
+
+def test_generate_struct_for_nulls_reads_unset_messages_as_default_structs() -> None:
+    d = _oneof_descriptor()
+    schema = to_connect_schema(d)
+    cls = message_factory.GetMessageClass(d)
+    assert to_connect_data(schema, cls()).get("inner") is None
+    read = compile_top_reader(schema, d, nulls=True)(cls())
+    assert read.get("inner").get("x") == 0
+    assert read.get("w") is None  # a wrapper stays a nullable primitive

@@ -19,6 +19,7 @@ from kconnect.api import (
     DataException,
     Date,
     Decimal,
+    Headers,
     RetriableException,
     Schema,
     SchemaBuilder,
@@ -348,3 +349,21 @@ def test_errors_map_as_confluents_converters(schema_registry_url: str) -> None:
         ProtobufConverter().configure({}, False)
     assert c.from_connect_data(topic, None, None) is None
     assert c.to_connect_data(topic, None).value is None
+
+
+def test_schema_id_in_a_header_and_use_schema_id(schema_registry_url: str) -> None:
+    topic = _topic()
+    schema = SchemaBuilder.struct().name("com.acme.H").field("a", Schema.INT32_SCHEMA).build()
+    framed = _converter(schema_registry_url).from_connect_data(
+        topic, schema, Struct(schema).put("a", 7)
+    )
+    assert framed is not None
+    schema_id = int.from_bytes(framed[1:5], "big")
+    # Confluent 8: the id travels in __value_schema_id, the value is the bare message
+    headers = Headers().add_bytes("__value_schema_id", framed[:6])
+    read = _converter(schema_registry_url).to_connect_data(topic, framed[6:], headers)
+    assert _plain(read.value) == {"a": 7}
+    pinned = _converter(schema_registry_url, {"use.schema.id": str(schema_id),
+                                              "auto.register.schemas": "false"})  # fmt: skip
+    again = pinned.from_connect_data(_topic(), schema, Struct(schema).put("a", 7))
+    assert again == framed

@@ -55,7 +55,8 @@ from kconnect.converters.protobuf.protobuf_data import (
     to_connect_schema,
 )
 from kconnect.converters.protobuf.registry import ProtobufRegistry, ResolvedSchema
-from kconnect.schema_registry import SerdeSettings, errors, serde_config_def, wire_format
+from kconnect.schema_registry import errors, wire_format
+from kconnect.schema_registry.config import SerdeSettings, serde_config_def
 
 __all__ = ["ProtobufConverter", "protobuf_converter_config_def"]
 

@@ -10,6 +10,7 @@ converter knows without a reference).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -17,13 +18,16 @@ from google.protobuf import descriptor_pb2
 
 from kconnect.converters.protobuf.proto_parser import ProtoParseError, parse_schema
 from kconnect.converters.protobuf.proto_render import BUILTIN_FILES, builtin_file, render
-from kconnect.schema_registry import SerdeSettings, errors, shared_client, subject_name
+from kconnect.schema_registry import errors
 from kconnect.schema_registry.client import (
     RegisteredSchema,
     RegistrySchema,
     SchemaReference,
     SchemaRegistryClient,
+    shared_client,
 )
+from kconnect.schema_registry.config import SerdeSettings
+from kconnect.schema_registry.subject_names import subject_name
 
 __all__ = ["ProtobufRegistry", "ResolvedSchema"]
 
@@ -183,8 +187,6 @@ class ProtobufRegistry:
 
 def _imports_of(text: str) -> list[str]:
     """The files a schema imports, read ahead of parsing it (``.proto`` text or base64)."""
-    import re
-
     found = re.findall(r'^\s*import\s+(?:public\s+|weak\s+)?["\']([^"\']+)["\']\s*;', text, re.M)
     if found:
         return found

@@ -599,10 +599,11 @@ def _has_presence(f: FieldDescriptor, config: ProtobufDataConfig) -> bool:
         return True
     if _synthetic(f):
         return True
-    syntax = getattr(f.file, "syntax", "proto3")
+    # what is left with presence outside a oneof: a proto2 ``optional`` scalar
     return (
-        syntax == "proto2"
-        and config.optional_for_proto2
+        config.optional_for_proto2
+        and f.has_presence
+        and f.containing_oneof is None
         and not f.is_repeated
         and not f.is_required
     )

@@ -345,3 +345,19 @@ def test_generate_struct_for_nulls_reads_unset_messages_as_default_structs() -> 
     read = compile_top_reader(schema, d, nulls=True)(cls())
     assert read.get("inner").get("x") == 0
     assert read.get("w") is None  # a wrapper stays a nullable primitive
+
+
+def test_proto2_optionals_are_nullable_with_optional_for_proto2() -> None:
+    file = parse_proto(
+        'syntax = "proto2"; message P { optional int32 a = 1; required string b = 2; }', "p.proto"
+    )
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(file)
+    d = pool.FindMessageTypeByName("P")
+    cls = message_factory.GetMessageClass(d)
+    plain = to_connect_schema(d)
+    assert not _fs(plain, "a").optional
+    assert to_connect_data(plain, cls(b="x")).get("a") == 0
+    nullable = to_connect_schema(d, ProtobufDataConfig(optional_for_proto2=True))
+    assert _fs(nullable, "a").optional and not _fs(nullable, "b").optional
+    assert to_connect_data(nullable, cls(b="x")).get("a") is None

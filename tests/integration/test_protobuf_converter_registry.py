@@ -194,6 +194,19 @@ def test_kconnect_bytes_read_by_confluents_deserializer(schema_registry_url: str
     assert int.from_bytes(msg.dec.value, "big", signed=True) == -12345 and msg.dec.scale == 3
     assert msg.WhichOneof("choice") == "text" and msg.color == 1
     assert msg.m["k"].y == "v" and not msg.HasField("inner")
+    # the bytes are those Confluent's serializer frames for this message: its index array and
+    # varint encoding (its registry look-up wants base64 descriptors, which Apicurio does not
+    # serve, so the framing is checked with its own helpers)
+    import io
+
+    from confluent_kafka.schema_registry.common.protobuf import _create_index_array
+    from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
+
+    buf = io.BytesIO()
+    ProtobufSerializer._encode_varints(buf, _create_index_array(cls.DESCRIPTOR))
+    assert _create_index_array(cls.DESCRIPTOR) == [0]
+    assert data == data[:5] + b"\x00" + msg.SerializeToString()
+    assert buf.getvalue() == data[5:6] == b"\x00"  # [0]: the short form
 
 
 PY_SCHEMA = """

@@ -205,6 +205,7 @@ def test_kconnect_bytes_read_by_confluents_deserializer(schema_registry_url: str
     buf = io.BytesIO()
     ProtobufSerializer._encode_varints(buf, _create_index_array(cls.DESCRIPTOR))
     assert _create_index_array(cls.DESCRIPTOR) == [0]
+    assert data is not None
     assert data == data[:5] + b"\x00" + msg.SerializeToString()
     assert buf.getvalue() == data[5:6] == b"\x00"  # [0]: the short form
 

@@ -348,8 +348,11 @@ def test_subject_strategies_and_use_latest_version(schema_registry_url: str) -> 
 def test_errors_map_as_confluents_converters(schema_registry_url: str) -> None:
     topic = _topic()
     c = _converter(schema_registry_url)
-    with pytest.raises(DataException, match="Unknown magic byte"):
+    with pytest.raises(
+        DataException, match=f"^Failed to deserialize data for topic {topic} to Protobuf:$"
+    ) as info:
         c.to_connect_data(topic, b"\x07abcd")
+    assert "Unknown magic byte" in str(info.value.__cause__)
     with pytest.raises(DataException):
         c.to_connect_data(topic, b"\x00\x7f\xff\xff\xf0\x00")  # no such schema id
     no_register = _converter(schema_registry_url, {"auto.register.schemas": "false"})

@@ -103,20 +103,23 @@ class RegistrySerde:
                     subject, schema, normalize=settings.normalize_schemas
                 ), schema
             if settings.use_schema_id >= 0:
-                if settings.id_compatibility_strict and not client.test_compatibility(
-                    subject, schema
+                by_id = client.schema_by_id(settings.use_schema_id)
+                if (
+                    settings.id_compatibility_strict
+                    and by_id.text != schema.text
+                    and not self._compatible(subject, schema)
                 ):
                     raise registry_errors.SerializationException(
                         "Schema being registered is incompatible with the schema of id "
                         f"{settings.use_schema_id}"
                     )
-                return settings.use_schema_id, client.schema_by_id(settings.use_schema_id)
+                return settings.use_schema_id, by_id
             if settings.use_latest_version:
                 latest = client.latest_version(subject)
                 if (
                     settings.latest_compatibility_strict
                     and latest.schema.text != schema.text
-                    and not client.test_compatibility(subject, schema)
+                    and not self._compatible(subject, schema)
                 ):
                     raise registry_errors.SerializationException(
                         f"Latest schema of subject {subject} is not compatible with the schema "
@@ -129,6 +132,17 @@ class RegistrySerde:
             raise registry_errors.to_kafka_exception(
                 e, f"Error retrieving {self.format.word} schema{self._role()}: {schema.text}"
             ) from e
+
+    def _compatible(self, subject: str, schema: RegistrySchema) -> bool:
+        """Whether the registry finds ``schema`` compatible with ``subject`` under the subject's
+        compatibility rules (Confluent checks locally; a subject the registry does not know
+        has nothing to be incompatible with)."""
+        try:
+            return bool(self.client.test_compatibility(subject, schema))
+        except registry_errors.RestClientException as e:
+            if e.status == 404:
+                return True
+            raise
 
     def fetch(self, schema_id: int | None, guid: str | None) -> RegistrySchema:
         """The registered schema of a record (by the id in its bytes, or the GUID in its

@@ -35,7 +35,6 @@ from kconnect.api import (
     HeaderConverter,
     Headers,
     Importance,
-    RetriableException,
     Schema,
     SchemaAndValue,
 )
@@ -57,6 +56,7 @@ from kconnect.converters.protobuf.protobuf_data import (
 from kconnect.converters.protobuf.registry import ProtobufRegistry, ResolvedSchema
 from kconnect.schema_registry import errors, wire_format
 from kconnect.schema_registry.config import SerdeSettings, serde_config_def
+from kconnect.schema_registry.serde import REGISTRY_FAILURES
 
 __all__ = ["ProtobufConverter", "protobuf_converter_config_def"]
 
@@ -238,26 +238,17 @@ class ProtobufConverter(Converter, HeaderConverter):
             raise DataException(
                 f"Failed to serialize Protobuf data from topic {topic}: a schema is needed"
             )
+        serde = self._reg().serde
         try:
             return self._serialize(topic, schema, value)
-        except errors.RegistryTimeoutException as e:
-            raise RetriableException(
-                f"Failed to serialize Protobuf data from topic {topic} :"
-            ) from e
-        except errors.NetworkConnectionError as e:
-            raise RetriableException(
-                f"Network connection error while serializing Protobuf data for topic {topic}: {e}"
-            ) from e
+        except REGISTRY_FAILURES as e:
+            raise serde.serialize_error(topic, e) from e
+        except errors.RestClientException as e:
+            raise serde.serialize_error(topic, errors.to_kafka_exception(e, str(e))) from e
         except errors.InvalidConfigurationException as e:
             raise ConfigException(
                 f"Failed to access Protobuf data from topic {topic} : {e}"
             ) from None
-        except (errors.SerializationException, errors.RestClientException) as e:
-            raise DataException(f"Failed to serialize Protobuf data from topic {topic}: {e}") from e
-        except RetriableException:
-            raise
-        except DataException as e:
-            raise DataException(f"Failed to serialize Protobuf data from topic {topic}: {e}") from e
 
     def _writer(self, schema: Schema) -> _Writer:
         writer = self._writers.lookup(schema)
@@ -286,7 +277,7 @@ class ProtobufConverter(Converter, HeaderConverter):
             target = (message_factory.GetMessageClass(d), indexes, compile_top_writer(schema, d))
             writer.by_id[schema_id] = target
         cls, indexes, compiled = target
-        payload = build_message(cls, compiled, value).SerializeToString()
+        payload: bytes = build_message(cls, compiled, value).SerializeToString()
         return wire_format.frame(schema_id, payload, indexes)
 
     # -- bytes -> Connect ---------------------------------------------------------------
@@ -296,30 +287,19 @@ class ProtobufConverter(Converter, HeaderConverter):
     ) -> SchemaAndValue:
         if value is None:
             return SchemaAndValue(None, None)
+        serde = self._reg().serde
         try:
             return self._deserialize(value, headers)
-        except errors.RegistryTimeoutException as e:
-            raise RetriableException(
-                f"Failed to deserialize data for topic {topic} to Protobuf: "
-            ) from e
-        except errors.NetworkConnectionError as e:
-            raise RetriableException(
-                f"Network connection error while deserializing data for topic {topic}: {e}"
-            ) from e
+        except DecodeError as e:
+            raise serde.deserialize_error(topic, errors.SerializationException(str(e))) from e
+        except REGISTRY_FAILURES as e:
+            raise serde.deserialize_error(topic, e) from e
+        except errors.RestClientException as e:
+            raise serde.deserialize_error(topic, errors.to_kafka_exception(e, str(e))) from e
         except errors.InvalidConfigurationException as e:
             raise ConfigException(
                 f"Failed to access Protobuf data from topic {topic} : {e}"
             ) from None
-        except (errors.SerializationException, errors.RestClientException, DecodeError) as e:
-            raise DataException(
-                f"Failed to deserialize data for topic {topic} to Protobuf: {e}"
-            ) from e
-        except RetriableException:
-            raise
-        except DataException as e:
-            raise DataException(
-                f"Failed to deserialize data for topic {topic} to Protobuf: {e}"
-            ) from e
 
     def _reader_for(self, key: tuple[str, int | str], schema: Any) -> _Reader:
         reader = self._readers.lookup(key)

@@ -20,14 +20,13 @@ from kconnect.converters.protobuf.proto_parser import ProtoParseError, parse_sch
 from kconnect.converters.protobuf.proto_render import BUILTIN_FILES, builtin_file, render
 from kconnect.schema_registry import errors
 from kconnect.schema_registry.client import (
-    RegisteredSchema,
     RegistrySchema,
     SchemaReference,
     SchemaRegistryClient,
-    shared_client,
 )
 from kconnect.schema_registry.config import SerdeSettings
-from kconnect.schema_registry.subject_names import subject_name
+from kconnect.schema_registry.serde import PROTOBUF as PROTOBUF_FORMAT
+from kconnect.schema_registry.serde import RegistrySerde
 
 __all__ = ["ProtobufRegistry", "ResolvedSchema"]
 
@@ -49,19 +48,14 @@ class ResolvedSchema:
 class ProtobufRegistry:
     """The registry side of one Protobuf converter (key or value)."""
 
-    def __init__(self, settings: SerdeSettings, client: SchemaRegistryClient | None = None) -> None:
+    def __init__(self, settings: SerdeSettings) -> None:
         self.settings = settings
-        self.client = client if client is not None else shared_client(settings.registry)
+        self.serde = RegistrySerde(settings, PROTOBUF_FORMAT)
+        self.client: SchemaRegistryClient = self.serde.client
         self._references: dict[str, SchemaReference] = {}
 
     def subject(self, topic: str, record_name: str | None) -> str:
-        return subject_name(
-            self.settings.subject_name_strategy,
-            topic,
-            self.settings.is_key,
-            record_name,
-            client=self.client,
-        )
+        return self.serde.subject(topic, record_name)
 
     # -- writing --------------------------------------------------------------------------
 
@@ -92,16 +86,15 @@ class ProtobufRegistry:
         it is not the one given (``use.schema.id`` / ``use.latest.version``)."""
         s = self.settings
         subject = self.subject(topic, record_name)
-        if s.use_schema_id >= 0:
-            return s.use_schema_id, self.client.schema_by_id(s.use_schema_id)
-        if s.use_latest_version:
-            latest: RegisteredSchema = self.client.latest_version(subject)
-            return latest.schema_id, latest.schema
-        refs = tuple(self.reference(d) for d in dependencies if d not in _IMPLICIT)
+        # the imported files' references are needed when this schema is registered or looked
+        # up, not when the id is given (use.schema.id) or the subject's latest is used
+        chosen = s.use_schema_id >= 0 or s.use_latest_version
+        refs: tuple[SchemaReference, ...] = ()
+        if s.auto_register_schemas or not chosen:
+            refs = tuple(self.reference(d) for d in dependencies if d not in _IMPLICIT)
         schema = RegistrySchema(PROTOBUF, text, refs)
-        if s.auto_register_schemas:
-            return self.client.register(subject, schema, normalize=s.normalize_schemas), None
-        return self.client.lookup(subject, schema, normalize=s.normalize_schemas).schema_id, None
+        schema_id, used = self.serde.id_for_write(subject, schema)
+        return schema_id, (None if used == schema else used)
 
     # -- reading --------------------------------------------------------------------------
 

@@ -677,6 +677,12 @@ def _fixed_writer(node: _Node, path: str) -> Appender:
     return w_fixed
 
 
+def _translated(e: RecursionError | UnicodeEncodeError) -> AvroCodecError:
+    if isinstance(e, RecursionError):
+        return AvroCodecError("Invalid Avro datum: nested too deeply")
+    return AvroCodecError(f"Invalid Avro datum: string is not valid Unicode ({e})")
+
+
 def compile_appender(schema: object) -> Appender:
     """``(out, datum) -> None``: appends the encoding of ``datum`` to the bytearray ``out``.
 
@@ -688,21 +694,22 @@ def compile_appender(schema: object) -> Appender:
     def append(out: bytearray, datum: Any) -> None:
         try:
             w(out, datum)
-        except RecursionError as e:
-            raise AvroCodecError("Invalid Avro datum: nested too deeply") from e
-        except UnicodeEncodeError as e:
-            raise AvroCodecError(f"Invalid Avro datum: string is not valid Unicode ({e})") from e
+        except (RecursionError, UnicodeEncodeError) as e:
+            raise _translated(e) from e
 
     return append
 
 
 def compile_writer(schema: object) -> Writer:
     """``datum -> bytes``: the Avro binary encoding of a datum of ``schema``."""
-    append = compile_appender(schema)
+    w = _Writers().writer(_parse(schema), "")
 
     def write(datum: Any) -> bytes:
         out = bytearray()
-        append(out, datum)
+        try:
+            w(out, datum)
+        except (RecursionError, UnicodeEncodeError) as e:
+            raise _translated(e) from e
         return bytes(out)
 
     return write

@@ -82,6 +82,15 @@ def test_long(value: int) -> None:
     check({"type": "long", "logicalType": "timestamp-millis"}, value)
 
 
+def test_every_varint_length() -> None:
+    write, read = compile_writer("long"), compile_reader("long")
+    for k in range(1, 64):
+        for v in (2**k - 1, 2**k, -(2**k), -(2**k) + 1, -(2**k) - 1):
+            if -(2**63) <= v < 2**63:
+                assert write(v) == fastavro_bytes("long", v), v
+                assert read_all(read, write(v)) == v
+
+
 def test_float_rounds_to_float32_and_double_is_exact() -> None:
     assert check("float", 1.5) == struct.pack("<f", 1.5)
     got = compile_writer("float")(0.1)

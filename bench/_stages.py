@@ -66,6 +66,16 @@ class Phase:
 
 
 @dataclass
+class JavaSide:
+    """How a case runs on the JVM when RecordBench's own classpath is not enough: a function
+    giving (classes directory, classpath) with RecordBench and the case's classes compiled,
+    and the Java class standing in for each kconnect converter class the case names."""
+
+    classes: Callable[[], tuple[Path, str]]
+    converters: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
 class Case:
     """One shape's records through one pair of converters, and the phases timed on them."""
 
@@ -77,6 +87,7 @@ class Case:
     value_converter: tuple[str, dict[str, str]]
     phases: list[Phase]
     label: str = ""
+    java: JavaSide | None = None
 
 
 @dataclass
@@ -139,8 +150,9 @@ def shapes_of(args: argparse.Namespace) -> list[str]:
 # -- running a case ------------------------------------------------------------------------
 
 
-def java_classes() -> tuple[Path, str]:
-    """RecordBench compiled (once per source and classpath) and the classpath to run it."""
+def java_classes(artifacts: Sequence[str] = (), sources: Sequence[Path] = ()) -> tuple[Path, str]:
+    """RecordBench (and ``sources``) compiled, once per sources and classpath, and the
+    classpath to run it: Kafka Connect's jars plus ``artifacts`` (Maven coordinates)."""
     from kconnect.local import maven
     from kconnect.local.paths import cache_dir
 
@@ -150,16 +162,18 @@ def java_classes() -> tuple[Path, str]:
             f"org.apache.kafka:connect-transforms:{REFERENCE_CONNECT_VERSION}",
             # ByteArrayConverter and the number converters live in connect-runtime
             f"org.apache.kafka:connect-runtime:{REFERENCE_CONNECT_VERSION}",
+            *artifacts,
         ],
         progress=print,
     )
     cp = os.pathsep.join(str(j) for j in jars)
-    digest = hashlib.sha256(JAVA_SRC.read_bytes() + cp.encode())
+    files = [JAVA_SRC, *sources]
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in files) + cp.encode())
     out = cache_dir() / "bench-java" / digest.hexdigest()[:16]
     if not (out / "RecordBench.class").is_file():
         out.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
-            ["javac", "-nowarn", "-cp", cp, "-d", str(out), str(JAVA_SRC)],
+            ["javac", "-nowarn", "-cp", cp, "-d", str(out), *(str(f) for f in files)],
             capture_output=True,
             text=True,
         )
@@ -168,11 +182,21 @@ def java_classes() -> tuple[Path, str]:
     return out, cp
 
 
-def _spec(case: Case, records: Path, opts: Options, dump: Path | None) -> dict[str, Any]:
+def _spec(
+    case: Case, records: Path, opts: Options, dump: Path | None, runtime: str
+) -> dict[str, Any]:
+    names = case.java.converters if case.java is not None and runtime == "java" else {}
+    key_class, value_class = case.key_converter[0], case.value_converter[0]
     return {
         "records": str(records),
-        "key_converter": {"class": case.key_converter[0], "config": case.key_converter[1]},
-        "value_converter": {"class": case.value_converter[0], "config": case.value_converter[1]},
+        "key_converter": {
+            "class": names.get(key_class, key_class),
+            "config": case.key_converter[1],
+        },
+        "value_converter": {
+            "class": names.get(value_class, value_class),
+            "config": case.value_converter[1],
+        },
         "phases": [{"name": p.name, "props": p.props or {}} for p in case.phases],
         "batch": opts.batch,
         "rounds": opts.rounds,
@@ -209,9 +233,10 @@ def run_case(
     for runtime in ("java", "kconnect") if java_first else ("kconnect", "java"):
         dump = work / f"{runtime}-dump.json" if check else None
         spec_path = work / f"{runtime}-spec.json"
-        spec_path.write_text(json.dumps(_spec(case, records, opts, dump)), encoding="utf-8")
+        spec = _spec(case, records, opts, dump, runtime)
+        spec_path.write_text(json.dumps(spec), encoding="utf-8")
         if runtime == "java":
-            classes, cp = java_classes()
+            classes, cp = (java_classes if case.java is None else case.java.classes)()
             from kconnect.local import maven
 
             cmd = [maven.require_java(), *JVM_OPTS, "-Duser.timezone=UTC", "-cp",

@@ -78,9 +78,10 @@ def decode_record(
             other.append({"name": name, "value": text})
     key, value = _text(record.key), _text(record.value)
     source_topic = errors.get("topic") or topic
-    for shown, raw, decoder in ((key, record.key, decoders[0]), (value, record.value, decoders[1])):
-        if decoder is not None and raw is not None:
-            shown["decoded"] = decoder(source_topic, raw)
+    if decoders[0] is not None and record.key is not None:
+        key["decoded"] = decoders[0](source_topic, record.key)
+    if decoders[1] is not None and record.value is not None:
+        value["decoded"] = decoders[1](source_topic, record.value)
     return {
         "dlq": {"topic": topic, "partition": record.partition, "offset": record.offset},
         "error": errors,

@@ -56,6 +56,7 @@ from kconnect.converters.avro.avro_data import (
     avro_data_config_def,
     parse_avro_schema,
 )
+from kconnect.converters.avro.avro_data_rules import ANYTHING_SCHEMA
 from kconnect.converters.data_header_converter import DataHeaderConverter
 from kconnect.schema_registry import RegistrySchema, SerdeSettings, serde_config_def, wire_format
 from kconnect.schema_registry import errors as registry_errors
@@ -91,6 +92,30 @@ class _Reader(NamedTuple):
     decode: Callable[[bytes | memoryview, int], tuple[Any, int]]
     version: int | None
     connect_schema: Schema | None
+
+
+_ANYTHING_TEXT = ANYTHING_SCHEMA.to_json()
+
+
+def _raw_bytes(datum: Any) -> bytes:
+    if not isinstance(datum, bytes | bytearray | memoryview):
+        raise AvroCodecError(f"bytes expected, not {type(datum).__name__}")
+    return bytes(datum)
+
+
+def _rest_of(data: bytes | memoryview, offset: int) -> tuple[bytes, int]:
+    return bytes(data[offset:]), len(data)
+
+
+def _writer_for(avro_json: Any) -> Callable[[Any], bytes]:
+    """The encoder of a schema: Avro's binary encoding -- except a schema that is just
+    ``bytes``, whose value Confluent's serializer writes as is, with no length before it."""
+    return _raw_bytes if avro_json == "bytes" else compile_writer(avro_json)
+
+
+def _reader_for(avro_json: Any) -> Callable[[bytes | memoryview, int], tuple[Any, int]]:
+    """The decoder of a schema (a plain ``bytes`` schema: the rest of the record, as is)."""
+    return _rest_of if avro_json == "bytes" else compile_reader(avro_json)
 
 
 def _record_name(avro_json: Any) -> str:
@@ -205,7 +230,7 @@ class AvroConverter(DataHeaderConverter):
         avro_json = json.loads(text)
         encode = self._codec_writers.get(text)
         if encode is None:
-            encode = compile_writer(avro_json)
+            encode = _writer_for(avro_json)
             self._codec_writers[text] = encode
         writer = _Writer(wire_format.frame(schema_id, b""), avro_schema, avro_json, encode)
         self._writers[key] = writer
@@ -274,8 +299,12 @@ class AvroConverter(DataHeaderConverter):
         version = serde.version(
             serde.subject(topic, _record_name(avro_json)), registered, schema_id
         )
-        connect_schema = avro.to_connect_schema(avro_schema, version)
-        reader = _Reader(avro_schema, avro_json, compile_reader(avro_json), version, connect_schema)
+        connect_schema = (
+            None
+            if avro_schema.to_json() == _ANYTHING_TEXT
+            else avro.to_connect_schema(avro_schema, version)
+        )
+        reader = _Reader(avro_schema, avro_json, _reader_for(avro_json), version, connect_schema)
         if len(self._readers) >= self._cache_size:
             self._readers.pop(next(iter(self._readers)))
         self._readers[key] = reader

@@ -76,18 +76,18 @@ def decode_record(
             errors[ERROR_HEADERS[name[len(_PREFIX) :]]] = text
         else:
             other.append({"name": name, "value": text})
-    key, value = _text(record.key), _text(record.value)
+    shown_key, shown_value = _text(record.key), _text(record.value)
     source_topic = errors.get("topic") or topic
     if decoders[0] is not None and record.key is not None:
-        key["decoded"] = decoders[0](source_topic, record.key)
+        shown_key["decoded"] = decoders[0](source_topic, record.key)
     if decoders[1] is not None and record.value is not None:
-        value["decoded"] = decoders[1](source_topic, record.value)
+        shown_value["decoded"] = decoders[1](source_topic, record.value)
     return {
         "dlq": {"topic": topic, "partition": record.partition, "offset": record.offset},
         "error": errors,
         "headers": other,
-        "key": key,
-        "value": value,
+        "key": shown_key,
+        "value": shown_value,
     }
 
 

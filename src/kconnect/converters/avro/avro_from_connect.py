@@ -11,6 +11,7 @@ from kconnect.api import (
     Struct,
     Type,
 )
+from kconnect.api.data.java_strings import in_hash_map_order
 from kconnect.converters.avro.avro_data_rules import (
     _AVRO_PROP,
     _CONNECT_TO_AVRO_TYPE,
@@ -432,7 +433,8 @@ class FromConnect(AvroDataBase):
                     if not isinstance(k, str):
                         raise DataException(f"Invalid type for {t.name}: {_type_name(k)}")
                     out[k] = self._from_data(vs, values, e, True)
-                return out
+                # AvroData puts the entries into a new HashMap<>(), which Avro then writes
+                return in_hash_map_order(out)
             entry = under.items
             assert entry is not None
             kf, vf = entry.fields[0].schema, entry.fields[1].schema

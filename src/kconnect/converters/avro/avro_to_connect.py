@@ -15,6 +15,7 @@ from kconnect.api import (
     Timestamp,
     Type,
 )
+from kconnect.api.data.java_strings import in_hash_map_order, presized_table
 from kconnect.api.data.schema import validate_value
 from kconnect.converters.avro.avro_data_rules import (
     _ANYTHING_TEXT,
@@ -470,7 +471,8 @@ class ToConnect(AvroDataBase):
                     raise DataException("Schemaless map keys that are arrays or maps are not "
                                         "supported")  # fmt: skip
                 out[k] = self._to_schemaless(e.get(VALUE_FIELD))
-            return out
+            # AvroData fills a new HashMap<>(entries.size()) in the entries' order
+            return in_hash_map_order(out, presized_table(len(entries), len(out)))
         return None
 
     def _to_data(self, schema: Schema, avro: AvroSchema, datum: Any) -> Any:
@@ -543,6 +545,12 @@ class ToConnect(AvroDataBase):
                 assert avro.values is not None
                 values = avro.values
                 converted = {str(k): self._to_data(vs, values, e) for k, e in datum.items()}
+                # Avro reads the map into a HashMap<Utf8, _>(its count), AvroData copies it into
+                # a HashMap<String, _>(count): both iterate in the order of a table of that size
+                # (one block, ASCII keys: the Utf8 and String hashes agree; the native form
+                # follows the two maps exactly)
+                n = len(converted)
+                converted = in_hash_map_order(converted, presized_table(n, n), ks)
             elif avro.type == "array" and isinstance(datum, list):
                 assert avro.items is not None
                 kf, vf = avro.items.field(KEY_FIELD), avro.items.field(VALUE_FIELD)
@@ -554,6 +562,9 @@ class ToConnect(AvroDataBase):
                         raise DataException("Map keys that are arrays, maps or structs are not "
                                             "supported")  # fmt: skip
                     converted[k] = self._to_data(vs, vf.schema, e[VALUE_FIELD])
+                converted = in_hash_map_order(
+                    converted, presized_table(len(datum), len(converted)), ks
+                )
             else:
                 raise DataException(f"Invalid type for {t.name}: {_type_name(datum)}")
         else:  # STRUCT

@@ -313,3 +313,28 @@ def test_an_unreachable_registry_is_retriable_and_hides_the_password() -> None:
         c.from_connect_data("t", Schema.STRING_SCHEMA, "x")
     text = f"{info.value} {info.value.__cause__!r} {info.value.__cause__}"
     assert "s3cret-pw" not in text
+
+
+def test_the_dashboard_decodes_registry_encoded_dlq_records(schema_registry_url: str) -> None:
+    from kconnect.ui.dlq_decoding import record_decoders
+
+    topic = _topic()
+    schema = _customer_schema()
+    data = _converter(schema_registry_url).from_connect_data(topic, schema, _customer(schema))
+    assert data is not None
+    config = {
+        "connector.class": "io.confluent.connect.jdbc.JdbcSinkConnector",
+        "value.converter": "io.confluent.connect.avro.AvroConverter",
+        "value.converter.schema.registry.url": schema_registry_url,
+    }
+    key_decoder, value_decoder = record_decoders(config)
+    assert key_decoder is None and value_decoder is not None
+    shown = value_decoder(topic, data)
+    assert shown["schema_id"] == int.from_bytes(data[1:5], "big")
+    assert shown["schema"] == "com.example.Customer"
+    assert shown["data"]["name"] == "Zoë ∑ 名前"
+    assert shown["data"]["balance"] == "-1234.56"
+    assert shown["data"]["address"] == {"street": "Große Str. 1", "zip": None}
+    broken = value_decoder(topic, b"not avro")
+    assert broken["schema_id"] is None
+    assert "Unknown magic byte" in broken["error"]

@@ -22,6 +22,7 @@ from tests.integration.test_jdbc_pipeline import (
     _sink,
     every_type_round_trip,
 )
+from tests.integration.test_jdbc_pipeline import db as db  # the fixture (tracks created tables)
 from tests.integration.worker_support import read_topic
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.registry, pytest.mark.slow]

@@ -52,6 +52,7 @@ from kconnect.runtime.worker.record_conversion import (
     convert_column,
     transform_batch,
 )
+from kconnect.runtime.worker.record_conversion import raw_headers as converter_headers
 from kconnect.runtime.worker.sink_consumer import PauseReason, SinkConsumer
 from kconnect.runtime.worker.worker_task import TaskPlugins
 
@@ -250,7 +251,7 @@ class SinkDelivery:
             Stage.KEY_CONVERTER,
             kc,
             [None] * n,
-            lambda i: raw_headers(msgs[i]),
+            lambda i: converter_headers(msgs[i]),
         )
         values = convert_column(
             operator,
@@ -262,7 +263,7 @@ class SinkDelivery:
             Stage.VALUE_CONVERTER,
             vc,
             [None] * n,
-            lambda i: raw_headers(msgs[i]),
+            lambda i: converter_headers(msgs[i]),
         )
         records: list[SinkRecord] = []
         append = records.append

@@ -51,6 +51,25 @@ COMPUTED_READS: dict[str, tuple[str, str]] = {
         "originals.get(key + cc.PLUGIN_VERSION_SUFFIX)",
     )
     for kind in ("key", "value", "header")
+} | {
+    # the registry client's TLS stores (kconnect.security reads them under this prefix)
+    f"schema.registry.{key}": (
+        "kconnect/schema_registry/config.py",
+        "props.get(CLIENT_NAMESPACE + key)",
+    )
+    for key in (
+        "ssl.keystore.type",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.keystore.key",
+        "ssl.keystore.certificate.chain",
+        "ssl.key.password",
+        "ssl.truststore.type",
+        "ssl.truststore.location",
+        "ssl.truststore.password",
+        "ssl.truststore.certificates",
+        "ssl.endpoint.identification.algorithm",
+    )
 }
 
 DISTRIBUTED_BASE = {

@@ -186,7 +186,7 @@ impl RecordBatch {
                 let key = call(methods[4], m)?;
                 let value = call(methods[5], m)?;
                 let headers = call(methods[6], m)?;
-                let (key_schema, key) = match kc.decode_obj(py, key.as_ptr()) {
+                let (key_schema, key) = match kc.decode_obj(py, Some(&topic), key.as_ptr()) {
                     Some(Ok(kv)) => kv,
                     _ => {
                         redo_keys.push(i);
@@ -197,7 +197,7 @@ impl RecordBatch {
                     Some(v) => &mut **v,
                     None => &mut *kc,
                 };
-                let (value_schema, value) = match conv.decode_obj(py, value.as_ptr()) {
+                let (value_schema, value) = match conv.decode_obj(py, Some(&topic), value.as_ptr()) {
                     Some(Ok(kv)) => kv,
                     _ => {
                         redo_values.push(i);
@@ -438,24 +438,30 @@ impl RecordBatch {
                 }
                 Slot::Native(r) => r,
             };
-            let mut bytes = |c: &mut Converter, schema: Option<&crate::model::schema::SchemaRef>, v| -> Result<PyObj, ()> {
+            // `topic`: the record's for its key and value, None for a header (a header value's
+            // subject is not the record's: the Avro form hands it back)
+            let mut bytes = |c: &mut Converter,
+                             topic: Option<&crate::model::record::TopicName>,
+                             schema: Option<&crate::model::schema::SchemaRef>,
+                             v|
+             -> Result<PyObj, ()> {
                 if let Some(o) = c.passthrough(schema, v) {
                     return Ok(o);
                 }
                 buf.clear();
-                match c.encode(py, schema, v, &mut buf) {
+                match c.encode(py, topic, schema, v, &mut buf) {
                     Ok(true) => Ok(PyObj::of(pyo3::types::PyBytes::new(py, &buf).as_any())),
                     Ok(false) => Ok(PyObj::none()),
                     Err(_) => Err(()),
                 }
             };
-            let key = bytes(&mut kc, r.key_schema.as_ref(), &r.key);
+            let key = bytes(&mut kc, Some(&r.topic), r.key_schema.as_ref(), &r.key);
             let value = {
                 let conv = match vc.as_mut() {
                     Some(v) => &mut **v,
                     None => &mut *kc,
                 };
-                bytes(conv, r.value_schema.as_ref(), &r.value)
+                bytes(conv, Some(&r.topic), r.value_schema.as_ref(), &r.value)
             };
             let headers: Result<PyObj, ()> = match &r.headers {
                 Some(h) if !h.is_empty() => match hc.as_mut() {
@@ -464,7 +470,7 @@ impl RecordBatch {
                         let list = PyList::empty(py);
                         let mut ok = true;
                         for hd in h {
-                            match bytes(c, hd.schema.as_ref(), &hd.value) {
+                            match bytes(c, None, hd.schema.as_ref(), &hd.value) {
                                 Ok(b) => {
                                     let name = unsafe { crate::pyconv::to_py::new_str(py, &hd.key)? };
                                     list.append((name.bind(py), b.bind(py)))?;
@@ -698,7 +704,8 @@ impl BatchIter {
 }
 
 /// A consumed message's headers (a list of `(name, bytes or None)`) converted natively, or
-/// None when one is not plain or the converter hands one back.
+/// None when one is not plain or the converter hands one back. The converter is given no
+/// topic: a header value's subject is not the record's (the Avro form hands it back).
 unsafe fn decode_headers(
     py: Python<'_>,
     conv: &mut Converter,
@@ -715,7 +722,7 @@ unsafe fn decode_headers(
             return None;
         }
         let key = crate::pyconv::from_py::str_of(ffi::PyTuple_GET_ITEM(t, 0))?;
-        let (schema, value) = conv.decode(py, bytes_of(ffi::PyTuple_GET_ITEM(t, 1))?).ok()?;
+        let (schema, value) = conv.decode(py, None, bytes_of(ffi::PyTuple_GET_ITEM(t, 1))?).ok()?;
         out.push(crate::model::record::NHeader { key, schema, value });
     }
     Some(out)

@@ -4,14 +4,20 @@
 //!
 //! A record is `0x00`, the schema id (4 bytes, big-endian), then the Avro binary datum. What the
 //! native code needs to know of a schema id or a Connect schema is asked of the Python converter
-//! once and remembered:
+//! once per topic and remembered -- per topic, because the registry subject (Confluent's
+//! `TopicNameStrategy`: `<topic>-value`) depends on it, and with the subject the id a Connect
+//! schema is written with and the version a schema id is read with:
 //!
-//! * `resolve(schema_id) -> (Schema, plan) | None` for decoding: the Connect schema AvroData maps
-//!   the writer schema to, and the plan (`kconnect.converters.avro.native_plan.plan_for`) of how
-//!   that Avro schema is laid out in Connect terms. None (or a plan of None) means the Python
-//!   path does every record with this id.
-//! * `prefix_of(schema) -> (prefix, plan) | None` for encoding: the 5-byte head of the schema
-//!   registered for this Connect schema, and the plan of that Avro schema.
+//! * `resolve(topic, schema_id) -> (Schema, plan) | None` for decoding: the Connect schema
+//!   AvroData maps the writer schema to, and the plan
+//!   (`kconnect.converters.avro.native_plan.plan_for`) of how that Avro schema is laid out in
+//!   Connect terms. None (or a plan of None) means the Python path does every record with this
+//!   id on this topic.
+//! * `prefix_of(topic, schema) -> (prefix, plan) | None` for encoding: the 5-byte head of the
+//!   schema registered for this Connect schema on this topic, and the plan of that Avro schema.
+//!
+//! A record given no topic (a header, `decode_values` / `encode_values` called without one) is
+//! always handed back.
 //!
 //! A plan is a tree of Python tuples (documented in `native_plan.py`), compiled here against the
 //! Connect schema it stands for into `Node`s: each node knows the Avro encoding and the Connect
@@ -32,6 +38,7 @@ use crate::java::hash::{hash_code, string_hash, table_size, MapKind};
 use crate::json::read::{Fallback, R};
 use crate::json::write::twos_complement;
 use crate::model::pyobj::PyObj;
+use crate::model::record::TopicName;
 use crate::model::schema::{Logical, NSchema, SchemaRef, Ty};
 use crate::model::value::{Bytes, Dec, Str, StructVal, Value};
 use crate::pyconv::civil;
@@ -719,15 +726,20 @@ fn float32(f: f64) -> R<f32> {
 
 // ---- the converter ---------------------------------------------------------------------------
 
+/// What a schema id or Connect schema compiled to (None: the Python path does its records).
+type Plan = Option<Arc<Compiled>>;
+
 pub struct AvroState {
     resolve: PyObj,
     prefix_of: PyObj,
-    /// schema id -> its Connect schema and plan (None: the Python path does this id)
-    by_id: HashMap<i32, Option<Arc<Compiled>>>,
-    last_id: Option<(i32, Option<Arc<Compiled>>)>,
-    /// Connect schema (by its Python object) -> its prefix and plan (None: the Python path)
-    by_schema: HashMap<usize, (SchemaRef, Option<Arc<Compiled>>)>,
-    last_schema: Option<(SchemaRef, Option<Arc<Compiled>>)>,
+    /// (topic, schema id) -> its Connect schema and plan (None: the Python path does this id
+    /// on this topic)
+    by_id: HashMap<(Str, i32), Plan>,
+    last_id: Option<(Str, i32, Plan)>,
+    /// (topic, Connect schema by its Python object) -> its prefix and plan (None: the Python
+    /// path)
+    by_schema: HashMap<(Str, usize), (SchemaRef, Plan)>,
+    last_schema: Option<(Str, SchemaRef, Plan)>,
 }
 
 impl AvroState {
@@ -742,44 +754,50 @@ impl AvroState {
         }
     }
 
-    /// `resolve(id)`'s answer compiled; Err when the call raised (not remembered: the Python
-    /// path asks again and raises its own error).
-    fn for_id(&mut self, py: Python<'_>, id: i32) -> R<Option<Arc<Compiled>>> {
-        if let Some((last, c)) = &self.last_id {
-            if *last == id {
+    /// `resolve(topic, id)`'s answer compiled; Err when the call raised (not remembered: the
+    /// Python path asks again and raises its own error).
+    fn for_id(&mut self, py: Python<'_>, topic: &TopicName, id: i32) -> R<Plan> {
+        if let Some((t, last, c)) = &self.last_id {
+            if *last == id && *t == topic.name {
                 return Ok(c.clone());
             }
         }
-        let c = match self.by_id.get(&id) {
+        let key = (topic.name.clone(), id);
+        let c = match self.by_id.get(&key) {
             Some(c) => c.clone(),
             None => {
-                let got = self.resolve.bind(py).call1((id,)).map_err(|_| Fallback)?;
+                let got = self
+                    .resolve
+                    .bind(py)
+                    .call1((topic.py.bind(py), id))
+                    .map_err(|_| Fallback)?;
                 let c = compiled_of(&got, None);
                 if self.by_id.len() >= CACHE_LIMIT {
                     self.by_id.clear();
                 }
-                self.by_id.insert(id, c.clone());
+                self.by_id.insert(key, c.clone());
                 c
             }
         };
-        self.last_id = Some((id, c.clone()));
+        self.last_id = Some((topic.name.clone(), id, c.clone()));
         Ok(c)
     }
 
-    fn for_schema(&mut self, py: Python<'_>, s: &SchemaRef) -> R<Option<Arc<Compiled>>> {
-        if let Some((last, c)) = &self.last_schema {
-            if Arc::ptr_eq(last, s) {
+    /// `prefix_of(topic, schema)`'s answer compiled; Err when the call raised.
+    fn for_schema(&mut self, py: Python<'_>, topic: &TopicName, s: &SchemaRef) -> R<Plan> {
+        if let Some((t, last, c)) = &self.last_schema {
+            if Arc::ptr_eq(last, s) && *t == topic.name {
                 return Ok(c.clone());
             }
         }
-        let key = s.py.as_ptr() as usize;
+        let key = (topic.name.clone(), s.py.as_ptr() as usize);
         let c = match self.by_schema.get(&key) {
             Some((_, c)) => c.clone(),
             None => {
                 let got = self
                     .prefix_of
                     .bind(py)
-                    .call1((s.py.bind(py),))
+                    .call1((topic.py.bind(py), s.py.bind(py)))
                     .map_err(|_| Fallback)?;
                 let c = compiled_of(&got, Some(s));
                 if self.by_schema.len() >= CACHE_LIMIT {
@@ -790,17 +808,27 @@ impl AvroState {
                 c
             }
         };
-        self.last_schema = Some((s.clone(), c.clone()));
+        self.last_schema = Some((topic.name.clone(), s.clone(), c.clone()));
         Ok(c)
     }
 
-    /// One record's bytes to (schema, value).
-    pub fn decode(&mut self, py: Python<'_>, data: &[u8]) -> R<(Option<SchemaRef>, Value)> {
+    /// One record's bytes (None: a null) to (schema, value).
+    pub fn decode(
+        &mut self,
+        py: Python<'_>,
+        topic: Option<&TopicName>,
+        data: Option<&[u8]>,
+    ) -> R<(Option<SchemaRef>, Value)> {
+        // no topic, no subject: the Python path (which knows it) does every record
+        let topic = topic.ok_or(Fallback)?;
+        let Some(data) = data else {
+            return Ok((None, Value::Null));
+        };
         if data.len() < 5 || data[0] != 0 {
             return Err(Fallback); // not the wire format: the Python path raises
         }
         let id = i32::from_be_bytes([data[1], data[2], data[3], data[4]]);
-        let c = self.for_id(py, id)?.ok_or(Fallback)?;
+        let c = self.for_id(py, topic, id)?.ok_or(Fallback)?;
         let mut rd = Rd { b: &data[5..], i: 0 };
         let v = rd.value(&c.root)?;
         if rd.i != rd.b.len() || v.is_null() {
@@ -813,17 +841,19 @@ impl AvroState {
     pub fn encode(
         &mut self,
         py: Python<'_>,
+        topic: Option<&TopicName>,
         schema: Option<&SchemaRef>,
         v: &Value,
         out: &mut Vec<u8>,
     ) -> R<bool> {
+        let topic = topic.ok_or(Fallback)?;
         let Some(s) = schema else {
             return if v.is_null() { Ok(false) } else { Err(Fallback) };
         };
         if v.is_null() {
             return if s.optional { Ok(false) } else { Err(Fallback) };
         }
-        let c = self.for_schema(py, s)?.ok_or(Fallback)?;
+        let c = self.for_schema(py, topic, s)?.ok_or(Fallback)?;
         let start = out.len();
         out.extend_from_slice(&c.prefix);
         if write(&c.root, v, out).is_err() {

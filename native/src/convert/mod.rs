@@ -12,6 +12,7 @@ pub mod json;
 
 use crate::json::read::{Fallback, R};
 use crate::model::pyobj::PyObj;
+use crate::model::record::TopicName;
 use crate::model::schema::{NSchema, SchemaRef};
 use crate::model::value::{Bytes, Str, Value};
 use avro::AvroState;
@@ -19,7 +20,7 @@ use json::JsonState;
 use crate::pyconv::from_py::value_of;
 use crate::pyconv::to_py::to_py;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyList, PyString};
 use std::sync::Arc;
 
 pub enum Kind {
@@ -69,10 +70,11 @@ impl Converter {
         }
     }
 
-    /// Confluent's AvroConverter: `resolve(schema_id) -> (Schema | None, plan) | None` (what a
-    /// consumed record's schema id decodes to) and `prefix_of(schema) -> (bytes, plan) | None`
-    /// (the wire prefix and plan a Connect schema encodes with), each asked once per id / schema
-    /// object; None: the Python converter does those records (see `avro.rs`).
+    /// Confluent's AvroConverter: `resolve(topic, schema_id) -> (Schema | None, plan) | None`
+    /// (what a consumed record's schema id decodes to on its topic) and `prefix_of(topic,
+    /// schema) -> (bytes, plan) | None` (the wire prefix and plan a Connect schema encodes with
+    /// on that topic), each asked once per (topic, id) / (topic, schema object); None: the
+    /// Python converter does those records (see `avro.rs`).
     #[staticmethod]
     fn avro(resolve: Bound<'_, PyAny>, prefix_of: Bound<'_, PyAny>) -> Converter {
         Converter {
@@ -127,19 +129,23 @@ impl Converter {
     /// Convert many records' bytes (None: a null) to Connect data, as the plugin's
     /// `to_connect_batch` does: per value `make(schema, value)` (the plugin's
     /// `SchemaAndValue`), or `fallback` for a value this form hands back (the plugin's Python
-    /// code converts it, or raises); and how many were handed back.
+    /// code converts it, or raises); and how many were handed back. `topic`: the records'
+    /// topic (the Avro form hands every value back without one; the others ignore it).
+    #[pyo3(signature = (values, make, fallback, topic=None))]
     fn decode_values(
         &mut self,
         py: Python<'_>,
         values: Bound<'_, PyList>,
         make: Bound<'_, PyAny>,
         fallback: Bound<'_, PyAny>,
+        topic: Option<Bound<'_, PyString>>,
     ) -> PyResult<(Py<PyList>, usize)> {
+        let topic = topic_of(topic)?;
         let out = PyList::empty(py);
         let mut misses = 0;
         for item in values.iter() {
             // bytearray, memoryview...: the Python code takes them
-            match unsafe { self.decode_obj(py, item.as_ptr()) }.unwrap_or(Err(Fallback)) {
+            match unsafe { self.decode_obj(py, topic.as_ref(), item.as_ptr()) }.unwrap_or(Err(Fallback)) {
                 Ok((schema, v)) => {
                     let schema_py = match &schema {
                         Some(s) => s.py.clone(),
@@ -159,13 +165,16 @@ impl Converter {
 
     /// Serialize many `(schema, value)` pairs, as the plugin's `from_connect_batch` does: per
     /// pair its bytes (None for a null), or `fallback` for a pair this form hands back; and
-    /// how many were handed back.
+    /// how many were handed back. `topic`: as for `decode_values`.
+    #[pyo3(signature = (items, fallback, topic=None))]
     fn encode_values(
         &mut self,
         py: Python<'_>,
         items: Bound<'_, PyList>,
         fallback: Bound<'_, PyAny>,
+        topic: Option<Bound<'_, PyString>>,
     ) -> PyResult<(Py<PyList>, usize)> {
+        let topic = topic_of(topic)?;
         let out = PyList::empty(py);
         let mut misses = 0;
         let mut buf = Vec::new();
@@ -178,7 +187,7 @@ impl Converter {
                 continue;
             }
             buf.clear();
-            match self.encode(py, schema.as_ref(), &v, &mut buf) {
+            match self.encode(py, topic.as_ref(), schema.as_ref(), &v, &mut buf) {
                 Ok(true) => out.append(PyBytes::new(py, &buf))?,
                 Ok(false) => out.append(py.None())?,
                 Err(Fallback) => {
@@ -191,21 +200,33 @@ impl Converter {
     }
 }
 
+/// The topic argument of `decode_values` / `encode_values` as the converters take it.
+fn topic_of(topic: Option<Bound<'_, PyString>>) -> PyResult<Option<TopicName>> {
+    Ok(match topic {
+        None => None,
+        Some(t) => Some(TopicName {
+            name: Str::new(t.to_str()?),
+            py: PyObj::of(t.as_any()),
+        }),
+    })
+}
+
 impl Converter {
-    /// `decode` of a Python object, a consumed key or value: None when it is neither `bytes`
-    /// nor None (the plugin's Python code takes it). A ByteArrayConverter holds the very
-    /// object, as Java's hands on its `byte[]`.
+    /// `decode` of a Python object, a consumed key or value of a record of `topic`: None when
+    /// it is neither `bytes` nor None (the plugin's Python code takes it). A
+    /// ByteArrayConverter holds the very object, as Java's hands on its `byte[]`.
     ///
     /// # Safety
     /// `p` is a valid object pointer and the GIL is held.
     pub unsafe fn decode_obj(
         &mut self,
         py: Python<'_>,
+        topic: Option<&TopicName>,
         p: *mut pyo3::ffi::PyObject,
     ) -> Option<R<(Option<SchemaRef>, Value)>> {
         use pyo3::ffi;
         if p == ffi::Py_None() {
-            return Some(self.decode(py, None));
+            return Some(self.decode(py, topic, None));
         }
         if ffi::PyBytes_CheckExact(p) == 0 {
             return None;
@@ -214,7 +235,7 @@ impl Converter {
             return Some(Ok((Some(s.clone()), Value::Bytes(Bytes::Py(PyObj::borrowed(p))))));
         }
         let data = std::slice::from_raw_parts(ffi::PyBytes_AS_STRING(p) as *const u8, ffi::Py_SIZE(p) as usize);
-        Some(self.decode(py, Some(data)))
+        Some(self.decode(py, topic, Some(data)))
     }
 
     /// The `bytes` object a ByteArrayConverter writes for a value that is one already (Java
@@ -230,8 +251,15 @@ impl Converter {
         }
     }
 
-    /// A record's bytes (None: a null key or value) to its schema and value.
-    pub fn decode(&mut self, py: Python<'_>, data: Option<&[u8]>) -> R<(Option<SchemaRef>, Value)> {
+    /// A record's bytes (None: a null key or value) to its schema and value. `topic`: the
+    /// record's (the Avro form's subjects depend on it; the other kinds ignore it); None for a
+    /// header, or when the caller does not know it.
+    pub fn decode(
+        &mut self,
+        py: Python<'_>,
+        topic: Option<&TopicName>,
+        data: Option<&[u8]>,
+    ) -> R<(Option<SchemaRef>, Value)> {
         match &mut self.kind {
             Kind::SimpleHeader(s) => {
                 let Some(d) = data else {
@@ -250,10 +278,7 @@ impl Converter {
                 None => Ok((None, Value::Null)),
                 Some(d) => j.decode(py, d),
             },
-            Kind::Avro(a) => match data {
-                None => Ok((None, Value::Null)),
-                Some(d) => a.decode(py, d),
-            },
+            Kind::Avro(a) => a.decode(py, topic, data),
             Kind::Utf8(s) => Ok((
                 Some(s.clone()),
                 match data {
@@ -299,17 +324,19 @@ impl Converter {
         }
     }
 
-    /// A record's schema and value to bytes appended to `out`; false for a null.
+    /// A record's schema and value to bytes appended to `out`; false for a null. `topic`: as
+    /// for `decode`.
     pub fn encode(
         &mut self,
         py: Python<'_>,
+        topic: Option<&TopicName>,
         schema: Option<&SchemaRef>,
         v: &Value,
         out: &mut Vec<u8>,
     ) -> R<bool> {
         match &mut self.kind {
             Kind::Json(j) => j.encode(py, schema, v, out),
-            Kind::Avro(a) => a.encode(py, schema, v, out),
+            Kind::Avro(a) => a.encode(py, topic, schema, v, out),
             Kind::Utf8(_) => match v {
                 Value::Null => Ok(false),
                 Value::Str(s) => {

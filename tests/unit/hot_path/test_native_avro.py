@@ -291,13 +291,18 @@ def canon(v: Any) -> Any:
 # ---- the native form under test ----------------------------------------------------------------
 
 
+TOPIC = "t"
+
+
 class Registry:
-    """Schema ids for the specs of a test: what ``resolve`` and ``prefix_of`` answer."""
+    """Schema ids for the specs of a test: what ``resolve`` and ``prefix_of`` answer (the same
+    for every topic; the topics asked about are kept in ``topics``)."""
 
     def __init__(self) -> None:
         self.by_id: dict[int, tuple[Schema, object]] = {}
         self.ids: dict[int, int] = {}  # id(schema) -> schema id
         self.calls = 0
+        self.topics: list[str] = []
 
     def add(self, spec: Spec, schema_id: int = 1) -> Schema:
         schema = connect_of(spec)
@@ -307,12 +312,14 @@ class Registry:
         self.ids[id(schema)] = schema_id
         return schema
 
-    def resolve(self, schema_id: int) -> tuple[Schema | None, object] | None:
+    def resolve(self, topic: str, schema_id: int) -> tuple[Schema | None, object] | None:
         self.calls += 1
+        self.topics.append(topic)
         return self.by_id.get(schema_id)
 
-    def prefix_of(self, schema: Schema | None) -> tuple[bytes, object] | None:
+    def prefix_of(self, topic: str, schema: Schema | None) -> tuple[bytes, object] | None:
         self.calls += 1
+        self.topics.append(topic)
         if schema is None or id(schema) not in self.ids:
             return None
         schema_id = self.ids[id(schema)]
@@ -336,13 +343,13 @@ def read_avro(spec: Spec, payload: bytes) -> Any:
     return fastavro.schemaless_reader(io.BytesIO(payload), parsed, None)
 
 
-def encode(conv: Any, schema: Schema | None, value: Any) -> Any:
-    out, _ = conv.encode_values([(schema, value)], FALLBACK)
+def encode(conv: Any, schema: Schema | None, value: Any, topic: str | None = TOPIC) -> Any:
+    out, _ = conv.encode_values([(schema, value)], FALLBACK, topic=topic)
     return out[0]
 
 
-def decode(conv: Any, data: bytes | None) -> Any:
-    out, _ = conv.decode_values([data], SchemaAndValue, FALLBACK)
+def decode(conv: Any, data: bytes | None, topic: str | None = TOPIC) -> Any:
+    out, _ = conv.decode_values([data], SchemaAndValue, FALLBACK, topic=topic)
     return out[0]
 
 
@@ -901,7 +908,9 @@ def test_malformed_and_foreign_input_falls_back() -> None:
     reg0.add(("array", ("fixed", 0)))
     assert decode(reg0.converter(), b"\0\0\0\0\1" + zigzag(10**9) + b"\0") is FALLBACK
     # not bytes: the Python path
-    out, misses = conv.decode_values([bytearray(good), memoryview(good)], SchemaAndValue, FALLBACK)
+    out, misses = conv.decode_values(
+        [bytearray(good), memoryview(good)], SchemaAndValue, FALLBACK, TOPIC
+    )
     assert out == [FALLBACK, FALLBACK] and misses == 2
 
 
@@ -951,18 +960,18 @@ def test_callbacks_are_asked_once_and_failures_are_not_remembered() -> None:
 
     failing = {"n": 0}
 
-    def resolve(schema_id: int) -> Any:
+    def resolve(topic: str, schema_id: int) -> Any:
         failing["n"] += 1
         if failing["n"] == 1:
             raise RuntimeError("registry down")
-        return reg.resolve(schema_id)
+        return reg.resolve(topic, schema_id)
 
     assert native is not None
     conv = native.Converter.avro(resolve, reg.prefix_of)
     assert decode(conv, data) is FALLBACK
     assert decode(conv, data).value == "x"
     # a plan that does not fit its Connect schema: every record falls back
-    conv = native.Converter.avro(lambda i: (Schema.INT32_SCHEMA, ("string",)), lambda s: None)
+    conv = native.Converter.avro(lambda t, i: (Schema.INT32_SCHEMA, ("string",)), lambda t, s: None)
     assert decode(conv, data) is FALLBACK
 
 
@@ -1116,3 +1125,197 @@ def test_random_damage_is_read_right_or_handed_back(
     datum = fastavro.schemaless_reader(payload, parsed, None)
     assert payload.tell() == len(damaged) - 5
     assert canon(got.value) == canon(from_datum(spec, schema, datum))
+
+
+# ---- topics: subjects, and with them ids and versions, depend on the record's topic ------------
+
+
+class TopicRegistry:
+    """A registry whose subjects are per topic (TopicNameStrategy): schema id 7 is version 1 of
+    ``a-value`` and version 2 of ``b-value`` -- a Connect schema per (topic, id) -- and the one
+    Connect schema ``SHARED`` is registered with id 10 on topic a and 20 on topic b."""
+
+    SPEC: Spec = ("record", "test.ns.Rec", (("s", ("prim", "string")),))
+
+    def __init__(self) -> None:
+        self.plan = plan_for(avro_of(self.SPEC), connect_of(self.SPEC))
+        self.read_schemas = {
+            topic: builder_of(self.SPEC).version(version).build()
+            for topic, version in (("a", 1), ("b", 2))
+        }
+        self.shared = connect_of(self.SPEC)
+        self.write_ids = {"a": 10, "b": 20}
+        self.asked: list[tuple[str, str, object]] = []
+
+    def resolve(self, topic: str, schema_id: int) -> tuple[Schema, object] | None:
+        self.asked.append(("resolve", topic, schema_id))
+        schema = self.read_schemas.get(topic)
+        return None if schema is None or schema_id != 7 else (schema, self.plan)
+
+    def prefix_of(self, topic: str, schema: Schema | None) -> tuple[bytes, object] | None:
+        self.asked.append(("prefix_of", topic, schema))
+        if schema is not self.shared or topic not in self.write_ids:
+            return None
+        return b"\0" + self.write_ids[topic].to_bytes(4, "big"), self.plan
+
+    def converter(self) -> Any:
+        assert native is not None
+        return native.Converter.avro(self.resolve, self.prefix_of)
+
+
+def rec_bytes(text: str, schema_id: int = 7) -> bytes:
+    return b"\0" + schema_id.to_bytes(4, "big") + avro_str(text)
+
+
+@needs_native
+def test_callbacks_get_the_topic_and_are_asked_once_per_topic() -> None:
+    reg = TopicRegistry()
+    conv = reg.converter()
+    data = rec_bytes("x")
+    for _ in range(2):
+        for topic in ("a", "b", "a"):
+            out, misses = conv.decode_values([data, data], SchemaAndValue, FALLBACK, topic)
+            assert misses == 0
+            assert [r.schema for r in out] == [reg.read_schemas[topic]] * 2
+            assert out[0].schema.version == {"a": 1, "b": 2}[topic]
+            assert out[0].value.get("s") == "x"
+    assert reg.asked == [("resolve", "a", 7), ("resolve", "b", 7)]
+
+    value = Struct(reg.shared).put("s", "y")
+    reg.asked.clear()
+    for _ in range(2):
+        for topic in ("b", "a"):
+            out, misses = conv.encode_values([(reg.shared, value)], FALLBACK, topic=topic)
+            assert misses == 0
+            assert out == [b"\0" + reg.write_ids[topic].to_bytes(4, "big") + avro_str("y")]
+    assert reg.asked == [("prefix_of", "b", reg.shared), ("prefix_of", "a", reg.shared)]
+
+    # a topic the registry knows nothing of: its records (only) are handed back
+    out, misses = conv.decode_values([data], SchemaAndValue, FALLBACK, "c")
+    assert out == [FALLBACK] and misses == 1
+    out, _ = conv.decode_values([data], SchemaAndValue, FALLBACK, "a")
+    assert out[0].schema is reg.read_schemas["a"]
+
+
+@needs_native
+def test_no_topic_hands_every_avro_item_back_and_other_forms_ignore_it() -> None:
+    reg = TopicRegistry()
+    conv = reg.converter()
+    value = Struct(reg.shared).put("s", "y")
+    out, misses = conv.decode_values([rec_bytes("x"), None], SchemaAndValue, FALLBACK)
+    assert out == [FALLBACK, FALLBACK] and misses == 2
+    out, misses = conv.encode_values([(reg.shared, value), (None, None)], FALLBACK)
+    assert out == [FALLBACK, FALLBACK] and misses == 2
+    assert reg.asked == []
+    # with a topic, a null is a null
+    out, misses = conv.decode_values([None], SchemaAndValue, FALLBACK, "a")
+    assert misses == 0 and out[0].schema is None and out[0].value is None
+
+    assert native is not None
+    utf8 = native.Converter.utf8(Schema.OPTIONAL_STRING_SCHEMA)
+    for topic in (None, "a"):
+        out, misses = utf8.decode_values([b"x"], SchemaAndValue, FALLBACK, topic)
+        assert misses == 0 and out[0].value == "x"
+        out, misses = utf8.encode_values([(None, "x")], FALLBACK, topic)
+        assert out == [b"x"] and misses == 0
+
+
+def _messages(topics_values: list[tuple[str, bytes | None]], headers: Any = None) -> list[Any]:
+    import confluent_kafka as ck
+
+    return [
+        ck.Message(
+            topic=t,
+            partition=0,
+            offset=i,
+            key=None,
+            value=v,
+            timestamp=(1, 1000 + i),
+            headers=headers,
+        )
+        for i, (t, v) in enumerate(topics_values)
+    ]
+
+
+@needs_native
+def test_a_consumed_batch_decodes_each_record_with_its_topics_schema() -> None:
+    assert native is not None
+    reg = TopicRegistry()
+    vc = reg.converter()
+    kc = native.Converter.byte_array(Schema.OPTIONAL_BYTES_SCHEMA)
+    topics = ["a", "b", "b", "a", "c", "b"]
+    msgs = _messages([(t, rec_bytes(f"v{i}")) for i, t in enumerate(topics)])
+    batch, redo_keys, redo_values, with_headers = native.RecordBatch.from_messages(msgs, kc, vc)
+    assert redo_keys == [] and with_headers == []
+    assert redo_values == [4]  # topic c: its subject has no such id
+    for i, (r, t) in enumerate(zip(batch[:], topics, strict=True)):
+        assert r.topic == t
+        if t == "c":
+            continue
+        assert r.value_schema is reg.read_schemas[t]
+        assert r.value.schema is reg.read_schemas[t]
+        assert r.value.get("s") == f"v{i}"
+    assert [a for a in reg.asked if a[0] == "resolve"] == [
+        ("resolve", "a", 7),
+        ("resolve", "b", 7),
+        ("resolve", "c", 7),
+    ]
+
+    # an Avro form as the header converter is told no topic: the headers take the Python path
+    msgs = _messages([("a", rec_bytes("h"))], headers=[("h", rec_bytes("x"))])
+    hc = TopicRegistry().converter()
+    _, _, redo_values, with_headers = native.RecordBatch.from_messages(msgs, kc, vc, hc)
+    assert redo_values == [] and with_headers == [0]
+
+
+@needs_native
+def test_a_source_batch_encodes_each_record_with_its_topics_prefix() -> None:
+    from kconnect.api import Headers, SourceRecord
+
+    assert native is not None
+    reg = TopicRegistry()
+    vc = reg.converter()
+    kc = native.Converter.byte_array(Schema.OPTIONAL_BYTES_SCHEMA)
+    topics = ["b", "a", "a", "c", "b"]
+    records = [
+        SourceRecord({}, {}, t, 0, None, None, reg.shared, Struct(reg.shared).put("s", f"v{i}"))
+        for i, t in enumerate(topics)
+    ]
+    batch = native.RecordBatch.from_records(records)
+    entries, redo = batch.encode(kc, vc)
+    assert redo == [3]  # topic c: no id for the schema there
+    for i, (entry, t) in enumerate(zip(entries, topics, strict=True)):
+        if t == "c":
+            assert entry is None
+            continue
+        topic, _, key, value, _, _ = entry
+        assert topic == t and key is None
+        assert value == b"\0" + reg.write_ids[t].to_bytes(4, "big") + avro_str(f"v{i}")
+    assert [a[1] for a in reg.asked] == ["b", "a", "c"]
+
+    # headers through an Avro header form: handed back (a header's subject is not the topic's)
+    headers = Headers()
+    headers.add("h", Struct(reg.shared).put("s", "x"), reg.shared)
+    record = SourceRecord(
+        {}, {}, "a", 0, None, None, reg.shared, Struct(reg.shared).put("s", "v"), headers=headers
+    )
+    batch = native.RecordBatch.from_records([record])
+    entries, redo = batch.encode(kc, vc, TopicRegistry().converter())
+    assert redo == [0] and entries == [None]
+
+
+def test_avro_converter_has_one_native_form_and_none_as_a_header_converter() -> None:
+    pytest.importorskip("kconnect.converters.avro.avro_data")
+    pytest.importorskip("kconnect.converters.avro.avro_codec")
+    from kconnect.converters.avro.avro_converter import AvroConverter
+
+    url = {"schema.registry.url": "http://127.0.0.1:1"}  # never asked here
+    for is_key in (True, False):
+        c = AvroConverter()
+        c.configure(url, is_key)
+        form = c.native_converter()
+        assert (form is None) == (native is None)
+        assert c.native_converter() is form
+    header = AvroConverter()
+    header.configure(url)
+    assert header.native_converter() is None

@@ -148,7 +148,8 @@ class AvroConverter(DataHeaderConverter):
         self._writers: OrderedDict[Any, _Writer] = OrderedDict()
         self._readers: dict[tuple[str, int | None, str | None], _Reader] = {}
         self._codec_writers: dict[str, Callable[[Any], bytes]] = {}
-        self._natives: dict[str, Any] = {}
+        self._native: Any = None  # the native form, made on first request
+        self._as_header = False  # configured as a header converter: no native form
 
     # -- configuration -------------------------------------------------------------------
     def config(self) -> ConfigDef:
@@ -157,6 +158,7 @@ class AvroConverter(DataHeaderConverter):
     def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
         """Configure once before converting; raises ConfigException naming a bad key."""
         self._is_key = bool(is_key)
+        self._as_header = is_key is None
         settings = SerdeSettings.from_configs(configs, self._is_key)
         data_config = AvroDataConfig.from_configs(configs)
         self._serde = RegistrySerde(settings, AVRO)
@@ -165,7 +167,7 @@ class AvroConverter(DataHeaderConverter):
         self._writers.clear()
         self._readers.clear()
         self._codec_writers.clear()
-        self._natives.clear()
+        self._native = None
 
     def close(self) -> None:
         """Nothing to release: the registry client is shared by the process."""
@@ -194,11 +196,11 @@ class AvroConverter(DataHeaderConverter):
         self, topic: str, items: Sequence[tuple[Schema | None, Any]]
     ) -> list[bytes | None]:
         """Serialize many (schema, value) pairs; the native form first when there is one."""
-        form = self.native_converter(topic) if native is not None and items else None
+        form = self.native_converter() if native is not None and items else None
         if form is not None:
             batch = items if items.__class__ is list else list(items)
             out: list[bytes | None]
-            out, misses = form.encode_values(batch, FALLBACK)
+            out, misses = form.encode_values(batch, FALLBACK, topic)
             if misses:
                 one = self.from_connect_data
                 for i, r in enumerate(out):
@@ -268,11 +270,11 @@ class AvroConverter(DataHeaderConverter):
 
     def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
         """Deserialize many values; the native form first when there is one."""
-        form = self.native_converter(topic) if native is not None and values else None
+        form = self.native_converter() if native is not None and values else None
         if form is not None:
             batch = values if values.__class__ is list else list(values)
             out: list[SchemaAndValue]
-            out, misses = form.decode_values(batch, SchemaAndValue, FALLBACK)
+            out, misses = form.decode_values(batch, SchemaAndValue, FALLBACK, topic)
             if misses:
                 one = self.to_connect_data
                 for i, r in enumerate(out):
@@ -311,29 +313,29 @@ class AvroConverter(DataHeaderConverter):
         return reader
 
     # -- the native form -----------------------------------------------------------------
-    def native_converter(self, topic: str | None = None) -> Any:
-        """This converter's native form for ``topic`` (a ``kconnect_native.Converter``), or
-        None on the pure-Python path or when the installed native module has no Avro form.
+    def native_converter(self) -> Any:
+        """This converter's native form (a ``kconnect_native.Converter``), or None on the
+        pure-Python path, when the installed native module has no Avro form, or when this
+        converter is a header converter (a header value's subject is ``<topic>-<header
+        key>``, which the native form is not told).
 
-        One native converter per topic, because a subject -- and with it a schema's id on
-        write and its version on read -- depends on the topic. It asks this object once per
-        schema id for the Connect schema and read plan, once per Connect schema for the wire
-        prefix and write plan, and hands every record it cannot do back to the Python methods.
+        The form is told each record's topic -- the record batch's own, or the ``topic`` of
+        :meth:`to_connect_batch` / :meth:`from_connect_batch` -- because a subject, and with it
+        a schema's id on write and its version on read, depends on the topic. It asks this
+        object once per (topic, schema id) for the Connect schema and read plan, once per
+        (topic, Connect schema) for the wire prefix and write plan, and hands every record it
+        cannot do back to the Python methods.
         """
-        if native is None or not hasattr(native.Converter, "avro") or topic is None:
+        if native is None or self._as_header or not hasattr(native.Converter, "avro"):
             return None
-        found = self._natives.get(topic)
-        if found is None:
-            found = native.Converter.avro(
-                lambda schema_id: self._native_read_plan(topic, schema_id),
-                lambda schema: self._native_write_plan(topic, schema),
-            )
-            self._natives[topic] = found
-        return found
+        if self._native is None:
+            self._native = native.Converter.avro(self._native_read_plan, self._native_write_plan)
+        return self._native
 
     def _native_read_plan(self, topic: str, schema_id: int) -> tuple[Schema | None, Any] | None:
-        """(Connect schema, read plan) of records written with ``schema_id``; None leaves them
-        to the Python path (which raises the registry's errors as Confluent's converter)."""
+        """(Connect schema, read plan) of ``topic``'s records written with ``schema_id``; None
+        leaves them to the Python path (which raises the registry's errors as Confluent's
+        converter)."""
         from kconnect.converters.avro.native_plan import plan_for
 
         try:

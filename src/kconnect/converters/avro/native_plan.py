@@ -1,10 +1,11 @@
 """The plan of an Avro schema for the native Avro codec (``kconnect_native.Converter.avro``).
 
 The native AvroConverter (``native/src/convert/avro.rs``) reads and writes Avro binary straight
-into and out of Connect values. It does not parse Avro schemas: the Python converter hands it, per
-schema id (decoding) or per Connect schema (encoding), the Connect schema AvroData maps the Avro
-schema to and a *plan*: how that Avro schema lays out a value of that Connect schema, as a tree
-of tuples that :func:`plan_for` makes. The native code compiles the plan against the Connect
+into and out of Connect values. It does not parse Avro schemas: the Python converter hands it,
+per topic and schema id (decoding) or per topic and Connect schema (encoding) -- the registry
+subject depends on the topic --, the Connect schema AvroData maps the Avro schema to and a
+*plan*: how that Avro schema lays out a value of that Connect schema, as a tree of tuples that
+:func:`plan_for` makes. The native code compiles the plan against the Connect
 schema (which also says whether an Avro ``int`` is an INT8, an INT16, an INT32, a Date or a
 Time); a plan that does not fit, or ``None``, leaves every record of the schema to the Python
 path.

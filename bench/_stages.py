@@ -378,15 +378,22 @@ def compare(where: str, phase: str, kconnect: Sequence[str], java: Sequence[str]
 
 
 def _show(text: str, other: str, phase: str) -> str:
-    """The text around the first difference; encoded bytes decoded for reading."""
+    """The text around the first difference; encoded bytes decoded for reading (as UTF-8 when
+    they are text, else as hex: Avro and Protobuf are binary)."""
     if phase == "encode":
         import base64
 
+        def part(p: str) -> str:
+            if p == "null":
+                return p
+            raw = base64.b64decode(p)
+            try:
+                return raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return raw.hex(" ")
+
         def readable(t: str) -> str:
-            return "\t".join(
-                p if p == "null" else base64.b64decode(p).decode("utf-8", "replace")
-                for p in t.split("\t")
-            )
+            return "\t".join(part(p) for p in t.split("\t"))
 
         text, other = readable(text), readable(other)
     at = next((i for i, (a, b) in enumerate(zip(text, other, strict=False)) if a != b), 0)

@@ -597,13 +597,24 @@ def _framework_key(name: str) -> bool:
     return name in _FRAMEWORK_KEYS or name.startswith(("transforms.", "predicates."))
 
 
+_NOT_INSTALLED_IN_JAVA = frozenset(
+    {
+        "io.confluent.connect.avro.AvroConverter",
+        "io.confluent.connect.json.JsonSchemaConverter",
+        "io.confluent.connect.protobuf.ProtobufConverter",
+    }
+)
+
+
 def _same_plugins(body: Any) -> Any:
     """What must differ between the two workers' config answers, and nothing else:
 
     - the installed plugin versions (Kafka's 4.1.2 jars, kconnect's own package version) in
       the ``*.plugin.version`` keys' defaults, values and recommendations, and in the
       "available versions: [...]" of version errors;
-    - the documentation text of framework keys (see ``_FRAMEWORK_KEYS``).
+    - the documentation text of framework keys (see ``_FRAMEWORK_KEYS``);
+    - the converters kconnect has built in and the Java worker has not installed (Confluent's
+      registry converters, which a Java worker lists once their jars are in its plugin.path).
     """
     if isinstance(body, list):
         return [_same_plugins(b) for b in body]
@@ -628,6 +639,10 @@ def _same_plugins(body: Any) -> Any:
             if out.get("value") is not None and out["value"] in out["recommended_values"]:
                 out["value"] = _VERSION  # the installed version, shown as the default value
             out["recommended_values"] = [_VERSION for _ in out["recommended_values"]]
+    if name.endswith(".converter") and isinstance(out.get("recommended_values"), list):
+        out["recommended_values"] = [
+            v for v in out["recommended_values"] if v not in _NOT_INSTALLED_IN_JAVA
+        ]
     if isinstance(out.get("errors"), list):
         out["errors"] = [
             _AVAILABLE.sub(f"available versions: [{_VERSION}]", e) for e in out["errors"]

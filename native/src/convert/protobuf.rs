@@ -574,15 +574,33 @@ fn read_elem_msg(e: &ElemNode, b: &[u8]) -> R<Value> {
                     _ => rd.skip(wt)?,
                 }
             }
-            if m_scale != *scale || raw.len() > 12 {
-                return Err(Fallback); // rescaling, or beyond 28 digits: the Python path
+            if raw.len() > 12 {
+                return Err(Fallback); // beyond 28 digits: the Python path
             }
             let mut unscaled: i128 = if raw.first().is_some_and(|b| b & 0x80 != 0) { -1 } else { 0 };
             for &x in raw {
                 unscaled = (unscaled << 8) | x as i128;
             }
-            // Python's decimal context keeps 28 digits
-            if unscaled.unsigned_abs() >= 10u128.pow(28) {
+            // Python's decimal context keeps 28 digits (scaleb and quantize beyond: the Python
+            // path rounds or raises)
+            const DIGITS: u128 = 10u128.pow(28);
+            if unscaled.unsigned_abs() >= DIGITS {
+                return Err(Fallback);
+            }
+            // the reader quantizes to the schema's scale, rounding half to even
+            let shift = *scale as i64 - m_scale as i64;
+            if shift > 0 {
+                let f = 10i128.checked_pow(u32::try_from(shift).map_err(|_| Fallback)?).ok_or(Fallback)?;
+                unscaled = unscaled.checked_mul(f).ok_or(Fallback)?;
+            } else if shift < 0 {
+                let f = if -shift > 38 { return Err(Fallback) } else { 10i128.pow((-shift) as u32) };
+                let (q, r) = (unscaled / f, unscaled % f);
+                let twice = r.unsigned_abs() * 2;
+                let f = f as u128;
+                let up = twice > f || (twice == f && q % 2 != 0);
+                unscaled = if up { q + unscaled.signum() } else { q };
+            }
+            if unscaled.unsigned_abs() >= DIGITS {
                 return Err(Fallback);
             }
             Ok(Value::Decimal(Box::new(Dec { unscaled, scale: *scale })))

@@ -56,6 +56,7 @@ This module imports only the plugin API and the ``protobuf`` package's descripto
 
 from __future__ import annotations
 
+from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from kconnect.api import Decimal, Schema, Type
@@ -132,7 +133,20 @@ def plan_for(
 
 
 def _proto3(d: Descriptor) -> bool:
-    return getattr(d.file, "syntax", None) == "proto3"
+    """Whether ``d`` is declared in a proto3 file (open enums, no default values, no groups);
+    the ``protobuf`` package no longer says so on the descriptor, the file's proto does."""
+    file = d.file
+    known = _SYNTAX.get(file.serialized_pb)
+    if known is None:
+        known = descriptor_pb2.FileDescriptorProto.FromString(file.serialized_pb).syntax
+        if len(_SYNTAX) > 1000:
+            _SYNTAX.clear()
+        _SYNTAX[file.serialized_pb] = known
+    return known == "proto3"
+
+
+#: a file's serialized proto -> its syntax
+_SYNTAX: dict[bytes, str] = {}
 
 
 def _is_map_entry(d: Descriptor | None) -> bool:

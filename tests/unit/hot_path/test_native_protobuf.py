@@ -146,6 +146,12 @@ def assert_same(a: Any, b: Any) -> None:
             assert a.tzinfo == b.tzinfo
 
 
+def field_schema(schema: Schema, name: str) -> Schema:
+    f = schema.field(name)
+    assert f is not None
+    return f.schema
+
+
 def enum_schema(name: str, symbols: list[str], optional: bool = False) -> Schema:
     b = SchemaBuilder.string().parameter(ENUM, name)
     for i, s in enumerate(symbols):
@@ -189,7 +195,7 @@ def everything(optional: bool) -> Schema:
 
 def everything_value(schema: Schema, zero: bool) -> Struct:
     s = Struct(schema)
-    inner = Struct(schema.field("inner").schema).put("n", 0 if zero else -5)
+    inner = Struct(field_schema(schema, "inner")).put("n", 0 if zero else -5)
     values: dict[str, Any] = {
         "i8": 0 if zero else -100,
         "i16": 0 if zero else 30000,
@@ -239,7 +245,9 @@ def test_plan_of_a_flat_struct() -> None:
     assert isinstance(fields, tuple)
     assert fields[1] == (2, 1, -1, "single", ("string",), True, True)
     assert case.read_plan is not None
-    assert case.read_plan[1][1] == (2, 1, -1, "single", ("string",), True, True)  # type: ignore[index]
+    read_fields = case.read_plan[1]
+    assert isinstance(read_fields, tuple)
+    assert read_fields[1] == (2, 1, -1, "single", ("string",), True, True)
 
 
 def test_no_plan() -> None:
@@ -338,10 +346,9 @@ def test_unknown_enum_number_reads_as_its_text() -> None:
 def test_protobuf_types(
     base: Callable[[], SchemaBuilder], proto_type: str, values: list[int]
 ) -> None:
-    schema = SchemaBuilder.struct().name("T").field("x", typed(base(), proto_type)).build()
     arr = SchemaBuilder.array(typed(base(), proto_type)).build()
-    schema = SchemaBuilder.struct().name("T").field("x", typed(base(), proto_type))
-    schema = schema.field("xs", arr).build()
+    b = SchemaBuilder.struct().name("T").field("x", typed(base(), proto_type))
+    schema = b.field("xs", arr).build()
     case = Case(schema)
     for v in values:
         case.round_trip(Struct(schema).put("x", v).put("xs", [v, v]))
@@ -401,7 +408,10 @@ def test_repeated(config: ProtobufDataConfig) -> None:
 @needs_native
 def test_unpacked_repeated_scalars_are_read() -> None:
     schema = (
-        SchemaBuilder.struct().name("R").field("ints", SchemaBuilder.array(Schema.INT32_SCHEMA).build()).build()
+        SchemaBuilder.struct()
+        .name("R")
+        .field("ints", SchemaBuilder.array(Schema.INT32_SCHEMA).build())
+        .build()
     )
     case = Case(schema)
     for payload in (b"\x08\x01\x08\x02", b"\x0a\x02\x01\x02\x08\x03", b"\x0a\x00"):
@@ -415,7 +425,9 @@ def test_maps(config: ProtobufDataConfig) -> None:
     b = SchemaBuilder.struct().name("M")
     b.field("by_name", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).build())
     b.field("by_id", SchemaBuilder.map(Schema.INT32_SCHEMA, point).optional().build())
-    b.field("flags", SchemaBuilder.map(Schema.BOOLEAN_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA).build())
+    b.field(
+        "flags", SchemaBuilder.map(Schema.BOOLEAN_SCHEMA, Schema.OPTIONAL_STRING_SCHEMA).build()
+    )
     b.field("dated", SchemaBuilder.map(Schema.STRING_SCHEMA, Timestamp.SCHEMA).build())
     # (optional.for.nullables makes an entry message the protobuf package refuses: an optional
     # field outside a oneof)
@@ -431,11 +443,16 @@ def test_maps(config: ProtobufDataConfig) -> None:
     schema = b.build()
     case = Case(schema, config)
     ts = dt.datetime(2020, 1, 1, tzinfo=dt.UTC)
-    values = [
+    values: list[dict[str, Any]] = [
         {
-            "by_name": {}, "by_id": None, "flags": {}, "dated": {}, "by_float": {},
-            "by_date": {}, "nested": {},
-        },  # fmt: skip
+            "by_name": {},
+            "by_id": None,
+            "flags": {},
+            "dated": {},
+            "by_float": {},
+            "by_date": {},
+            "nested": {},
+        },
         {
             "by_name": {"": 0},
             "by_id": {0: Struct(point).put("x", 0)},
@@ -481,11 +498,13 @@ def test_oneofs(config: ProtobufDataConfig) -> None:
         .name("U")
         .field("before", Schema.STRING_SCHEMA)
         .field("choice_0", union)
-        .field("after", SchemaBuilder.int64().optional().parameter("protobuf.field.tag", "10").build())
+        .field(
+            "after", SchemaBuilder.int64().optional().parameter("protobuf.field.tag", "10").build()
+        )
         .build()
     )
     case = Case(schema, config)
-    read_union = case.read_schema.field("choice_0").schema
+    read_union = field_schema(case.read_schema, "choice_0")
     members: list[dict[str, Any]] = [
         {},
         {"a": 0},
@@ -511,7 +530,7 @@ def test_oneofs(config: ProtobufDataConfig) -> None:
 
 @needs_native
 def test_root_primitives_and_logicals() -> None:
-    for schema, values in [
+    cases: list[tuple[Schema, list[Any]]] = [
         (Schema.OPTIONAL_STRING_SCHEMA, ["", "x"]),
         (Schema.INT64_SCHEMA, [0, -1]),
         (Schema.OPTIONAL_BOOLEAN_SCHEMA, [True, False]),
@@ -521,7 +540,8 @@ def test_root_primitives_and_logicals() -> None:
         (Date.SCHEMA, [dt.date(1, 1, 1), dt.date(9999, 12, 31)]),
         (Time.SCHEMA, [dt.time(12, 0, 1, 2000)]),
         (Decimal.schema(3), [decimal.Decimal("0.000"), decimal.Decimal("-99.999")]),
-    ]:
+    ]
+    for schema, values in cases:
         case = Case(schema)
         for v in values:
             case.round_trip(v)
@@ -547,7 +567,10 @@ def test_nulls_and_other_schemas() -> None:
     assert out == [FALLBACK]
     # a default for a null field: written by the Python mapping
     with_default = (
-        SchemaBuilder.struct().name("D").field("a", SchemaBuilder.int32().optional().default_value(3).build()).build()
+        SchemaBuilder.struct()
+        .name("D")
+        .field("a", SchemaBuilder.int32().optional().default_value(3).build())
+        .build()
     )
     assert Case(with_default).native_encode(Struct(with_default)) is FALLBACK
 
@@ -641,6 +664,35 @@ def test_random_bytes(payload: bytes) -> None:
 
 
 CASE_EVERYTHING = Case(everything(True))
+FULL_EVERYTHING = CASE_EVERYTHING.py_encode(everything_value(CASE_EVERYTHING.schema, False))
+
+
+@needs_native
+@SETTINGS
+@given(
+    st.lists(
+        st.tuples(st.integers(0, len(FULL_EVERYTHING) - 1), st.integers(0, 255), st.booleans()),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(0, len(FULL_EVERYTHING)),
+)
+def test_mutated_bytes(edits: list[tuple[int, int, bool]], cut: int) -> None:
+    """Valid bytes with a few bytes changed or inserted, then cut: read as the protobuf package
+    reads them, or handed back."""
+    data = bytearray(FULL_EVERYTHING)
+    for at, byte, insert in edits:
+        at = min(at, len(data) - 1)
+        if insert:
+            data.insert(at, byte)
+        else:
+            data[at] = byte
+    payload = bytes(data[: max(cut, len(data) // 2)])
+    got = CASE_EVERYTHING.native_decode(payload)
+    if got is not FALLBACK:
+        want = py_or_error(CASE_EVERYTHING, payload)
+        assert want is not FALLBACK, payload
+        assert_same(got, want)
 
 
 # ---- hypothesis: schemas and values --------------------------------------------------------
@@ -709,8 +761,8 @@ def made(draw: st.DrawFn, depth: int = 0, name: str = "S") -> Made:
         schema = SchemaBuilder.array(items)
         if optional:
             schema.optional()
-        strategy = st.lists(iv, max_size=3)
-        return schema.build(), (st.none() | strategy) if optional else strategy
+        items_strategy: st.SearchStrategy[Any] = st.lists(iv, max_size=3)
+        return schema.build(), (st.none() | items_strategy) if optional else items_strategy
     if kind == "map":
         key, kv = _prim(draw(st.sampled_from([2, 3, 6, 7])), False)
         value, vv = _prim(draw(st.integers(0, len(_PRIMS) - 1)), draw(st.booleans()))
@@ -718,8 +770,8 @@ def made(draw: st.DrawFn, depth: int = 0, name: str = "S") -> Made:
         if optional:
             schema.optional()
         # one entry at most: the protobuf package writes more in its own order
-        strategy = st.dictionaries(kv, vv, max_size=1)
-        return schema.build(), (st.none() | strategy) if optional else strategy
+        map_strategy: st.SearchStrategy[Any] = st.dictionaries(kv, vv, max_size=1)
+        return schema.build(), (st.none() | map_strategy) if optional else map_strategy
     n = draw(st.integers(0, 4))
     fields = [(f"f{i}", draw(made(depth + 1, f"{name}{i}"))) for i in range(n)]
     return _struct_of(fields, f"{name}N", optional)

@@ -722,6 +722,13 @@ _PRIMS: list[tuple[Callable[[], SchemaBuilder], st.SearchStrategy[Any]]] = [
 Made = tuple[Schema, st.SearchStrategy[Any]]
 
 
+def _enum(size: int, optional: bool) -> Made:
+    symbols = [f"S{i}" for i in range(size)]
+    schema = enum_schema(f"En{size}", symbols, optional)
+    values: st.SearchStrategy[Any] = st.sampled_from(symbols)
+    return schema, (st.none() | values) if optional else values
+
+
 def _prim(i: int, optional: bool) -> Made:
     make, values = _PRIMS[i]
     b = make()
@@ -783,6 +790,15 @@ def made(draw: st.DrawFn, depth: int = 0, name: str = "S") -> Made:
 def test_hypothesis_schemas_and_values(data: st.DataObject) -> None:
     n = data.draw(st.integers(1, 6))
     fields = [(f"f{i}", data.draw(made(1, f"T{i}"))) for i in range(n)]
+    if data.draw(st.booleans()):
+        fields.append((f"e{n}", _enum(data.draw(st.integers(1, 4)), data.draw(st.booleans()))))
+    if data.draw(st.booleans()):
+        # last: a oneof's members are numbered after the fields before it
+        members = [
+            (f"m{i}", _prim(data.draw(st.integers(0, len(_PRIMS) - 1)), True))
+            for i in range(data.draw(st.integers(1, 3)))
+        ]
+        fields.append((f"u_{n}", _struct_of(members, UNION, True)))
     schema, values = _struct_of(fields, "test.Top", False)
     config = data.draw(st.sampled_from(CONFIGS))
     case = Case(schema, config)

@@ -230,11 +230,13 @@ class _Planner:
                     raise _NoPlan
                 if len(mt.fields) != 2:
                     raise _NoPlan
-                entries = (
-                    "entries",
-                    self.field(kf, schema.key_schema, 0, -1),
-                    self.field(vf, schema.value_schema, 1, -1),
-                )
+                key = self.field(kf, schema.key_schema, 0, -1)
+                key_element = key[4]
+                if key[3] != "single" or not isinstance(key_element, tuple):
+                    raise _NoPlan  # a list as a key: the Python path (which refuses it)
+                if key_element[0] == "message":
+                    raise _NoPlan  # a struct as a key: likewise
+                entries = ("entries", key, self.field(vf, schema.value_schema, 1, -1))
                 return (f.number, slot, member, "entries", entries, False, False)
             if schema.type != Type.ARRAY:
                 raise _NoPlan

@@ -804,3 +804,26 @@ def test_hypothesis_schemas_and_values(data: st.DataObject) -> None:
     case = Case(schema, config)
     value = data.draw(values)
     case.round_trip(value)
+
+
+# ---- the converter's native form -----------------------------------------------------------
+
+
+@needs_native
+def test_the_converters_native_form() -> None:
+    from kconnect.converters.protobuf.protobuf_converter import ProtobufConverter
+
+    c = ProtobufConverter()
+    c.configure({"schema.registry.url": "http://127.0.0.1:9"}, False)
+    form = c.native_converter()
+    assert form is not None and c.native_converter() is form
+    # an unreachable registry: the record is handed back (the Python path raises), and the
+    # failure is not remembered
+    schema = SchemaBuilder.struct().name("N").field("a", Schema.INT32_SCHEMA).build()
+    out, misses = form.encode_values([(schema, Struct(schema).put("a", 1))], FALLBACK, "t")
+    assert out == [FALLBACK] and misses == 1
+    out, misses = form.decode_values([PREFIX + b"\x08\x01"], SchemaAndValue, FALLBACK, "t")
+    assert out == [FALLBACK] and misses == 1
+    header = ProtobufConverter()
+    header.configure({"schema.registry.url": "http://127.0.0.1:9"})
+    assert header.native_converter() is None

@@ -420,15 +420,17 @@ class ProtobufConverter(Converter, HeaderConverter):
         errors)."""
         from kconnect.converters.protobuf.native_plan import plan_for
 
+        # a registry failure propagates: the native form does not remember it, and the Python
+        # path asks again (and raises Confluent's error, or succeeds once the registry is back)
+        key: tuple[str, int | str] = ("id", schema_id)
+        reader = self._readers.lookup(key)
+        if reader is None:
+            reader = self._reader_for(key, self._reg().schema_by_id(schema_id))
         try:
-            key: tuple[str, int | str] = ("id", schema_id)
-            reader = self._readers.lookup(key)
-            if reader is None:
-                reader = self._reader_for(key, self._reg().schema_by_id(schema_id))
             _cls, schema, _read = self._message(reader, (0,))
             plan = plan_for(reader.descriptor((0,)), schema, self._data, writing=False)
         except Exception:
-            return None
+            return None  # no Connect schema for it: the Python path raises
         return None if plan is None else (schema, plan)
 
     def _native_write_plan(self, topic: str, schema: Schema | None) -> tuple[bytes, Any] | None:
@@ -439,10 +441,12 @@ class ProtobufConverter(Converter, HeaderConverter):
         if schema is None:
             return None
         try:
-            schema_id, (cls, indexes, _compiled) = self._target(topic, schema)
-            plan = plan_for(cls.DESCRIPTOR, schema, self._data, writing=True)
-        except Exception:
-            return None
+            self._writer(schema)
+        except DataException:
+            return None  # no Protobuf form: the Python path raises
+        # a registry failure propagates (not remembered; the Python path raises it)
+        schema_id, (cls, indexes, _compiled) = self._target(topic, schema)
+        plan = plan_for(cls.DESCRIPTOR, schema, self._data, writing=True)
         return None if plan is None else (wire_format.frame(schema_id, b"", indexes), plan)
 
     # -- headers ------------------------------------------------------------------------

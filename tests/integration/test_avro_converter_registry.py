@@ -209,6 +209,35 @@ def test_confluent_avro_deserializer_reads_what_kconnect_writes(schema_registry_
     assert got["note"] == "hello"
 
 
+def test_schemaless_values_batch_and_one_by_one(schema_registry_url: str) -> None:
+    """Schemaless values (the Anything schema) written and read in batches -- by the native
+    form where there is one -- as one by one (the Python path), map orders included; and
+    Confluent's deserializer reads them."""
+    topic = _topic("schemaless")
+    c = _converter(schema_registry_url)
+    values: list[Any] = [
+        {"event": "view", "n": 3, "ok": True, "score": 0.5, "tags": ["a", None, 2]},
+        {"user": {"id": 7, "name": "Zoë"}, "none": None, "nested": [{"x": [1, [2]]}]},
+        {str(i): i for i in range(30)},
+        {1: "one", None: "null", False: "f", "s": 2.5, -3: "neg"},
+        [1, "x", None],
+        "plain",
+        42,
+        None,
+    ]
+    batch = c.from_connect_batch(topic, [(None, v) for v in values])
+    assert batch == [c.from_connect_data(topic, None, v) for v in values]
+    read = c.to_connect_batch(topic, batch)
+    for got, data in zip(read, batch, strict=True):
+        one = c.to_connect_data(topic, data)
+        assert got.schema is None and one.schema is None
+        assert repr(got.value) == repr(one.value)
+    assert read[0].value == values[0] and read[2].value == values[2]
+    reader = AvroDeserializer(_confluent_client(schema_registry_url))
+    anything = reader(batch[5], SerializationContext(topic, MessageField.VALUE))
+    assert anything["string"] == "plain" and anything["long"] is None
+
+
 def test_kconnect_reads_what_confluent_avro_serializer_writes(schema_registry_url: str) -> None:
     topic = _topic()
     schema_str = """

@@ -28,6 +28,10 @@
 //! its Connect type -- is `Fallback`: the Python path converts the record or raises
 //! Confluent's error.
 //!
+//! Schemaless values (no Connect schema) are Confluent's recursive `Anything` record (the plan
+//! `("anything",)`), read into and written from the values the Python path holds (see
+//! "schemaless values" below).
+//!
 //! Maps come out in the iteration order of the Java maps AvroData builds: decoding, a
 //! `HashMap<Utf8, _>` sized by the first block's count (Avro's `GenericDatumReader`) copied into a
 //! `HashMap<String, _>` sized by the entry count (AvroData), or for maps written as arrays of
@@ -114,12 +118,18 @@ fn min_size(op: &Op) -> usize {
     }
 }
 
-/// What a schema id or Connect schema compiles to: its Connect schema (decoding) or wire prefix
-/// (encoding), and the plan's root.
+/// What a schema id or Connect schema compiles to: its wire prefix (encoding) and the plan's
+/// root.
 struct Compiled {
-    schema: SchemaRef,
     prefix: Box<[u8]>,
-    root: Node,
+    root: Root,
+}
+
+enum Root {
+    /// Values of this Connect schema, laid out as the node says.
+    Typed(SchemaRef, Node),
+    /// Schemaless values (no Connect schema) in Confluent's `Anything` record.
+    Anything,
 }
 
 fn item<'py>(t: &Bound<'py, PyTuple>, i: usize) -> Option<Bound<'py, PyAny>> {
@@ -525,6 +535,197 @@ impl<'a> Rd<'a> {
     }
 }
 
+// ---- schemaless values: Confluent's `Anything` record -------------------------------------
+//
+// A schemaless value (no Connect schema) is written as the record
+// `io.confluent.connect.avro.Anything`: nine optional fields (unions of `null`, index 0, and one
+// type), in this order: boolean, bytes, double, float, int, long, string, array (of Anything),
+// map (an array of `MapEntry {key: Anything, value: Anything}`). A value sets one of them; none
+// set is a null; reading, AvroData takes the first one set. The native values are what the Python
+// path (`avro_to_connect._to_schemaless` / `avro_from_connect._from_schemaless`) holds: integers
+// as `Long`s (from the `int` field too: a Python int is a Long there), doubles, strings, bytes,
+// lists, and maps in the order of AvroData's `new HashMap<>(entry count)` of them -- and what
+// the Python path decides otherwise (a `float` field, read as a Python float where Java holds a
+// `Float`; bytes written; keys Python's dict would take for one) is left to it.
+
+/// The fewest bytes an `Anything` takes: its nine union indexes.
+const ANYTHING_MIN: usize = 9;
+/// `Anything`s nested deeper than this are left to the Python path.
+const ANYTHING_DEPTH: u32 = 200;
+/// Unset fields of an `Anything` (union index 0 each).
+const NULLS: [u8; ANYTHING_MIN] = [0; ANYTHING_MIN];
+
+impl Rd<'_> {
+    /// Whether the next optional field of an `Anything` is set.
+    #[inline]
+    fn present(&mut self) -> R<bool> {
+        match self.b.get(self.i) {
+            Some(0) => {
+                self.i += 1;
+                Ok(false)
+            }
+            Some(2) => {
+                self.i += 1;
+                Ok(true)
+            }
+            _ => match self.int()? {
+                0 => Ok(false),
+                1 => Ok(true),
+                _ => Err(Fallback),
+            },
+        }
+    }
+
+    /// An `Anything` as the schemaless value AvroData makes of it.
+    fn anything(&mut self, depth: u32) -> R<Value> {
+        if depth > ANYTHING_DEPTH {
+            return Err(Fallback);
+        }
+        // every field is read (the bytes must all be valid); the first one set is the value
+        let mut got: Option<Value> = None;
+        if self.present()? {
+            let b = match self.take(1)?[0] {
+                0 => false,
+                1 => true,
+                _ => return Err(Fallback), // Java reads it as false, fastavro as true
+            };
+            got.get_or_insert(Value::Bool(b));
+        }
+        if self.present()? {
+            let b = self.sized()?;
+            if got.is_none() {
+                got = Some(Value::Bytes(Bytes::Own(Arc::from(b))));
+            }
+        }
+        if self.present()? {
+            let f = f64::from_le_bytes(self.take(8)?.try_into().unwrap());
+            got.get_or_insert(Value::F64(f));
+        }
+        if self.present()? {
+            return Err(Fallback); // a float: Java's Float, the Python path's double
+        }
+        if self.present()? {
+            let n = self.int()?;
+            got.get_or_insert(Value::I64(n as i64));
+        }
+        if self.present()? {
+            let n = self.long()?;
+            got.get_or_insert(Value::I64(n));
+        }
+        if self.present()? {
+            let s = self.str()?;
+            if got.is_none() {
+                got = Some(Value::Str(Str::new(s)));
+            }
+        }
+        if self.present()? {
+            let mut items = Vec::new();
+            loop {
+                let c = self.block(ANYTHING_MIN)?;
+                if c == 0 {
+                    break;
+                }
+                items.reserve(c);
+                for _ in 0..c {
+                    items.push(self.anything(depth + 1)?);
+                }
+            }
+            got.get_or_insert(Value::Array(items));
+        }
+        if self.present()? {
+            let mut entries = Vec::new();
+            loop {
+                let c = self.block(2 * ANYTHING_MIN)?;
+                if c == 0 {
+                    break;
+                }
+                entries.reserve(c);
+                for _ in 0..c {
+                    let k = self.anything(depth + 1)?;
+                    if !matches!(
+                        k,
+                        Value::Null | Value::Bool(_) | Value::I64(_) | Value::F64(_) | Value::Str(_)
+                    ) {
+                        // arrays and maps: AvroData refuses them; bytes: an identity hash
+                        return Err(Fallback);
+                    }
+                    let v = self.anything(depth + 1)?;
+                    entries.push((k, v));
+                }
+            }
+            if got.is_none() {
+                got = Some(Value::Map(presized_order(entries)?));
+            }
+        }
+        Ok(got.unwrap_or(Value::Null))
+    }
+}
+
+/// Schemaless map entries (read in this order) in the iteration order of AvroData's
+/// `new HashMap<>(entry count)` filled with them.
+fn presized_order(entries: Vec<(Value, Value)>) -> R<Vec<(Value, Value)>> {
+    let n = entries.len();
+    if n < 2 {
+        return Ok(entries);
+    }
+    if has_python_duplicates(&entries)? {
+        return Err(Fallback); // the Python path's dict keeps one of them
+    }
+    let mask = table_size(MapKind::HashWithCapacity(n), n) - 1;
+    let mut buckets = Vec::with_capacity(n);
+    for (k, _) in &entries {
+        buckets.push(spread(hash_code(k).ok_or(Fallback)?) & mask);
+    }
+    if buckets.windows(2).all(|w| w[0] <= w[1]) {
+        return Ok(entries);
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| buckets[i]);
+    Ok(reorder(entries, &order))
+}
+
+/// A schemaless key as a Python dict compares it: numbers (booleans too) by value.
+#[derive(PartialEq, Eq, Hash)]
+enum PyKey<'a> {
+    None,
+    Int(i64),
+    Float(u64),
+    Str(&'a str),
+}
+
+/// Err for a key that is no scalar, or a NaN (equal to nothing, itself included).
+fn py_key(v: &Value) -> R<PyKey<'_>> {
+    const TWO_63: f64 = (1u64 << 63) as f64;
+    let float = |x: f64| {
+        if x.is_nan() {
+            Err(Fallback)
+        } else if x.fract() == 0.0 && (-TWO_63..TWO_63).contains(&x) {
+            Ok(PyKey::Int(x as i64)) // 1.0 == 1, -0.0 == 0
+        } else {
+            Ok(PyKey::Float(x.to_bits()))
+        }
+    };
+    Ok(match v {
+        Value::Null => PyKey::None,
+        Value::Bool(b) => PyKey::Int(*b as i64),
+        Value::Str(s) => PyKey::Str(s.as_str()),
+        Value::F64(x) => float(*x)?,
+        Value::F32(x) => float(*x as f64)?,
+        _ => PyKey::Int(v.as_integer().ok_or(Fallback)?),
+    })
+}
+
+/// Whether two keys are one key to Python (`1`, `1.0` and `True`); Err for a key `py_key`
+/// refuses.
+fn has_python_duplicates(entries: &[(Value, Value)]) -> R<bool> {
+    let keys = entries.iter().map(|(k, _)| py_key(k)).collect::<R<Vec<_>>>()?;
+    if keys.len() <= 8 {
+        return Ok(keys.iter().enumerate().any(|(i, k)| keys[..i].contains(k)));
+    }
+    let mut seen = HashSet::with_capacity(keys.len());
+    Ok(!keys.into_iter().all(|k| seen.insert(k)))
+}
+
 fn reorder(entries: Vec<(Value, Value)>, order: &[usize]) -> Vec<(Value, Value)> {
     let mut slots: Vec<Option<(Value, Value)>> = entries.into_iter().map(Some).collect();
     order.iter().map(|&i| slots[i].take().unwrap()).collect()
@@ -724,6 +925,67 @@ fn float32(f: f64) -> R<f32> {
     Ok(g)
 }
 
+/// A schemaless value as an `Anything` record, as the Python path writes it: integers of every
+/// width in the `long` field, doubles in the `double` field, strings, lists, and maps in their
+/// own order (a null inside a list or map: no field set). A `Float` is left to the Python path,
+/// which writes the double its `Float32` object holds (not always a float32).
+fn write_anything(v: &Value, out: &mut Vec<u8>, depth: u32) -> R<()> {
+    if depth > ANYTHING_DEPTH {
+        return Err(Fallback);
+    }
+    // the position of the field set: the fields before and after it are unset
+    let at = match v {
+        Value::Null => {
+            out.extend_from_slice(&NULLS);
+            return Ok(());
+        }
+        Value::Bool(_) => 0,
+        Value::F64(_) => 2,
+        Value::I8(_) | Value::I16(_) | Value::I32(_) | Value::I64(_) => 5,
+        Value::Str(_) => 6,
+        Value::Array(_) => 7,
+        Value::Map(_) => 8,
+        // bytes, Decimals, dates, structs...: AvroData refuses them ("Unknown Java type")
+        _ => return Err(Fallback),
+    };
+    out.extend_from_slice(&NULLS[..at]);
+    out.push(2);
+    match v {
+        Value::Bool(b) => out.push(*b as u8),
+        Value::F64(x) => out.extend_from_slice(&x.to_le_bytes()),
+        Value::Str(s) => push_sized(out, s.as_bytes()),
+        Value::Array(items) => {
+            if !items.is_empty() {
+                push_long(out, items.len() as i64);
+                for x in items {
+                    write_anything(x, out, depth + 1)?;
+                }
+            }
+            out.push(0);
+        }
+        Value::Map(entries) => {
+            // a Python dict of these keys would not hold them all (1 and True) or be no dict
+            // (list keys); string keys are distinct in any native map
+            if entries.iter().any(|(k, _)| !matches!(k, Value::Str(_)))
+                && has_python_duplicates(entries)?
+            {
+                return Err(Fallback);
+            }
+            if !entries.is_empty() {
+                push_long(out, entries.len() as i64);
+                for (k, x) in entries {
+                    write_anything(k, out, depth + 1)?;
+                    write_anything(x, out, depth + 1)?;
+                }
+            }
+            out.push(0);
+        }
+        _ => push_long(out, v.as_integer().ok_or(Fallback)?),
+    }
+    out.extend_from_slice(&NULLS[at + 1..]);
+    Ok(())
+}
+
 // ---- the converter ---------------------------------------------------------------------------
 
 /// What a schema id or Connect schema compiled to (None: the Python path does its records).
@@ -740,6 +1002,9 @@ pub struct AvroState {
     /// path)
     by_schema: HashMap<(Str, usize), (SchemaRef, Plan)>,
     last_schema: Option<(Str, SchemaRef, Plan)>,
+    /// topic -> the prefix of the `Anything` schema for schemaless values (None: the Python
+    /// path), once asked per topic
+    schemaless: HashMap<Str, Plan>,
 }
 
 impl AvroState {
@@ -751,6 +1016,7 @@ impl AvroState {
             last_id: None,
             by_schema: HashMap::new(),
             last_schema: None,
+            schemaless: HashMap::new(),
         }
     }
 
@@ -830,11 +1096,14 @@ impl AvroState {
         let id = i32::from_be_bytes([data[1], data[2], data[3], data[4]]);
         let c = self.for_id(py, topic, id)?.ok_or(Fallback)?;
         let mut rd = Rd { b: &data[5..], i: 0 };
-        let v = rd.value(&c.root)?;
+        let (schema, v) = match &c.root {
+            Root::Typed(s, node) => (Some(s.clone()), rd.value(node)?),
+            Root::Anything => (None, rd.anything(0)?),
+        };
         if rd.i != rd.b.len() || v.is_null() {
             return Err(Fallback);
         }
-        Ok((Some(c.schema.clone()), v))
+        Ok((schema, v))
     }
 
     /// One (schema, value) to bytes; false for a null (no bytes).
@@ -848,19 +1117,59 @@ impl AvroState {
     ) -> R<bool> {
         let topic = topic.ok_or(Fallback)?;
         let Some(s) = schema else {
-            return if v.is_null() { Ok(false) } else { Err(Fallback) };
+            return if v.is_null() { Ok(false) } else { self.encode_schemaless(py, topic, v, out) };
         };
         if v.is_null() {
             return if s.optional { Ok(false) } else { Err(Fallback) };
         }
         let c = self.for_schema(py, topic, s)?.ok_or(Fallback)?;
+        let Root::Typed(_, root) = &c.root else {
+            return Err(Fallback);
+        };
         let start = out.len();
         out.extend_from_slice(&c.prefix);
-        if write(&c.root, v, out).is_err() {
+        if write(root, v, out).is_err() {
             out.truncate(start);
             return Err(Fallback);
         }
         Ok(true)
+    }
+
+    /// A schemaless value (not null) to bytes: an `Anything` record.
+    fn encode_schemaless(
+        &mut self,
+        py: Python<'_>,
+        topic: &TopicName,
+        v: &Value,
+        out: &mut Vec<u8>,
+    ) -> R<bool> {
+        let c = self.for_schemaless(py, topic)?.ok_or(Fallback)?;
+        let start = out.len();
+        out.extend_from_slice(&c.prefix);
+        if write_anything(v, out, 0).is_err() {
+            out.truncate(start);
+            return Err(Fallback);
+        }
+        Ok(true)
+    }
+
+    /// `prefix_of(topic, None)`'s answer compiled: the prefix of the `Anything` schema on this
+    /// topic; Err when the call raised (not remembered).
+    fn for_schemaless(&mut self, py: Python<'_>, topic: &TopicName) -> R<Plan> {
+        if let Some(c) = self.schemaless.get(&topic.name) {
+            return Ok(c.clone());
+        }
+        let got = self
+            .prefix_of
+            .bind(py)
+            .call1((topic.py.bind(py), py.None()))
+            .map_err(|_| Fallback)?;
+        let c = schemaless_of(&got);
+        if self.schemaless.len() >= CACHE_LIMIT {
+            self.schemaless.clear();
+        }
+        self.schemaless.insert(topic.name.clone(), c.clone());
+        Ok(c)
     }
 }
 
@@ -883,13 +1192,40 @@ fn compiled_of(got: &Bound<'_, PyAny>, schema: Option<&SchemaRef>) -> Option<Arc
         Some(s) => (s.clone(), first.extract::<Vec<u8>>().ok()?.into()),
         None => {
             if first.is_none() {
-                return None;
+                // schemaless records: Confluent's `Anything` schema
+                let root = is_anything(&plan).then_some(Root::Anything)?;
+                return Some(Arc::new(Compiled { prefix: Box::new([]), root }));
             }
             (NSchema::of(&first).ok()?, Box::new([]))
         }
     };
     let root = compile(&plan, &schema, 0)?;
-    Some(Arc::new(Compiled { schema, prefix, root }))
+    Some(Arc::new(Compiled {
+        prefix,
+        root: Root::Typed(schema, root),
+    }))
+}
+
+/// `(prefix, ("anything",))` (encoding schemaless values) compiled; None for anything else.
+fn schemaless_of(got: &Bound<'_, PyAny>) -> Option<Arc<Compiled>> {
+    let t = got.cast::<PyTuple>().ok()?;
+    if t.len() != 2 || !is_anything(&item(t, 1)?) {
+        return None;
+    }
+    let prefix: Vec<u8> = item(t, 0)?.extract().ok()?;
+    Some(Arc::new(Compiled {
+        prefix: prefix.into(),
+        root: Root::Anything,
+    }))
+}
+
+/// Whether a plan is `("anything",)`: Confluent's `Anything` record of schemaless values.
+fn is_anything(plan: &Bound<'_, PyAny>) -> bool {
+    let Ok(t) = plan.cast::<PyTuple>() else {
+        return false;
+    };
+    let tag = item(t, 0).and_then(|x| x.extract::<String>().ok());
+    t.len() == 1 && tag.as_deref() == Some("anything")
 }
 
 #[cfg(test)]

@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import os
 import re
-import signal
 import socket
 import subprocess
 import time
@@ -365,7 +364,7 @@ def start(
             )
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            _terminate(proc.pid, grace_s=10)
+            paths.terminate(proc.pid, grace_s=10)
             paths.pid_file(SERVICE).unlink(missing_ok=True)
             raise LocalStackError(
                 f"Kafka did not answer on {settings.bootstrap} within {timeout_s:.0f} s; "
@@ -394,48 +393,7 @@ def start(
     return {**state, "state": "running", "pid": proc.pid}
 
 
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
-
-
-def _terminate(pid: int, *, grace_s: float) -> bool:
-    """SIGTERM ``pid``, wait up to ``grace_s``, then SIGKILL. True when it had to kill."""
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return False
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        _reap(pid)
-        if not paths.pid_alive(pid):
-            return False
-        time.sleep(0.2)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return False
-    for _ in range(50):
-        _reap(pid)
-        if not paths.pid_alive(pid):
-            break
-        time.sleep(0.1)
-    return True
-
-
 def stop(*, progress: Progress | None = None, grace_s: float = 30.0) -> bool:
     """Stop the node this home started (by pid file). Returns True when something was stopped."""
     say = progress or (lambda _msg: None)
-    pid_path = paths.pid_file(SERVICE)
-    pid = paths.running_pid(pid_path, "kafka.Kafka")
-    if pid is None:
-        pid_path.unlink(missing_ok=True)
-        return False
-    say(f"Stopping Kafka (pid {pid}) ...")
-    t0 = time.monotonic()
-    killed = _terminate(pid, grace_s=grace_s)
-    pid_path.unlink(missing_ok=True)
-    say(f"Kafka {'killed' if killed else 'stopped'} in {time.monotonic() - t0:.1f} s")
-    return True
+    return paths.stop_service(SERVICE, "kafka.Kafka", "Kafka", grace_s=grace_s, say=say)

@@ -19,8 +19,9 @@ import errno
 import fcntl
 import json
 import os
+import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,43 @@ def file_lock(path: Path, *, timeout_s: float = 600.0) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def terminate(pid: int, *, grace_s: float) -> bool:
+    """SIGTERM ``pid``, wait up to ``grace_s`` for it to exit, then SIGKILL it (and wait up to
+    5 s more). True when it had to be killed. Reaps it when it is this process's child."""
+    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return False
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+            if not pid_alive(pid):
+                return sig == signal.SIGKILL
+            time.sleep(0.1)
+    return True
+
+
+def stop_service(
+    service: str, expect: str, label: str, *, grace_s: float, say: Callable[[str], None]
+) -> bool:
+    """Stop the ``service`` this home started (its pid file; ``expect``: a word its command line
+    holds, so a reused pid is left alone). True when something was stopped."""
+    pid_path = pid_file(service)
+    pid = running_pid(pid_path, expect)
+    if pid is None:
+        pid_path.unlink(missing_ok=True)
+        return False
+    say(f"Stopping {label} (pid {pid}) ...")
+    t0 = time.monotonic()
+    killed = terminate(pid, grace_s=grace_s)
+    pid_path.unlink(missing_ok=True)
+    say(
+        f"{label[0].upper()}{label[1:]} {'killed' if killed else 'stopped'} in {time.monotonic() - t0:.1f} s"
+    )
+    return True

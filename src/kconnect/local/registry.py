@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import tarfile
@@ -256,7 +255,7 @@ def start(
                 f"log {log}:\n" + _tail(log)
             )
         if time.monotonic() > deadline:
-            _terminate(proc.pid, grace_s=10)
+            paths.terminate(proc.pid, grace_s=10)
             paths.pid_file(SERVICE).unlink(missing_ok=True)
             raise LocalStackError(
                 f"Apicurio Registry did not answer on {settings.url} within {timeout_s:.0f} s; "
@@ -267,36 +266,9 @@ def start(
     return {**state, "state": "running", "pid": proc.pid}
 
 
-def _terminate(pid: int, *, grace_s: float) -> bool:
-    """SIGTERM ``pid``, wait up to ``grace_s``, then SIGKILL. True when it had to kill."""
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            return False
-        deadline = time.monotonic() + wait_s
-        while time.monotonic() < deadline:
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                pass
-            if not paths.pid_alive(pid):
-                return sig == signal.SIGKILL
-            time.sleep(0.2)
-    return True
-
-
 def stop(*, progress: Progress | None = None, grace_s: float = 20.0) -> bool:
     """Stop the registry this home started (by pid file). True when something was stopped."""
     say = progress or (lambda _msg: None)
-    pid_path = paths.pid_file(SERVICE)
-    pid = paths.running_pid(pid_path, "apicurio-registry")
-    if pid is None:
-        pid_path.unlink(missing_ok=True)
-        return False
-    say(f"Stopping the schema registry (pid {pid}) ...")
-    t0 = time.monotonic()
-    killed = _terminate(pid, grace_s=grace_s)
-    pid_path.unlink(missing_ok=True)
-    say(f"Schema registry {'killed' if killed else 'stopped'} in {time.monotonic() - t0:.1f} s")
-    return True
+    return paths.stop_service(
+        SERVICE, "apicurio-registry", "the schema registry", grace_s=grace_s, say=say
+    )

@@ -14,8 +14,11 @@ import copy
 import datetime as dt
 import decimal
 import io
+import json
 import struct
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import fastavro
@@ -24,9 +27,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kconnect import _hot_path
-from kconnect.api import Schema, SchemaAndValue, SchemaBuilder, Struct
-from kconnect.api.data.java_strings import hash_map_order
+from kconnect.api import DataException, Schema, SchemaAndValue, SchemaBuilder, Struct
+from kconnect.api.data.java_strings import Float32, hash_map_order
 from kconnect.api.data.logical import Date, Decimal, Time, Timestamp
+from kconnect.converters.avro.avro_codec import AvroCodecError, compile_reader, compile_writer
+from kconnect.converters.avro.avro_data import ANYTHING_SCHEMA, AvroData, AvroDataConfig
 from kconnect.converters.avro.native_plan import plan_for
 
 native = _hot_path.native
@@ -1163,6 +1168,40 @@ class TopicRegistry:
         return native.Converter.avro(self.resolve, self.prefix_of)
 
 
+# ---- schemaless values: Confluent's Anything record ---------------------------------------------
+#
+# The reference is the Python path itself: AvroData's schemaless rules and the pure-Python codec.
+# The callbacks below take the schema id / Connect schema as their last argument, whatever comes
+# before it.
+
+ANY_JSON: Any = json.loads(ANYTHING_SCHEMA.to_json())
+ANY_ID = 9
+ANY_PREFIX = b"\0" + ANY_ID.to_bytes(4, "big")
+AVRO_DATA = AvroData(AvroDataConfig.from_configs({}))
+WRITE_ANY = compile_writer(ANY_JSON)
+READ_ANY = compile_reader(ANY_JSON)
+PYTHON_ERRORS = (DataException, AvroCodecError)
+
+
+class SchemalessRegistry:
+    """What the AvroConverter answers for schemaless records: id 9 is the Anything schema."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def resolve(self, *args: Any) -> tuple[Schema | None, object] | None:
+        self.calls += 1
+        return (None, plan_for(ANY_JSON, None)) if args[-1] == ANY_ID else None
+
+    def prefix_of(self, *args: Any) -> tuple[bytes, object] | None:
+        self.calls += 1
+        return (ANY_PREFIX, plan_for(ANY_JSON, None)) if args[-1] is None else None
+
+    def converter(self) -> Any:
+        assert native is not None
+        return native.Converter.avro(self.resolve, self.prefix_of)
+
+
 def rec_bytes(text: str, schema_id: int = 7) -> bytes:
     return b"\0" + schema_id.to_bytes(4, "big") + avro_str(text)
 
@@ -1319,3 +1358,361 @@ def test_avro_converter_has_one_native_form_and_none_as_a_header_converter() -> 
     header = AvroConverter()
     header.configure(url)
     assert header.native_converter() is None
+
+
+def python_encode(value: Any) -> bytes:
+    """The Python path's bytes of a schemaless value (raises its errors)."""
+    return ANY_PREFIX + WRITE_ANY(AVRO_DATA.from_connect_data(None, value))
+
+
+def python_decode(data: bytes) -> SchemaAndValue:
+    """The Python path's reading of an Anything record (raises its errors)."""
+    datum, end = READ_ANY(data, 5)
+    if end != len(data):
+        raise AvroCodecError("trailing bytes")
+    result: SchemaAndValue = AVRO_DATA.to_connect_data(ANYTHING_SCHEMA, datum)
+    return result
+
+
+def ordered(v: Any) -> Any:
+    """A comparable form that keeps maps' orders and tells classes (bool/int, float/Float32)
+    and -0.0 apart."""
+    if isinstance(v, dict):
+        return ("map", [(ordered(k), ordered(x)) for k, x in v.items()])
+    if isinstance(v, list):
+        return ("list", [ordered(x) for x in v])
+    if isinstance(v, float):
+        return (type(v).__name__, struct.pack("<d", v))
+    return (type(v).__name__, v)
+
+
+def has_nan_key(v: Any) -> bool:
+    """A map keyed by a NaN (the native form leaves those to Python: no NaN equals another)."""
+    if isinstance(v, dict):
+        return any(
+            (isinstance(k, float) and k != k) or has_nan_key(k) or has_nan_key(x)
+            for k, x in v.items()
+        )
+    if isinstance(v, list):
+        return any(has_nan_key(x) for x in v)
+    return False
+
+
+def check_schemaless(conv: Any, value: Any) -> None:
+    """Native bytes of ``value`` are the Python path's, and so is reading them back (values,
+    classes, map orders); what the Python path refuses is handed back."""
+    if value is None:
+        assert encode(conv, None, value) is None  # a tombstone, as the converter writes it
+        return
+    try:
+        expected = python_encode(value)
+    except PYTHON_ERRORS:
+        assert encode(conv, None, value) is FALLBACK, value
+        return
+    got = encode(conv, None, value)
+    if got is FALLBACK:
+        assert has_nan_key(value), value
+        return
+    assert got == expected, value
+    back = decode(conv, got)
+    ref = python_decode(got)
+    if back is FALLBACK:
+        assert has_nan_key(value) or ref.value is None, value
+        return
+    assert back.schema is None and ref.schema is None
+    assert ordered(back.value) == ordered(ref.value), value
+
+
+def anything(field: str | None = None, value: Any = None, **more: Any) -> dict[str, Any]:
+    """An Anything datum with ``field`` (and the fields ``more``) set."""
+    rec: dict[str, Any] = dict.fromkeys(f["name"] for f in ANY_JSON["fields"])
+    if field is not None:
+        rec[field] = value
+    rec.update(more)
+    return rec
+
+
+def any_bytes(datum: dict[str, Any]) -> bytes:
+    return ANY_PREFIX + WRITE_ANY(datum)
+
+
+def entry(k: dict[str, Any], v: dict[str, Any]) -> dict[str, Any]:
+    return {"key": k, "value": v}
+
+
+def test_plan_of_the_anything_schema() -> None:
+    assert plan_for(ANY_JSON, None) == ("anything",)
+    # the same layout written otherwise: a full name, types as objects, docs, other properties
+    variant = copy.deepcopy(ANY_JSON)
+    variant["name"] = "io.confluent.connect.avro.Anything"
+    del variant["namespace"]
+    variant["doc"] = "anything"
+    variant["fields"][0]["type"][1] = {"type": "boolean"}
+    variant["fields"][7]["type"][1]["items"] = "io.confluent.connect.avro.Anything"
+    variant["fields"][8]["type"][1]["items"]["fields"][1]["type"] = {"type": "Anything"}
+    assert plan_for(variant, None) == ("anything",)
+
+    # another layout: no plan
+    def changed(how: Callable[[Any], None]) -> Any:
+        s = copy.deepcopy(ANY_JSON)
+        how(s)
+        return s
+
+    def null_last(s: Any) -> None:
+        s["fields"][2]["type"].reverse()
+
+    def long_for_int(s: Any) -> None:
+        s["fields"][4]["type"][1] = "long"
+
+    def logical(s: Any) -> None:
+        s["fields"][5]["type"][1] = {"type": "long", "logicalType": "timestamp-millis"}
+
+    def renamed(s: Any) -> None:
+        s["name"] = "Something"
+        s["fields"][7]["type"][1]["items"] = "Something"
+        for f in s["fields"][8]["type"][1]["items"]["fields"]:
+            f["type"] = "Something"
+
+    def extra_field(s: Any) -> None:
+        s["fields"].append({"name": "more", "type": ["null", "int"], "default": None})
+
+    def entry_swapped(s: Any) -> None:
+        s["fields"][8]["type"][1]["items"]["fields"].reverse()
+
+    def array_of_strings(s: Any) -> None:
+        s["fields"][7]["type"][1]["items"] = "string"
+
+    def map_as_avro_map(s: Any) -> None:
+        s["fields"][8]["type"][1] = {"type": "map", "values": "Anything"}
+
+    for how in (null_last, long_for_int, logical, renamed, extra_field, entry_swapped,
+                array_of_strings, map_as_avro_map):  # fmt: skip
+        assert plan_for(changed(how), None) is None, how.__name__
+    # a typed Connect schema over Anything (recursive), a schemaless value of another schema
+    st_schema = SchemaBuilder.struct().name("io.confluent.connect.avro.Anything").build()
+    assert plan_for(ANY_JSON, st_schema) is None
+    assert plan_for("string", None) is None
+    assert plan_for({"type": "map", "values": "string"}, None) is None
+
+
+@needs_native
+def test_schemaless_values_as_the_python_path() -> None:
+    conv = SchemalessRegistry().converter()
+    values: list[Any] = [
+        True,
+        False,
+        0,
+        -1,
+        (1 << 63) - 1,
+        -(1 << 63),
+        1 << 63,  # beyond a long: the Python path refuses it
+        0.0,
+        -0.0,
+        1.5,
+        float("inf"),
+        float("nan"),
+        "",
+        "héllo 日本 \U0001f600",
+        "\ud800",  # no UTF-8 encoding: the Python path refuses it
+        [],
+        [None, 1, "a", [2.5, [True]], {}],
+        {},
+        {"a": 1, "b": None, "c": [1, 2], "d": {"e": "f"}},
+        {None: 1, True: 2, 3: 3, 4.5: 4, "x": 5, -7: 6, -0.5: None},
+        {str(i): i for i in range(40)},  # a table grown past its first size
+        {i * 16: i for i in range(20)},  # keys sharing buckets
+        {float("nan"): 1},
+        b"raw",  # AvroData: "Unknown Java type for schemaless data"
+        decimal.Decimal("1.5"),
+        dt.date(2024, 1, 1),
+        {"k": b"raw"},
+    ]
+    for value in values:
+        check_schemaless(conv, value)
+    assert encode(conv, None, None) is None
+    # a tuple: no native value (the Python path writes it as an array)
+    assert encode(conv, None, (1, 2)) is FALLBACK
+    assert python_encode((1, 2)) == python_encode([1, 2])
+
+
+@needs_native
+def test_schemaless_float32_is_left_to_python() -> None:
+    """A Float32 (Java's Float in schemaless data) the Python path writes in the double field,
+    with the double its object holds, which the native value (a float32) may not."""
+    conv = SchemalessRegistry().converter()
+    for value in (Float32(1.25), {"f": Float32(-3.5)}, [Float32(0.1)]):
+        assert encode(conv, None, value) is FALLBACK
+        python_encode(value)
+
+
+@needs_native
+def test_schemaless_records_as_java_writes_them() -> None:
+    """Records Confluent's AvroData writes and kconnect's does not: int and float fields,
+    bytes, several fields set, keys that are one to Python, keys that are lists."""
+    conv = SchemalessRegistry().converter()
+
+    def same(datum: dict[str, Any]) -> Any:
+        data = any_bytes(datum)
+        back = decode(conv, data)
+        ref = python_decode(data)
+        assert back is not FALLBACK, datum
+        assert back.schema is None and ordered(back.value) == ordered(ref.value), datum
+        return back.value
+
+    def handed_back(datum: dict[str, Any]) -> None:
+        assert decode(conv, any_bytes(datum)) is FALLBACK, datum
+
+    assert same(anything("int", -5)) == -5
+    assert same(anything("bytes", b"\0\1")) == b"\0\1"
+    # negative int keys: hashed as the Python path hashes an int (a Long)
+    ints = [entry(anything("int", -i), anything("long", i)) for i in range(1, 30)]
+    same(anything("map", ints))
+    # the first field set is the value
+    assert same(anything("string", "s", long=5, array=[])) == 5
+    assert same(anything("boolean", False, string="s")) is False
+    same(anything("map", [entry(anything("string", "k"), anything("long", 1, string="x"))]))
+    # a float: Java's Float, the Python path's double -- the Python path decides
+    handed_back(anything("float", 1.5))
+    handed_back(anything("array", [anything("float", 1.5)]))
+    # keys: a list (AvroData refuses it), bytes (an identity hash), one key twice, True and 1
+    handed_back(anything("map", [entry(anything("array", []), anything())]))
+    handed_back(anything("map", [entry(anything("bytes", b"k"), anything())]))
+    twice = [entry(anything("string", "k"), anything("long", i)) for i in range(2)]
+    handed_back(anything("map", twice))
+    one = [entry(anything("boolean", True), anything()), entry(anything("long", 1), anything())]
+    handed_back(anything("map", one))
+    # a null at the top: (None, None) on the Python path, left to it
+    handed_back(anything())
+    assert python_decode(any_bytes(anything())).value is None
+
+
+@needs_native
+def test_schemaless_malformed_input_falls_back() -> None:
+    conv = SchemalessRegistry().converter()
+    good = python_encode({"a": [1, "x", None], "b": {"c": True}})
+    assert decode(conv, good) is not FALLBACK
+    for n in range(5, len(good)):
+        assert decode(conv, good[:n]) is FALLBACK, n
+    assert decode(conv, good + b"\0") is FALLBACK
+    # a union index beyond the two branches; a boolean byte that is neither 0 nor 1
+    assert decode(conv, ANY_PREFIX + b"\4" + b"\0" * 8) is FALLBACK
+    assert decode(conv, ANY_PREFIX + b"\2\2" + b"\0" * 8) is FALLBACK
+    # an overlong union index is still an index
+    data = ANY_PREFIX + b"\x82\x00\1" + b"\0" * 8
+    assert decode(conv, data).value is True
+    # nested deeper than the native form goes
+    deep: Any = 1
+    for _ in range(300):
+        deep = [deep]
+    assert encode(conv, None, deep) is FALLBACK
+    data = ANY_PREFIX + (b"\0" * 7 + b"\2\2") * 300 + b"\0" * 8 + b"\2\2" + b"\0" * 3
+    data += (b"\0" + b"\0") * 300
+    assert decode(conv, data) is FALLBACK
+
+
+@needs_native
+def test_schemaless_callbacks() -> None:
+    reg = SchemalessRegistry()
+    conv = reg.converter()
+    data = encode(conv, None, {"a": 1})
+    for _ in range(3):
+        assert encode(conv, None, [1]) is not FALLBACK
+        assert decode(conv, data).value == {"a": 1}
+    assert reg.calls == 2
+    # no Anything plan: the Python path (remembered)
+    assert native is not None
+    asked: list[object] = []
+
+    def prefix_of(*args: Any) -> Any:
+        asked.append(args[-1])
+        return (ANY_PREFIX, None)
+
+    conv = native.Converter.avro(reg.resolve, prefix_of)
+    assert encode(conv, None, 1) is FALLBACK
+    assert encode(conv, None, 2) is FALLBACK
+    assert asked == [None]
+    # a typed plan for a schemaless record, an Anything plan for a typed schema: no plan
+    conv = native.Converter.avro(
+        lambda *a: (Schema.INT32_SCHEMA, ("anything",)),
+        lambda *a: (ANY_PREFIX, ("long",)),
+    )
+    assert decode(conv, any_bytes(anything("long", 1))) is FALLBACK
+    assert encode(conv, None, 1) is FALLBACK
+    conv = native.Converter.avro(reg.resolve, lambda *a: (ANY_PREFIX, ("anything",)))
+    assert encode(conv, Schema.INT64_SCHEMA, 1) is FALLBACK
+    assert encode(conv, None, 1) == python_encode(1)
+
+
+def _bench_workloads() -> Any:
+    bench = Path(__file__).resolve().parents[3] / "bench"
+    if str(bench) not in sys.path:
+        sys.path.insert(0, str(bench))
+    import workloads
+
+    return workloads
+
+
+@needs_native
+def test_schemaless_bench_workload() -> None:
+    """The bench's schemaless shape (tracking events: nested maps, lists, nulls, unicode)."""
+    conv = SchemalessRegistry().converter()
+    generated = _bench_workloads().records("schemaless", 300)
+    values = [g.value for g in generated] + [g.key for g in generated if g.key is not None]
+    out, misses = conv.encode_values([(None, v) for v in values], FALLBACK, topic=TOPIC)
+    assert misses == 0
+    assert out == [python_encode(v) for v in values]
+    back, misses = conv.decode_values(out, SchemaAndValue, FALLBACK, topic=TOPIC)
+    assert misses == 0
+    for b, data in zip(back, out, strict=True):
+        assert b.schema is None
+        assert ordered(b.value) == ordered(python_decode(data).value)
+
+
+keys_any = st.none() | st.booleans() | st.integers() | st.floats() | texts
+scalars_any = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(1 << 63), (1 << 63) - 1)
+    | st.integers()
+    | st.floats()
+    | texts
+)
+values_any = st.recursive(
+    scalars_any,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(keys_any, inner, max_size=6),
+    max_leaves=30,
+)
+
+
+@needs_native
+@SETTINGS
+@given(values_any)
+def test_random_schemaless_values(value: Any) -> None:
+    check_schemaless(SchemalessRegistry().converter(), value)
+
+
+@needs_native
+@SETTINGS
+@given(values_any, st.data())
+def test_random_schemaless_damage(value: Any, data: st.DataObject) -> None:
+    """Changed, cut or extended bytes: what the native form reads, the Python path reads
+    alike; nothing crashes."""
+    conv = SchemalessRegistry().converter()
+    good = encode(conv, None, value)
+    if good is FALLBACK or good is None:
+        return
+    damaged = bytearray(good)
+    for _ in range(data.draw(st.integers(1, 3))):
+        how = data.draw(st.sampled_from(["set", "cut", "add"]))
+        at = data.draw(st.integers(5, len(damaged)))
+        if how == "set" and at < len(damaged):
+            damaged[at] = data.draw(st.integers(0, 255))
+        elif how == "cut":
+            del damaged[at:]
+        else:
+            damaged[at:at] = data.draw(st.binary(min_size=1, max_size=3))
+    got = decode(conv, bytes(damaged))
+    if got is FALLBACK:
+        return
+    ref = python_decode(bytes(damaged))
+    assert ordered(got.value) == ordered(ref.value)

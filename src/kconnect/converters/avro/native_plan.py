@@ -28,10 +28,14 @@ Plan nodes (tag first):
 * ``("array", item_plan)`` -- ARRAY;
 * ``("map", value_plan)`` -- an Avro map: a Connect MAP whose keys are required STRINGs;
 * ``("map_entries", key_plan, value_plan)`` -- any other Connect MAP: an Avro array of
-  ``{key, value}`` records (Confluent's ``io.confluent.connect.avro.MapEntry``).
+  ``{key, value}`` records (Confluent's ``io.confluent.connect.avro.MapEntry``);
+* ``("anything",)`` -- schemaless values (no Connect schema) in Confluent's recursive
+  ``io.confluent.connect.avro.Anything`` record, laid out exactly as AvroData's (nine optional
+  fields, ``null`` first: boolean, bytes, double, float, int, long, string, an array of
+  Anything, an array of ``{key, value}`` records of Anything). Only a whole schema: AvroData
+  gives no Connect schema a schemaless part.
 
-Everything else has no plan (:func:`plan_for` returns None): a schemaless value (Confluent's
-recursive ``Anything`` record), a general union (Connect's ``io.confluent.connect.avro.Union``
+Everything else has no plan (:func:`plan_for` returns None): a general union (Connect's ``io.confluent.connect.avro.Union``
 struct), a single-branch union, a recursive record, ``null`` on its own, or an Avro schema that
 is not laid out the way AvroData maps it to the Connect schema given.
 
@@ -66,6 +70,11 @@ _SIMPLE = {
 }
 
 
+_ANYTHING_PLAN: Plan = ("anything",)
+_ANYTHING = "io.confluent.connect.avro.Anything"
+_ANYTHING_SCALARS = ("boolean", "bytes", "double", "float", "int", "long", "string")
+
+
 class _NoPlan(Exception):
     """The schema has no plan: the Python path does its records."""
 
@@ -74,9 +83,9 @@ def plan_for(avro_schema_json: object, connect_schema: Schema | None) -> Plan | 
     """The plan of the Avro schema ``avro_schema_json`` (its parsed JSON) for values of
     ``connect_schema`` (the Connect schema AvroData maps it to), or None when the native codec
     cannot do it (the Python path then does every record of it)."""
-    if connect_schema is None:
-        return None
     try:
+        if connect_schema is None:
+            return _ANYTHING_PLAN if _Planner().anything(avro_schema_json) else None
         return _Planner().walk(avro_schema_json, connect_schema, "")
     except (_NoPlan, KeyError, TypeError, ValueError, AttributeError):
         return None
@@ -238,6 +247,54 @@ class _Planner:
         finally:
             self.open.discard(full)
         return ("record", plans)
+
+    def anything(self, avro: object) -> bool:
+        """Whether ``avro`` is laid out as Confluent's ``Anything`` record (names as AvroData
+        gives them; documentation and other properties may differ)."""
+        if not isinstance(avro, Mapping) or avro.get("type") not in ("record", "error"):
+            return False
+        full, inner = self.define(avro, "")
+        fields = avro["fields"]
+        if full != _ANYTHING or not isinstance(fields, list) or len(fields) != 9:
+            return False
+        branches = []
+        for f, name in zip(fields, (*_ANYTHING_SCALARS, "array", "map"), strict=True):
+            t = f["type"]
+            # a union of null (index 0: what the native writer writes for an unset field)
+            if f["name"] != name or not isinstance(t, list) or len(t) != 2 or not _is_null(t[0]):
+                return False
+            branches.append(t[1])
+        for name, b in zip(_ANYTHING_SCALARS, branches, strict=False):
+            if not (b == name or (isinstance(b, Mapping) and dict(b) == {"type": name})):
+                return False
+        array, entries = branches[7], branches[8]
+        if not self.is_array_of(array) or not self.refers_to_anything(array["items"], inner):
+            return False
+        if not self.is_array_of(entries):
+            return False
+        entry = entries["items"]
+        if not isinstance(entry, Mapping) or entry.get("type") not in ("record", "error"):
+            return False
+        _, entry_ns = self.define(entry, inner)
+        kv = entry["fields"]
+        return (
+            isinstance(kv, list)
+            and [f["name"] for f in kv] == ["key", "value"]
+            and all(self.refers_to_anything(f["type"], entry_ns) for f in kv)
+        )
+
+    @staticmethod
+    def is_array_of(avro: object) -> bool:
+        return isinstance(avro, Mapping) and avro.get("type") == "array" and "items" in avro
+
+    def refers_to_anything(self, avro: object, ns: str) -> bool:
+        """Whether ``avro`` (met in namespace ``ns``) names the ``Anything`` record."""
+        if isinstance(avro, Mapping) and set(avro) == {"type"}:
+            avro = avro["type"]
+        if not isinstance(avro, str) or avro in _PRIMITIVES:
+            return False
+        definition, _ = self.lookup(avro, ns)
+        return definition is self.named[_ANYTHING][0]
 
     def map_entries(self, items: object, cs: Schema, ns: str) -> Plan:
         """A Connect MAP as an Avro array of ``{key, value}`` records."""

@@ -454,10 +454,12 @@ class ProtobufConverter(Converter, HeaderConverter):
     def from_connect_header(
         self, topic: str, header_key: str, schema: Schema | None, value: Any
     ) -> bytes | None:
-        return self.from_connect_data(topic, schema, value)
+        """A header value is written as a value of topic ``<topic>-<header key>`` (subjects of
+        its own), as the Avro and JSON Schema converters do."""
+        return self.from_connect_data(f"{topic}-{header_key}", schema, value)
 
     def to_connect_header(self, topic: str, header_key: str, value: bytes | None) -> SchemaAndValue:
-        return self.to_connect_data(topic, value)
+        return self.to_connect_data(f"{topic}-{header_key}", value)
 
     def close(self) -> None:
         """Nothing to release: the registry client is shared by the worker's converters."""

@@ -9,6 +9,7 @@
 
 pub mod avro;
 pub mod json;
+pub mod protobuf;
 
 use crate::json::read::{Fallback, R};
 use crate::model::pyobj::PyObj;
@@ -17,6 +18,7 @@ use crate::model::schema::{NSchema, SchemaRef};
 use crate::model::value::{Bytes, Str, Value};
 use avro::AvroState;
 use json::JsonState;
+use protobuf::ProtobufState;
 use crate::pyconv::from_py::value_of;
 use crate::pyconv::to_py::to_py;
 use pyo3::prelude::*;
@@ -27,6 +29,8 @@ pub enum Kind {
     Json(JsonState),
     /// Confluent's AvroConverter: the registry's wire format around Avro binary.
     Avro(AvroState),
+    /// Confluent's ProtobufConverter: the registry's wire format around a Protobuf message.
+    Protobuf(ProtobufState),
     /// StringConverter with `converter.encoding` UTF-8: reads OPTIONAL_STRING.
     Utf8(SchemaRef),
     /// ByteArrayConverter: reads OPTIONAL_BYTES.
@@ -79,6 +83,16 @@ impl Converter {
     fn avro(resolve: Bound<'_, PyAny>, prefix_of: Bound<'_, PyAny>) -> Converter {
         Converter {
             kind: Kind::Avro(AvroState::new(PyObj::of(&resolve), PyObj::of(&prefix_of))),
+        }
+    }
+
+    /// Confluent's ProtobufConverter: `resolve(topic, schema_id)` and `prefix_of(topic,
+    /// schema)` as for `avro`, the plans those of `kconnect.converters.protobuf.native_plan`
+    /// and the prefix the magic byte, the id and the message indexes (see `protobuf.rs`).
+    #[staticmethod]
+    fn protobuf(resolve: Bound<'_, PyAny>, prefix_of: Bound<'_, PyAny>) -> Converter {
+        Converter {
+            kind: Kind::Protobuf(ProtobufState::new(PyObj::of(&resolve), PyObj::of(&prefix_of))),
         }
     }
 
@@ -279,6 +293,7 @@ impl Converter {
                 Some(d) => j.decode(py, d),
             },
             Kind::Avro(a) => a.decode(py, topic, data),
+            Kind::Protobuf(p) => p.decode(py, topic, data),
             Kind::Utf8(s) => Ok((
                 Some(s.clone()),
                 match data {
@@ -337,6 +352,7 @@ impl Converter {
         match &mut self.kind {
             Kind::Json(j) => j.encode(py, schema, v, out),
             Kind::Avro(a) => a.encode(py, topic, schema, v, out),
+            Kind::Protobuf(p) => p.encode(py, topic, schema, v, out),
             Kind::Utf8(_) => match v {
                 Value::Null => Ok(false),
                 Value::Str(s) => {

@@ -40,7 +40,7 @@ def test_unset_takes_native_when_installed() -> None:
     done = _describe(None)
     assert done.returncode == 0, done.stderr
     if HAVE_NATIVE:
-        assert done.stdout.startswith("native (kconnect_native 0.6.")
+        assert done.stdout.startswith("native (kconnect_native 0.7.")
     else:
         assert done.stdout.strip() == "python (kconnect_native not installed)"
 

@@ -27,6 +27,7 @@ from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 
+from kconnect._hot_path import FALLBACK, native
 from kconnect.api import (
     ConfigDef,
     ConfigException,
@@ -191,6 +192,8 @@ class ProtobufConverter(Converter, HeaderConverter):
         self._is_key = False
         self._writers: _LRU[Schema, _Writer] = _LRU(1000)
         self._readers: _LRU[tuple[str, int | str], _Reader] = _LRU(1000)
+        self._native: Any = None  # the native form, made on first request
+        self._as_header = False  # configured as a header converter: no native form
 
     def config(self) -> ConfigDef:
         return protobuf_converter_config_def()
@@ -198,6 +201,8 @@ class ProtobufConverter(Converter, HeaderConverter):
     def configure(self, configs: Mapping[str, Any], is_key: bool | None = None) -> None:
         """Read the registry and ProtobufData settings (``is_key`` None: header converter)."""
         self._is_key = bool(is_key)
+        self._as_header = is_key is None
+        self._native = None
         props = {str(k): v for k, v in configs.items() if k != "converter.type"}
         settings = SerdeSettings.from_configs(props, self._is_key)
         own = {k: props[k] for k, *_ in _OWN_KEYS if k in props}
@@ -259,6 +264,15 @@ class ProtobufConverter(Converter, HeaderConverter):
         return writer
 
     def _serialize(self, topic: str, schema: Schema, value: Any) -> bytes:
+        schema_id, (cls, indexes, compiled) = self._target(topic, schema)
+        payload: bytes = build_message(cls, compiled, value).SerializeToString()
+        return wire_format.frame(schema_id, payload, indexes)
+
+    def _target(
+        self, topic: str, schema: Schema
+    ) -> tuple[int, tuple[type[Message], list[int], Writer]]:
+        """The schema id values of ``schema`` are written with on ``topic``, and the message
+        class, message indexes and compiled writer of that registry schema."""
         reg = self._reg()
         writer = self._writer(schema)
         g = writer.generated
@@ -276,9 +290,26 @@ class ProtobufConverter(Converter, HeaderConverter):
             d, indexes = reader.by_name(g.message)
             target = (message_factory.GetMessageClass(d), indexes, compile_top_writer(schema, d))
             writer.by_id[schema_id] = target
-        cls, indexes, compiled = target
-        payload: bytes = build_message(cls, compiled, value).SerializeToString()
-        return wire_format.frame(schema_id, payload, indexes)
+        return schema_id, target
+
+    def from_connect_batch(
+        self, topic: str, items: Sequence[tuple[Schema | None, Any]]
+    ) -> list[bytes | None]:
+        """Serialize many (schema, value) pairs; the native form first when there is one."""
+        form = self.native_converter() if native is not None and items else None
+        if form is not None:
+            batch = items if items.__class__ is list else list(items)
+            out: list[bytes | None]
+            out, misses = form.encode_values(batch, FALLBACK, topic)
+            if misses:
+                one = self.from_connect_data
+                for i, r in enumerate(out):
+                    if r is FALLBACK:
+                        s, v = batch[i]
+                        out[i] = one(topic, s, v)
+            return out
+        one = self.from_connect_data
+        return [one(topic, s, v) for s, v in items]
 
     # -- bytes -> Connect ---------------------------------------------------------------
 
@@ -324,7 +355,14 @@ class ProtobufConverter(Converter, HeaderConverter):
             reader = self._readers.lookup(key)
             if reader is None:
                 reader = self._reader_for(key, reg.schema_by_guid(ref.guid))
-        indexes = ref.message_indexes or (0,)
+        cls, schema, read = self._message(reader, ref.message_indexes or (0,))
+        message = cls.FromString(data[ref.offset :])
+        return SchemaAndValue(schema, read(message))
+
+    def _message(
+        self, reader: _Reader, indexes: tuple[int, ...]
+    ) -> tuple[type[Message], Schema, CodecReader]:
+        """The message class, Connect schema and compiled reader of message ``indexes``."""
         found = reader.messages.get(indexes)
         if found is None:
             d = reader.descriptor(indexes)
@@ -336,9 +374,80 @@ class ProtobufConverter(Converter, HeaderConverter):
                 compile_top_reader(schema, d, nulls),
             )
             reader.messages[indexes] = found
-        cls, schema, read = found
-        message = cls.FromString(data[ref.offset :])
-        return SchemaAndValue(schema, read(message))
+        return found
+
+    def to_connect_batch(self, topic: str, values: Sequence[bytes | None]) -> list[SchemaAndValue]:
+        """Deserialize many values; the native form first when there is one."""
+        form = self.native_converter() if native is not None and values else None
+        if form is not None:
+            batch = values if values.__class__ is list else list(values)
+            out: list[SchemaAndValue]
+            out, misses = form.decode_values(batch, SchemaAndValue, FALLBACK, topic)
+            if misses:
+                one = self.to_connect_data
+                for i, r in enumerate(out):
+                    if r is FALLBACK:
+                        out[i] = one(topic, batch[i])
+            return out
+        one = self.to_connect_data
+        return [one(topic, v) for v in values]
+
+    # -- the native form ----------------------------------------------------------------
+
+    def native_converter(self) -> Any:
+        """This converter's native form (a ``kconnect_native.Converter``), or None on the
+        pure-Python path, when the installed native module has no Protobuf form, or when this
+        converter is a header converter.
+
+        The form is told each record's topic (the subject, and with it the id a schema is
+        written with, depends on it). It asks this object once per (topic, schema id) for the
+        Connect schema and read plan of the schema's first message, once per (topic, Connect
+        schema) for the wire prefix and write plan, and hands every record it cannot do --
+        another message of the file, bytes it does not read exactly as the ``protobuf``
+        package does, values the plan does not fit -- back to the Python methods.
+        """
+        if native is None or self._as_header or not hasattr(native.Converter, "protobuf"):
+            return None
+        if self._native is None:
+            self._native = native.Converter.protobuf(
+                self._native_read_plan, self._native_write_plan
+            )
+        return self._native
+
+    def _native_read_plan(self, topic: str, schema_id: int) -> tuple[Schema, Any] | None:
+        """(Connect schema, read plan) of records written with the first message of
+        ``schema_id``; None leaves them to the Python path (which raises the registry's
+        errors)."""
+        from kconnect.converters.protobuf.native_plan import plan_for
+
+        # a registry failure propagates: the native form does not remember it, and the Python
+        # path asks again (and raises Confluent's error, or succeeds once the registry is back)
+        key: tuple[str, int | str] = ("id", schema_id)
+        reader = self._readers.lookup(key)
+        if reader is None:
+            reader = self._reader_for(key, self._reg().schema_by_id(schema_id))
+        try:
+            _cls, schema, _read = self._message(reader, (0,))
+            plan = plan_for(reader.descriptor((0,)), schema, self._data, writing=False)
+        except Exception:
+            return None  # no Connect schema for it: the Python path raises
+        return None if plan is None else (schema, plan)
+
+    def _native_write_plan(self, topic: str, schema: Schema | None) -> tuple[bytes, Any] | None:
+        """(wire prefix, write plan) for values of ``schema`` on ``topic``; None: the Python
+        path."""
+        from kconnect.converters.protobuf.native_plan import plan_for
+
+        if schema is None:
+            return None
+        try:
+            self._writer(schema)
+        except DataException:
+            return None  # no Protobuf form: the Python path raises
+        # a registry failure propagates (not remembered; the Python path raises it)
+        schema_id, (cls, indexes, _compiled) = self._target(topic, schema)
+        plan = plan_for(cls.DESCRIPTOR, schema, self._data, writing=True)
+        return None if plan is None else (wire_format.frame(schema_id, b"", indexes), plan)
 
     # -- headers ------------------------------------------------------------------------
 

@@ -84,7 +84,7 @@ enum Elem {
     Timestamp,
     Date,
     Time,
-    Decimal { scale: i32, precision: Option<u32> },
+    Decimal { scale: i32 },
 }
 
 struct ElemNode {
@@ -216,14 +216,12 @@ fn compile_elem(plan: &Bound<'_, PyAny>, s: &SchemaRef, depth: u32) -> Option<El
         ("timestamp", 1) if s.ty == Ty::Int64 && s.logical == Logical::Timestamp => Elem::Timestamp,
         ("date", 1) if s.ty == Ty::Int32 && s.logical == Logical::Date => Elem::Date,
         ("time", 1) if s.ty == Ty::Int32 && s.logical == Logical::Time => Elem::Time,
-        ("decimal", 3) => {
+        ("decimal", 2) => {
             let scale: i32 = item(t, 1)?.extract().ok()?;
-            let precision: i64 = item(t, 2)?.extract().ok()?;
             if s.logical != Logical::Decimal(Some(scale)) {
                 return None;
             }
-            let precision = if precision < 0 { None } else { Some(u32::try_from(precision).ok()?) };
-            Elem::Decimal { scale, precision }
+            Elem::Decimal { scale }
         }
         _ => Elem::Scalar(compile_scalar(t, s)?),
     };
@@ -1006,7 +1004,7 @@ fn write_elem_body(e: &ElemNode, v: &Value, out: &mut Vec<u8>) -> R<()> {
             write_ints(&[ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000 * 1_000_000], out);
             Ok(())
         }
-        (Elem::Decimal { scale, precision }, Value::Decimal(d)) => {
+        (Elem::Decimal { scale }, Value::Decimal(d)) => {
             if d.scale != *scale {
                 return Err(Fallback); // Decimal.from_logical rescales (or refuses)
             }
@@ -1014,12 +1012,10 @@ fn write_elem_body(e: &ElemNode, v: &Value, out: &mut Vec<u8>) -> R<()> {
             push_key(out, 1, LEN);
             push_varint(out, raw.len() as u64);
             out.extend_from_slice(&raw);
-            if let Some(p) = precision {
-                if *p != 0 {
-                    push_key(out, 2, VARINT);
-                    push_varint(out, *p as u64);
-                }
-            }
+            // Confluent's DecimalUtils.fromBigDecimal: the value's own precision (the digits
+            // of its unscaled value, 1 for zero), not the schema's parameter
+            push_key(out, 2, VARINT);
+            push_varint(out, decimal_digits(d.unscaled));
             if *scale != 0 {
                 push_key(out, 3, VARINT);
                 push_varint(out, *scale as i64 as u64);
@@ -1344,4 +1340,15 @@ mod tests {
         assert_eq!(&out[..3], &[9, 0xc8, 0x01]);
         assert_eq!(out.len(), 203);
     }
+}
+
+/// `BigDecimal.precision()` of an unscaled value: its decimal digits (1 for zero).
+fn decimal_digits(unscaled: i128) -> u64 {
+    let mut n = unscaled.unsigned_abs();
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
 }

@@ -23,8 +23,8 @@ Element plans (what one value of a field is on the wire; tag first):
 * ``("wrapper", scalar)`` -- a ``google.protobuf`` wrapper message around a scalar plan;
 * ``("timestamp",)``, ``("date",)``, ``("time",)`` -- ``google.protobuf.Timestamp``,
   ``google.type.Date``, ``google.type.TimeOfDay``;
-* ``("decimal", scale, precision)`` -- ``confluent.type.Decimal`` for a Connect Decimal of this
-  scale; ``precision`` the ``connect.decimal.precision`` written (-1: none).
+* ``("decimal", scale)`` -- ``confluent.type.Decimal`` for a Connect Decimal of this scale (its
+  ``precision`` written is the value's own, as Confluent's ``DecimalUtils`` writes it).
 
 Field plans, one per message field the Connect schema uses, in field-number order (the order
 the ``protobuf`` package serializes them in):
@@ -73,7 +73,6 @@ _TIMESTAMP = "google.protobuf.Timestamp"
 _DATE = "google.type.Date"
 _TIME = "google.type.TimeOfDay"
 _DECIMAL = "confluent.type.Decimal"
-_PRECISION_PARAM = "connect.decimal.precision"
 _WRAPPED = {
     "google.protobuf.DoubleValue": "double",
     "google.protobuf.FloatValue": "float",
@@ -282,12 +281,7 @@ class _Planner:
             params = schema.parameters or {}
             if schema.name != Decimal.LOGICAL_NAME or Decimal.SCALE_FIELD not in params:
                 raise _NoPlan
-            scale = int(params[Decimal.SCALE_FIELD])
-            precision = params.get(_PRECISION_PARAM)
-            p = -1 if precision is None else int(precision)
-            if precision is not None and not 0 <= p < 1 << 32:
-                raise _NoPlan
-            return ("decimal", scale, p)
+            return ("decimal", int(params[Decimal.SCALE_FIELD]))
         return self.message(schema, d)
 
 

@@ -52,7 +52,6 @@ _WRAPPERS = frozenset(
 )  # fmt: skip
 _UNSIGNED_64 = frozenset({_FD.TYPE_UINT64, _FD.TYPE_FIXED64})
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
-_PRECISION_PARAM = "connect.decimal.precision"
 
 Conv = Callable[[Any], Any]
 #: Connect value -> the constructor arguments of the message (``cls(**writer(value))``)
@@ -109,17 +108,18 @@ def _time_in(value: Any) -> dict[str, int]:
 def _decimal_in(schema: Schema) -> Conv:
     params = schema.parameters or {}
     scale = int(params.get(Decimal.SCALE_FIELD, 0))
-    precision = params.get(_PRECISION_PARAM)
 
     def conv(value: Any) -> dict[str, Any]:
         if not isinstance(value, _decimal.Decimal):
             raise DataException(
                 f"Decimal value must be a decimal.Decimal, not {type(value).__name__}"
             )
-        out: dict[str, Any] = {"value": Decimal.from_logical(schema, value), "scale": scale}
-        if precision is not None:
-            out["precision"] = int(precision)
-        return out
+        raw = Decimal.from_logical(schema, value)
+        unscaled = int.from_bytes(raw, "big", signed=True)
+        # Confluent's DecimalUtils.fromBigDecimal: the value's own precision (BigDecimal's:
+        # the digits of its unscaled value, 1 for zero), not the schema's parameter
+        digits = 1 if unscaled == 0 else len(str(abs(unscaled)))
+        return {"value": raw, "precision": digits, "scale": scale}
 
     return conv
 

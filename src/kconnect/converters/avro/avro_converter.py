@@ -334,26 +334,22 @@ class AvroConverter(DataHeaderConverter):
 
     def _native_read_plan(self, topic: str, schema_id: int) -> tuple[Schema | None, Any] | None:
         """(Connect schema, read plan) of ``topic``'s records written with ``schema_id``; None
-        leaves them to the Python path (which raises the registry's errors as Confluent's
-        converter)."""
+        (remembered) leaves them to the Python path. A registry failure is raised: the native
+        form then hands the record back without remembering anything, so the Python path
+        raises Confluent's error now and the native form asks again later."""
         from kconnect.converters.avro.native_plan import plan_for
 
-        try:
-            reader = self._reader(topic, schema_id, None)
-            plan = plan_for(reader.avro_json, reader.connect_schema)
-        except Exception:
-            return None
+        reader = self._reader(topic, schema_id, None)
+        plan = plan_for(reader.avro_json, reader.connect_schema)
         return None if plan is None else (reader.connect_schema, plan)
 
     def _native_write_plan(self, topic: str, schema: Schema | None) -> tuple[bytes, Any] | None:
-        """(wire prefix, write plan) for values of ``schema`` on ``topic``; None: Python path."""
+        """(wire prefix, write plan) for values of ``schema`` on ``topic``; None: Python path.
+        Failures are raised, as in :meth:`_native_read_plan` (nothing remembered)."""
         from kconnect.converters.avro.native_plan import plan_for
 
-        try:
-            writer = self._writer(topic, schema)
-            plan = plan_for(writer.avro_json, schema)
-        except Exception:
-            return None
+        writer = self._writer(topic, schema)
+        plan = plan_for(writer.avro_json, schema)
         return None if plan is None else (writer.prefix, plan)
 
     # -- headers -------------------------------------------------------------------------

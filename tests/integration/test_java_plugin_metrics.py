@@ -327,6 +327,9 @@ def worker(
         "value.converter": "org.apache.kafka.connect.storage.StringConverter",
         "plugin.path": str(plugins),
         "task.processes": "2",
+        # the test kills the JVMs and checks their metrics are gone: kconnect's automatic
+        # restart of the failed task would (rightly) bring a new JVM and its metrics back
+        "auto.restart.enable": "false",
     }
     path = work / "worker.properties"
     path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))

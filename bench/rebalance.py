@@ -69,7 +69,11 @@ FAILOVER_FLOOR_S = (
 ) / 1000
 
 
-def worker_props(bootstrap: str, group: str, port: int) -> str:
+def worker_props(
+    bootstrap: str, group: str, port: int, settings: dict[str, str] | None = None
+) -> str:
+    """The worker properties of one bench worker; ``settings`` replaces :data:`SETTINGS`
+    (``{}``: Kafka Connect's defaults for the group's timings)."""
     lines = {
         "bootstrap.servers": bootstrap,
         "group.id": group,
@@ -86,18 +90,26 @@ def worker_props(bootstrap: str, group: str, port: int) -> str:
         "listeners": f"http://127.0.0.1:{port}",
         "rest.advertised.host.name": "127.0.0.1",
         "offset.flush.interval.ms": "1000",
-        **SETTINGS,
+        **(SETTINGS if settings is None else settings),
     }
     return "".join(f"{k}={v}\n" for k, v in lines.items())
 
 
 class Node:
-    def __init__(self, runtime: str, tmp: Path, bootstrap: str, group: str, i: int) -> None:
+    def __init__(
+        self,
+        runtime: str,
+        tmp: Path,
+        bootstrap: str,
+        group: str,
+        i: int,
+        settings: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.worker_id = f"127.0.0.1:{self.port}"
         props = tmp / f"{runtime}-{i}.properties"
-        props.write_text(worker_props(bootstrap, group, self.port))
+        props.write_text(worker_props(bootstrap, group, self.port, settings))
         command = java_command if runtime == "java" else kconnect_command
         cmd = command(props, "distributed")
         self.log = open(tmp / f"{runtime}-{i}.log", "wb")  # noqa: SIM115  (closed in close())

@@ -64,6 +64,14 @@ def _load() -> tuple[Any, str]:
     wanted = os.environ.get(ENV_VAR, "").strip().lower()
     if wanted in ("0", "false", "no", "off"):
         return None, f"python ({ENV_VAR}={os.environ[ENV_VAR]})"
+    # The native module's allocator (mimalloc) keeps a heap per thread and, by default, asks
+    # for transparent huge pages for its memory: on a kernel whose THP mode is "madvise" each
+    # thread that ever touched native code then holds ~0.65 MiB resident, which a worker with a
+    # thousand task threads pays a thousand times (bench/scale.py: 395 -> 273 MiB for 200 idle
+    # FileStreamSource tasks in one process; the record path's speed is unchanged). Read from
+    # the environment when the allocator initialises, so it must be set before the import; a
+    # user's own MIMALLOC_ALLOW_THP wins.
+    os.environ.setdefault("MIMALLOC_ALLOW_THP", "0")
     try:
         import kconnect_native
     except ImportError as e:

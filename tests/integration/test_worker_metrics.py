@@ -40,14 +40,29 @@ def metric(worker: Worker, group: str, name: str, **tags: str) -> Any:
     raise KeyError(f"{group}/{name} {tags}")
 
 
-def test_file_source_to_file_sink_exact_totals(kafka_bootstrap, unique_topic, tmp_path) -> None:
+def producer_client_ids(worker: Worker) -> set[str]:
+    return {
+        m.tag_dict["client-id"]
+        for m, _ in worker.metrics.registry.snapshot()
+        if m.group == "producer-metrics"
+    }
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared-producer", "own-producer"])
+def test_file_source_to_file_sink_exact_totals(
+    kafka_bootstrap, unique_topic, tmp_path, shared
+) -> None:
     src = tmp_path / "in.txt"
     src.write_text("".join(f"line-{i}\n" for i in range(N)))
     out = tmp_path / "out.txt"
     worker = make_worker(
         kafka_bootstrap,
         tmp_path,
-        **{"producer.statistics.interval.ms": "200", "consumer.statistics.interval.ms": "200"},
+        **{
+            "producer.statistics.interval.ms": "200",
+            "consumer.statistics.interval.ms": "200",
+            "task.producers.shared": str(shared).lower(),
+        },
     )
     listener = RecordingStatusListener()
     started = time.monotonic()
@@ -152,7 +167,15 @@ def test_file_source_to_file_sink_exact_totals(kafka_bootstrap, unique_topic, tm
                    connector="msink") == 1
         )  # fmt: skip
         # Client metrics from librdkafka statistics (every 200 ms here).
-        producer = {"client-id": "connector-producer-msrc-0"}
+        # Kafka Connect's client.id with a producer of the task's own; with a shared one
+        # (kconnect's default), the shared producer's, and no per-task producer
+        ids = producer_client_ids(worker)
+        if shared:
+            assert len(ids) == 1 and next(iter(ids)).startswith("connector-producer-shared-"), ids
+            producer = {"client-id": next(iter(ids))}
+        else:
+            assert ids == {"connector-producer-msrc-0"}
+            producer = {"client-id": "connector-producer-msrc-0"}
         consumer = {"client-id": "connector-consumer-msink-0"}
         wait_until(
             lambda: (

@@ -108,7 +108,7 @@ class MetricsHistory:
 
     def sample(self) -> None:
         """Read the registry once and keep the chart metrics."""
-        values = _chart_values(self.registry.snapshot())
+        values = _chart_values(self.registry.snapshot(CHART_METRICS))
         with self._lock:
             self._samples.append((self._now_ms(), values))
 

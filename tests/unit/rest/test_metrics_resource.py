@@ -122,7 +122,7 @@ def test_names_are_made_safe_as_the_jmx_exporter_does() -> None:
 def test_one_name_with_different_labels_and_repeats_left_out() -> None:
     reg = MetricsRegistry(clock=MockClock(0))
     reg.add_source(
-        lambda: [
+        lambda _only: [
             (MetricName("Connected", "connector-metrics", (("context", "streaming"),),
                         domain="debezium.postgres"), True),
             (MetricName("Connected", "connector-metrics", (("server", "a"), ("key", "t")),
@@ -142,7 +142,7 @@ def test_a_metric_with_an_owner_shows_with_its_connector() -> None:
     bean = "debezium.postgres:type=connector-metrics,context=streaming,server=pg"
     reg = MetricsRegistry(clock=MockClock(0))
     reg.add_source(
-        lambda: [
+        lambda _only: [
             (MetricName("Connected", "connector-metrics", (("context", "streaming"),),
                         domain="debezium.postgres", owner=MetricOwner("c", 0, bean, "Connected")),
              True),

@@ -6,8 +6,10 @@ unlimited retries and delivery timeout. Keys are partitioned with librdkafka's
 ``murmur2_random``, which for a non-null key picks the same partition as Java's default
 partitioner (see :mod:`kconnect.kafka.clients.partitioner`).
 
-Threading: one producer per task, used from the task thread only. Delivery callbacks run on
-the thread that calls :meth:`Producer.poll` or :meth:`Producer.flush`.
+Threading: a task's own producer is used from the task thread only; one shared by several
+source tasks (:mod:`kconnect.kafka.clients.shared_producer`) from each of their threads.
+Delivery callbacks run on the thread that calls :meth:`Producer.poll` or
+:meth:`Producer.flush`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from kconnect.kafka.clients.client_stats import (
 from kconnect.kafka.clients.errors import KafkaClientError, KafkaSecurityError, from_kafka_error
 from kconnect.kafka.clients.security_errors import SecurityFailure, error_callback
 
-__all__ = ["Producer", "producer_defaults"]
+__all__ = ["Producer", "TaskProducer", "producer_defaults"]
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,31 @@ class _Produce(Protocol):
         headers: list[tuple[str, bytes | None]] | None,
         /,
     ) -> None: ...
+
+
+class TaskProducer(Protocol):
+    """What a source task uses of its producer: a :class:`Producer` of its own, or a handle
+    on a producer shared with other tasks
+    (:class:`~kconnect.kafka.clients.shared_producer.SharedProducerHandle`)."""
+
+    client_id: str
+
+    def produce(
+        self,
+        topic: str,
+        value: bytes | None,
+        key: bytes | None = None,
+        partition: int | None = None,
+        timestamp: int | None = None,
+        headers: list[tuple[str, bytes | None]] | None = None,
+        on_delivery: DeliveryCallback | None = None,
+    ) -> None: ...
+
+    def poll(self, timeout: float = 0.0) -> int: ...
+
+    def flush(self, timeout: float) -> int: ...
+
+    def close(self, timeout: float = 30.0) -> None: ...
 
 
 class Producer:

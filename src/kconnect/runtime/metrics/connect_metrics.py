@@ -24,6 +24,7 @@ from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import StatusListener
 from kconnect.runtime.metrics.foreign_metrics import foreign_metrics
 from kconnect.runtime.metrics.registry import (
+    MetricFilter,
     MetricGroup,
     MetricName,
     MetricsRegistry,
@@ -139,7 +140,9 @@ class ConnectMetrics:
             clock,
         )
 
-    def _child_processes(self) -> Iterator[tuple[MetricName, MetricValue]]:
+    def _child_processes(
+        self, only: MetricFilter | None = None
+    ) -> Iterator[tuple[MetricName, MetricValue]]:
         for kind, pid in running_child_processes():
             rss = resident_memory_bytes(pid)
             if rss is None:

@@ -12,15 +12,16 @@ import logging
 from collections.abc import Iterator
 
 from kconnect.api.metrics_sources import metrics_sources
-from kconnect.runtime.metrics.registry import MetricName, MetricValue
+from kconnect.runtime.metrics.registry import MetricFilter, MetricName, MetricValue
 
 __all__ = ["foreign_metrics"]
 
 log = logging.getLogger(__name__)
 
 
-def foreign_metrics() -> Iterator[tuple[MetricName, MetricValue]]:
-    """Every registered source's current metrics."""
+def foreign_metrics(only: MetricFilter | None = None) -> Iterator[tuple[MetricName, MetricValue]]:
+    """Every registered source's current metrics (a registry source: ``only`` is applied by
+    the registry)."""
     for source in metrics_sources():
         try:
             metrics = list(source())

@@ -24,13 +24,16 @@ from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.metrics.stats import Batch, Frequencies, MeasurableStat, MetricConfig
 
 __all__ = [
+    "MetricFilter",
     "MetricGroup",
     "MetricName",
+    "MetricSource",
     "MetricValue",
     "MetricsRegistry",
     "Sensor",
     "constant",
 ]
+
 
 CONNECT_DOMAIN = "kafka.connect"
 
@@ -53,6 +56,14 @@ class MetricName:
     @property
     def tag_dict(self) -> dict[str, str]:
         return dict(self.tags)
+
+
+MetricFilter = frozenset[tuple[str, str]]
+"""The ``(group, name)`` pairs a :meth:`MetricsRegistry.snapshot` is limited to."""
+
+MetricSource = Callable[[MetricFilter | None], Iterable[tuple[MetricName, MetricValue]]]
+"""Metrics measured elsewhere (:meth:`MetricsRegistry.add_source`), given the snapshot's
+filter."""
 
 
 class _Metric:
@@ -125,7 +136,7 @@ class MetricsRegistry:
         self.clock = clock or SystemClock()
         self._lock = threading.Lock()
         self._metrics: dict[MetricName, _Metric] = {}
-        self._sources: list[Callable[[], Iterable[tuple[MetricName, MetricValue]]]] = []
+        self._sources: list[MetricSource] = []
 
     # -- building ------------------------------------------------------------------------------
 
@@ -162,9 +173,10 @@ class MetricsRegistry:
         with self._lock:
             self._metrics[metric.name] = metric
 
-    def add_source(self, source: Callable[[], Iterable[tuple[MetricName, MetricValue]]]) -> None:
+    def add_source(self, source: MetricSource) -> None:
         """Metrics measured elsewhere (a worker's task processes), read at every
-        :meth:`snapshot` after this registry's own."""
+        :meth:`snapshot` after this registry's own. The source is given the snapshot's
+        ``only`` and may use it to measure (or send) less; what it returns is filtered again."""
         self._sources.append(source)
 
     def remove(self, names: list[MetricName]) -> None:
@@ -191,10 +203,16 @@ class MetricsRegistry:
         with metric.lock:
             return metric.measure(self.config, now)
 
-    def snapshot(self) -> Iterator[tuple[MetricName, MetricValue]]:
-        """Every metric with its current value (a failing gauge reads NaN)."""
+    def snapshot(
+        self, only: MetricFilter | None = None
+    ) -> Iterator[tuple[MetricName, MetricValue]]:
+        """Every metric with its current value (a failing gauge reads NaN); with ``only``, just
+        the metrics whose ``(group, name)`` it holds, the others not even measured (the
+        dashboard's history samples a few metrics of every task every few seconds)."""
         with self._lock:
             metrics = list(self._metrics.values())
+        if only is not None:
+            metrics = [m for m in metrics if (m.name.group, m.name.name) in only]
         now = self.clock.monotonic_ms()
         for m in metrics:
             try:
@@ -203,7 +221,10 @@ class MetricsRegistry:
                 value = float("nan")
             yield m.name, value
         for source in list(self._sources):
-            yield from source()
+            if only is None:
+                yield from source(None)
+            else:
+                yield from ((n, v) for n, v in source(only) if (n.group, n.name) in only)
 
 
 class MetricGroup:

@@ -82,6 +82,9 @@ class WorkerMetrics:
         self._lock = threading.Lock()
         self.connectors: set[str] = set()
         self.task_states: dict[ConnectorTaskId, str] = {}
+        # the same states by connector: a connector's counts read only its own tasks (a scrape
+        # reads 7 counts per connector, so counting over every task made it quadratic)
+        self._by_connector: dict[str, dict[ConnectorTaskId, str]] = {}
         self._per_connector: dict[str, MetricGroup] = {}
         g = self.group = MetricGroup(registry, "connect-worker-metrics")
         g.gauge(
@@ -135,6 +138,7 @@ class WorkerMetrics:
         with self._lock:
             self.task_states[task_id] = "unassigned"
             name = task_id.connector
+            self._by_connector.setdefault(name, {})[task_id] = "unassigned"
             if name not in self._per_connector:
                 g = MetricGroup(self.registry, "connect-worker-metrics", {"connector": name})
                 g.gauge(
@@ -154,14 +158,20 @@ class WorkerMetrics:
         with self._lock:
             if task_id in self.task_states:
                 self.task_states[task_id] = state
+                self._by_connector[task_id.connector][task_id] = state
 
     def task_removed(self, task_id: ConnectorTaskId) -> None:
         with self._lock:
             self.task_states.pop(task_id, None)
+            tasks = self._by_connector.get(task_id.connector)
+            if tasks is not None:
+                tasks.pop(task_id, None)
+                if not tasks:
+                    del self._by_connector[task_id.connector]
             self._maybe_close(task_id.connector)
 
     def _maybe_close(self, name: str) -> None:
-        if name in self.connectors or any(t.connector == name for t in self.task_states):
+        if name in self.connectors or name in self._by_connector:
             return
         g = self._per_connector.pop(name, None)
         if g is not None:
@@ -169,13 +179,10 @@ class WorkerMetrics:
 
     def _count(self, name: str, state: str | None) -> float:
         with self._lock:
-            return float(
-                sum(
-                    1
-                    for t, s in self.task_states.items()
-                    if t.connector == name and (state is None or s == state)
-                )
-            )
+            tasks = self._by_connector.get(name, {})
+            if state is None:
+                return float(len(tasks))
+            return float(sum(1 for s in tasks.values() if s == state))
 
 
 class ConnectorMetrics:

@@ -160,6 +160,8 @@ class KafkaConfigBackingStore(ConfigBackingStore):
         self._task_count_records: dict[str, int] = {}
         self._generations: dict[str, int] = {}
         self._pending_fencing: set[str] = set()
+        # the maps of snapshot(), built on first use after a change (None: changed since)
+        self._snapshot_maps: dict[str, Any] | None = None
         self._uses_fencable_writer = config.transactional_leader_enabled
         self._fencable: Producer | None = None
         self._fenced = False
@@ -205,32 +207,41 @@ class KafkaConfigBackingStore(ConfigBackingStore):
     # -- reads --------------------------------------------------------------------------------
 
     def snapshot(self) -> KafkaClusterConfigState:
+        """The current config state, immutable. Its maps are built once per change of the
+        store (a REST read of every connector's status and info calls this several times per
+        connector: rebuilding a thousand connectors' maps each time made that read quadratic);
+        the offset and session key are the current ones."""
         with self._lock:
-            tasks: dict[str, tuple[Mapping[str, str], ...]] = {}
-            for connector, count in self._task_counts.items():
-                if connector in self._inconsistent:
-                    continue
-                configs = [
-                    self._task_configs.get(ConnectorTaskId(connector, i)) for i in range(count)
-                ]
-                if all(c is not None for c in configs):
-                    tasks[connector] = tuple(MappingProxyType(c) for c in configs if c is not None)
+            maps = self._snapshot_maps
+            if maps is None:
+                maps = self._snapshot_maps = self._build_snapshot_maps()
             return KafkaClusterConfigState(
-                connector_configs=MappingProxyType(
-                    {k: MappingProxyType(v) for k, v in self._connector_configs.items()}
-                ),
-                task_configs=MappingProxyType(tasks),
-                target_states=MappingProxyType(dict(self._target_states)),
-                applied_connector_configs=MappingProxyType(
-                    {k: MappingProxyType(v) for k, v in self._applied.items()}
-                ),
-                offset=self._offset,
-                session_key=self._session_key,
-                inconsistent=frozenset(self._inconsistent),
-                task_count_records=MappingProxyType(dict(self._task_count_records)),
-                task_config_generations=MappingProxyType(dict(self._generations)),
-                pending_fencing=frozenset(self._pending_fencing),
+                offset=self._offset, session_key=self._session_key, **maps
             )
+
+    def _build_snapshot_maps(self) -> dict[str, Any]:
+        """The maps of :meth:`snapshot` (under the lock)."""
+        tasks: dict[str, tuple[Mapping[str, str], ...]] = {}
+        for connector, count in self._task_counts.items():
+            if connector in self._inconsistent:
+                continue
+            configs = [self._task_configs.get(ConnectorTaskId(connector, i)) for i in range(count)]
+            if all(c is not None for c in configs):
+                tasks[connector] = tuple(MappingProxyType(c) for c in configs if c is not None)
+        return {
+            "connector_configs": MappingProxyType(
+                {k: MappingProxyType(v) for k, v in self._connector_configs.items()}
+            ),
+            "task_configs": MappingProxyType(tasks),
+            "target_states": MappingProxyType(dict(self._target_states)),
+            "applied_connector_configs": MappingProxyType(
+                {k: MappingProxyType(v) for k, v in self._applied.items()}
+            ),
+            "inconsistent": frozenset(self._inconsistent),
+            "task_count_records": MappingProxyType(dict(self._task_count_records)),
+            "task_config_generations": MappingProxyType(dict(self._generations)),
+            "pending_fencing": frozenset(self._pending_fencing),
+        }
 
     def contains(self, connector: str) -> bool:
         with self._lock:
@@ -473,6 +484,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
         removed = False
         changed = True
         with self._lock:
+            self._snapshot_maps = None
             if value is None:
                 self._target_states.pop(connector, None)
                 removed = True
@@ -492,6 +504,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
 
     def _connector_record(self, connector: str, value: Any) -> None:
         with self._lock:
+            self._snapshot_maps = None
             if value is None:
                 self._remove_connector(connector)
                 log.info("Successfully processed removal of connector '%s'", connector)
@@ -519,6 +532,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
     def _commit_record(self, connector: str, value: Any) -> None:
         updated: list[ConnectorTaskId] = []
         with self._lock:
+            self._snapshot_maps = None
             config = self._connector_configs.get(connector)
             if config is None:
                 # Deleted connector whose config and tombstone were compacted away.
@@ -567,6 +581,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
             log.error("Ignoring task count record for connector '%s': wrong format", connector)
             return
         with self._lock:
+            self._snapshot_maps = None
             self._task_count_records[connector] = count
             self._pending_fencing.discard(connector)
 

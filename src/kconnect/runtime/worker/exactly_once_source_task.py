@@ -318,6 +318,7 @@ class ExactlyOnceWorkerSourceTask(WorkerSourceTask):
             topic_creation=topic_creation,
             commit=commit,
         )
+        self.producer: Producer = producer  # its own, transactional: never shared
         self.offset_store = offset_store
         self.preflight = preflight
         self.boundary = config.transaction_boundary

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.api.errors import ConnectException
 from kconnect.api.task import SinkTask, SourceTask
 from kconnect.kafka.clients.admin import Admin
+from kconnect.kafka.clients.client_stats import ClientStats
 from kconnect.kafka.clients.consumer import Consumer, consumer_defaults, max_poll_records
-from kconnect.kafka.clients.producer import Producer, producer_defaults
+from kconnect.kafka.clients.producer import Producer, TaskProducer, producer_defaults
+from kconnect.kafka.clients.shared_producer import SharedProducers
 from kconnect.kafka.log.kafka_based_log import InternalTopicAdmin, KafkaBasedLog
 from kconnect.runtime.common.clock import Clock
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -39,6 +42,8 @@ from kconnect.runtime.config.connector_config import (
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.secret_settings import password_keys, remember_config_secrets
 from kconnect.runtime.config.worker_config import WorkerConfig
+from kconnect.runtime.metrics.client_metrics import ClientMetrics
+from kconnect.runtime.metrics.registry import MetricsRegistry
 from kconnect.runtime.metrics.worker_metrics import TaskMetricsBundle
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.internal_topics import ensure_internal_topic
@@ -80,6 +85,12 @@ class TaskBuilder:
         self.offset_store = offset_store
         self.clock = clock
         self._password_keys: dict[str, frozenset[str]] = {}
+        #: the source task producers shared by configuration (``task.producers.shared``)
+        self.shared_producers = (
+            SharedProducers(f"connector-producer-shared-{os.getpid()}")
+            if config.task_producers_shared
+            else None
+        )
 
     @property
     def policy(self) -> ConnectorClientConfigOverridePolicy:
@@ -96,6 +107,18 @@ class TaskBuilder:
             **self.config.java_producer_props(),
             **client_overrides(self.policy, connector_props, PRODUCER_OVERRIDE_PREFIX),
         }
+
+    def _source_task_producer(
+        self, producer_props: Mapping[str, Any], services: TaskServices
+    ) -> TaskProducer:
+        """An at-least-once source task's producer: a handle on the shared producer of its
+        settings (``task.producers.shared``), else its own."""
+        if self.shared_producers is None:
+            return _task_producer(producer_props, services)
+        metrics = services.metrics
+        return self.shared_producers.acquire(
+            producer_props, _shared_producer_stats(metrics.registry) if metrics else None
+        )
 
     def exactly_once_producer_props(
         self, task_id: ConnectorTaskId, connector_props: Mapping[str, str]
@@ -245,7 +268,7 @@ class TaskBuilder:
             op, _ = self.retry_operator(task_id, config, services.metrics)
             closers.append(op)
             producer_props = self.producer_props(task_id, config.props)
-            producer = _task_producer(producer_props, services)
+            producer = self._source_task_producer(producer_props, services)
             creation = self._topic_creation(config)
         except BaseException:
             _close_all(closers)
@@ -424,6 +447,19 @@ def _close_all(closers: list[Any]) -> None:
                 c.close()
         except Exception:
             pass
+
+
+def _shared_producer_stats(
+    registry: MetricsRegistry,
+) -> Callable[[str], tuple[Callable[[ClientStats], None], Callable[[], None]]]:
+    """The statistics of a shared producer: its own ``producer-metrics`` in the process's
+    registry, closed with it."""
+
+    def make(client_id: str) -> tuple[Callable[[ClientStats], None], Callable[[], None]]:
+        cm = ClientMetrics(registry, client_id, "producer")
+        return cm.on_stats, cm.close
+
+    return make
 
 
 def _task_producer(producer_props: Mapping[str, Any], services: TaskServices) -> Producer:

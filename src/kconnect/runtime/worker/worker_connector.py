@@ -1,6 +1,10 @@
-"""``WorkerConnector``: one connector instance on its own thread, driven by target state.
+"""``WorkerConnector``: one connector instance, driven by target state.
 
-The thread initializes the connector, then applies target-state changes one at a time:
+Its work runs on a :class:`~kconnect.runtime.common.cached_threads.CachedThreadPool` (as
+Kafka Connect runs connectors on a cached executor), one command at a time and in order: a
+connector holds a thread only while it has something to do, so a thousand idle connectors
+hold none, and a slow ``start()`` holds one thread without delaying the other connectors. The
+first command initializes the connector, then target-state changes are applied one at a time:
 
 * STARTED: ``connector.start(props)`` → RUNNING (``on_startup``; ``on_resume`` when coming
   back from PAUSED/STOPPED);
@@ -17,8 +21,8 @@ from __future__ import annotations
 
 import enum
 import logging
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -31,6 +35,7 @@ from kconnect.api.connector import (
 )
 from kconnect.api.errors import ConnectException
 from kconnect.api.plugin_metrics import PluginMetrics
+from kconnect.runtime.common.cached_threads import CachedThreadPool
 from kconnect.runtime.common.log_context import CONNECTOR_CONTEXT, context_logger, context_prefix
 from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.storage.offset_reader import OffsetStorageReaderImpl
@@ -68,6 +73,9 @@ class _Context(SourceConnectorContext, SinkConnectorContext):
 
 _SHUTDOWN = object()
 
+#: The pool connectors run on when their worker gives none (one per process).
+_DEFAULT_POOL = CachedThreadPool("connector-thread")
+
 
 class WorkerConnector:
     def __init__(
@@ -80,6 +88,7 @@ class WorkerConnector:
         request_reconfiguration: Callable[[str], None],
         offset_reader: OffsetStorageReaderImpl | None,
         plugin_metrics: PluginMetrics | None = None,
+        pool: CachedThreadPool | None = None,
     ) -> None:
         self.name = name
         self.plugin_metrics = plugin_metrics
@@ -92,15 +101,18 @@ class WorkerConnector:
         self.target_state = initial_state
         self.log = context_logger(logging.getLogger(__name__), context_prefix(name))
         self.lock = threading.RLock()
-        self._commands: queue.Queue[Any] = queue.Queue()
+        self._pool = pool or _DEFAULT_POOL
+        # commands not yet run, and whether a pool thread is running them (under _queue_lock)
+        self._queue_lock = threading.Lock()
+        self._commands: deque[Any] = deque()
+        self._draining = False
+        self._started = False
+        self._initialized = False
         self._done = threading.Event()
         # Set once the initial target state was applied (start() returned or failed).
         self._initial_applied = threading.Event()
         self._reconfigure_when_started = False
-        self._thread = threading.Thread(
-            target=self._run, name=f"connector-thread-{name}", daemon=True
-        )
-        self._commands.put((initial_state, None))
+        self._commands.append((initial_state, None))
 
     @property
     def is_sink(self) -> bool:
@@ -111,7 +123,23 @@ class WorkerConnector:
         return isinstance(self.connector, SourceConnector)
 
     def start(self) -> None:
-        self._thread.start()
+        """Run the queued commands (the initial target state first) on the pool."""
+        with self._queue_lock:
+            self._started = True
+        self._kick()
+
+    def _put(self, command: Any) -> None:
+        with self._queue_lock:
+            self._commands.append(command)
+        self._kick()
+
+    def _kick(self) -> None:
+        """Hand the commands to a pool thread unless one is running them already."""
+        with self._queue_lock:
+            if not self._started or self._draining or not self._commands:
+                return
+            self._draining = True
+        self._pool.execute(self._drain)
 
     def is_running(self) -> bool:
         return self.state is ConnectorState.STARTED
@@ -132,33 +160,45 @@ class WorkerConnector:
         """Apply a target state on the connector thread; waits up to ``timeout_s`` for it."""
         done = threading.Event()
         self.target_state = state
-        self._commands.put((state, done))
+        self._put((state, done))
         if timeout_s:
             done.wait(timeout_s)
 
     def shutdown(self) -> None:
-        """Ask the thread to stop the connector and end (returns immediately)."""
-        self._commands.put(_SHUTDOWN)
+        """Ask for the connector to be stopped and dropped (returns immediately)."""
+        self._put(_SHUTDOWN)
 
     def await_shutdown(self, timeout_s: float) -> bool:
         return self._done.wait(max(0.0, timeout_s))
 
-    # -- connector thread -----------------------------------------------------------------------
+    # -- on a pool thread -----------------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _drain(self) -> None:
+        """Run the queued commands in order until none is left (one pool thread at a time)."""
         token = CONNECTOR_CONTEXT.set(context_prefix(self.name).strip())
         try:
-            try:
-                with self.lock:
-                    self.connector.initialize(_Context(self))
-            except Exception as e:
-                self.log.error("Error initializing connector", exc_info=e)
-                self._fail(e)
+            if not self._initialized:
+                self._initialized = True
+                try:
+                    with self.lock:
+                        self.connector.initialize(_Context(self))
+                except Exception as e:
+                    self.log.error("Error initializing connector", exc_info=e)
+                    self._fail(e)
             while True:
-                cmd = self._commands.get()
+                with self._queue_lock:
+                    if not self._commands or self._done.is_set():
+                        self._draining = False
+                        return
+                    cmd = self._commands.popleft()
                 if cmd is _SHUTDOWN:
-                    self._do_shutdown()
-                    return
+                    try:
+                        self._do_shutdown()
+                    finally:
+                        if self.offset_reader is not None:
+                            self.offset_reader.close()
+                        self._done.set()
+                    continue
                 state, done = cmd
                 try:
                     self._do_transition(state)
@@ -167,11 +207,14 @@ class WorkerConnector:
                         done.set()
                     if not self._initial_applied.is_set():
                         self._after_initial_state()
+        except BaseException:
+            # the commands left must still run: another pool thread takes them
+            with self._queue_lock:
+                self._draining = False
+            self._kick()
+            raise
         finally:
             CONNECTOR_CONTEXT.reset(token)
-            if self.offset_reader is not None:
-                self.offset_reader.close()
-            self._done.set()
 
     def _after_initial_state(self) -> None:
         with self.lock:

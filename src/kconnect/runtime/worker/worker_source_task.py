@@ -61,6 +61,7 @@ ExactlyOnceWorkerSourceTask` changes (called on the task thread unless said othe
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -72,7 +73,7 @@ from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
 from kconnect.api.task import SourceTask, SourceTaskContext
 from kconnect.kafka.clients.errors import KafkaClientError
-from kconnect.kafka.clients.producer import DeliveryCallback, Producer, delivery_error
+from kconnect.kafka.clients.producer import DeliveryCallback, TaskProducer, delivery_error
 from kconnect.runtime.common.ids import ConnectorTaskId
 from kconnect.runtime.common.states import TargetState
 from kconnect.runtime.config.connector_config import SourceConnectorConfig, ToleranceType
@@ -111,6 +112,8 @@ __all__ = ["SourceBatch", "WorkerSourceTask", "WorkerSourceTaskContext"]
 
 SEND_FAILED_BACKOFF_MS = 100
 IDLE_POLL_S = 0.01
+#: How long one producer poll waits while a stopping task waits for its acknowledgements.
+AWAIT_POLL_S = 0.05
 # Kafka reports producer failures with WorkerSourceTask as the executing class.
 WORKER_SOURCE_TASK_CLASS = "org.apache.kafka.connect.runtime.WorkerSourceTask"
 
@@ -173,7 +176,7 @@ class WorkerSourceTask(WorkerTask):
         services: TaskServices,
         plugins: TaskPlugins,
         operator: RetryWithToleranceOperator,
-        producer: Producer,
+        producer: TaskProducer,
         *,
         offset_reader: OffsetStorageReaderImpl,
         offset_writer: OffsetStorageWriter,
@@ -264,14 +267,7 @@ class WorkerSourceTask(WorkerTask):
             if self._task_started:
                 self._stop_task()
                 if not failed:
-                    remaining = self.producer.flush(self.flush_timeout_ms / 1000.0)
-                    if remaining:
-                        self.log.warning(
-                            "%d records were not acknowledged within "
-                            "offset.flush.timeout.ms; their offsets are not "
-                            "committed",
-                            remaining,
-                        )
+                    self._await_delivery(self.flush_timeout_ms / 1000.0)
                 else:
                     self.producer.poll(0)
                 self.commit_offsets()
@@ -279,6 +275,30 @@ class WorkerSourceTask(WorkerTask):
             self.offset_reader.close()
             self.producer.close(0 if failed else self.flush_timeout_ms / 1000.0)
             self._close_plugins()
+
+    def _await_delivery(self, timeout_s: float) -> None:
+        """Serve delivery reports until every record this task handed to the producer is
+        acknowledged, up to ``timeout_s``. Waits on the task's own acknowledgements, not on
+        the producer's queue, which a shared producer fills with other tasks' records too; the
+        source partitions of a batch cut short by the stop (records never handed over) are
+        not waited for."""
+        batch = self._batch
+        unsent = (
+            len({partition_key(r.source_partition) for r in batch.records[batch.sent :]})
+            if batch is not None
+            else 0
+        )
+        deadline = time.monotonic() + timeout_s
+        while self.submitted.unacked > unsent:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.log.warning(
+                    "Records of %d source partition batches were not acknowledged within "
+                    "offset.flush.timeout.ms; their offsets are not committed",
+                    self.submitted.unacked - unsent,
+                )
+                return
+            self.producer.poll(min(left, AWAIT_POLL_S))
 
     # -- the loop -------------------------------------------------------------------------------
 

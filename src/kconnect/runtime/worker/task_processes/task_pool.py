@@ -54,7 +54,7 @@ from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
-from kconnect.runtime.metrics.registry import MetricName, MetricValue
+from kconnect.runtime.metrics.registry import MetricFilter, MetricName, MetricValue
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
@@ -262,17 +262,23 @@ class TaskProcessPool(TaskExecutor):
 
     # -- metrics --------------------------------------------------------------------------------
 
-    def remote_metrics(self) -> list[tuple[MetricName, MetricValue]]:
-        """The task-level metrics of every task process (the last known ones of a process
-        that does not answer within :data:`METRICS_TIMEOUT_S`)."""
-        asked = [(p, p.channel.call_async("metrics")) for p in self._live() if p.channel]
+    def remote_metrics(
+        self, only: MetricFilter | None = None
+    ) -> list[tuple[MetricName, MetricValue]]:
+        """The task-level metrics of every task process, limited to ``only`` when given (the
+        process measures and sends just those). A process that does not answer within
+        :data:`METRICS_TIMEOUT_S` gives its last known ones of a full snapshot."""
+        asked = [(p, p.channel.call_async("metrics", only)) for p in self._live() if p.channel]
         out: list[tuple[MetricName, MetricValue]] = []
         for proc, future in asked:
             try:
-                proc.last_metrics = list(future.result(METRICS_TIMEOUT_S))
+                got = list(future.result(METRICS_TIMEOUT_S))
+                if only is None:
+                    proc.last_metrics = got
             except (ChannelClosed, RemoteError, FutureTimeout) as e:
                 log.debug("Metrics of %s unavailable: %s", proc.name, e)
-            out.extend(proc.last_metrics)
+                got = proc.last_metrics
+            out.extend(got)
         return out
 
     # -- processes ------------------------------------------------------------------------------

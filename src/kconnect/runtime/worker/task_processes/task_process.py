@@ -49,7 +49,7 @@ from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.metrics.connect_metrics import PROCESS_GROUPS
-from kconnect.runtime.metrics.registry import CONNECT_DOMAIN
+from kconnect.runtime.metrics.registry import CONNECT_DOMAIN, MetricFilter
 from kconnect.runtime.plugins.descriptors import CLASSPATH, PluginEntry
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
@@ -186,7 +186,7 @@ class TaskProcessMain:
             tasks.stop_and_await_tasks(payload)
             return None
         if kind == "metrics":
-            return self._metrics_snapshot()
+            return self._metrics_snapshot(payload)
         if kind == "shutdown":
             self._shutting_down = True
             tasks.stop_and_await_tasks(tasks.task_ids())
@@ -246,11 +246,12 @@ class TaskProcessMain:
     def _track_topic(self, connector: str, topic: str) -> None:
         self.channel.notify("topic", (connector, topic))
 
-    def _metrics_snapshot(self) -> list[tuple[Any, Any]]:
+    def _metrics_snapshot(self, only: MetricFilter | None) -> list[tuple[Any, Any]]:
+        """This process's task metrics (those of ``only`` when it is given)."""
         assert self.metrics is not None
         return [
             (name, value)
-            for name, value in self.metrics.registry.snapshot()
+            for name, value in self.metrics.registry.snapshot(only)
             # Connect's worker-wide groups only: a plugin's MBean may be of type connector-metrics
             if name.domain != CONNECT_DOMAIN or name.group not in PROCESS_GROUPS
         ]

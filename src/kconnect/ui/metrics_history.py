@@ -9,7 +9,13 @@ chart metrics in a ring buffer. Each worker keeps its own and serves it at
 API (:mod:`kconnect.ui.cluster_view`).
 
 Counters (errors, skipped records, DLQ produce requests) are kept as totals and served as
-per-second rates between two samples. The sampling thread is a daemon that holds the history
+per-second rates between two samples.
+
+Kept compactly, because a worker with a thousand tasks keeps some 900,000 values (181 samples
+of five metrics per task): a sample is its time, its *layout* (the tuple of series keys, the
+same object as the previous sample's while the set of series does not change) and an
+``array('d')`` of values in layout order -- 8 bytes a value, where a dict per sample cost ~130
+(bench/scale.py). The sampling thread is a daemon that holds the history
 only weakly: it ends with :meth:`close`, or once the history is garbage (an app built by a
 test and dropped).
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 import math
 import threading
 import weakref
+from array import array
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -101,7 +108,11 @@ class MetricsHistory:
         self.interval_s = interval_s
         self._now_ms = now_ms or registry.clock.milliseconds
         size = max(2, int(keep_s / interval_s) + 1)
-        self._samples: deque[tuple[int, dict[SeriesKey, float]]] = deque(maxlen=size)
+        # (time, layout, values in layout order); see the module docstring
+        self._samples: deque[tuple[int, tuple[SeriesKey, ...], array[float]]] = deque(
+            maxlen=size
+        )
+        self._layout: tuple[SeriesKey, ...] = ()
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
@@ -109,8 +120,12 @@ class MetricsHistory:
     def sample(self) -> None:
         """Read the registry once and keep the chart metrics."""
         values = _chart_values(self.registry.snapshot(CHART_METRICS))
+        layout = tuple(values)
         with self._lock:
-            self._samples.append((self._now_ms(), values))
+            if layout == self._layout:
+                layout = self._layout  # one tuple of keys for every sample alike
+            self._layout = layout
+            self._samples.append((self._now_ms(), layout, array("d", values.values())))
 
     def start(self) -> None:
         if self._thread is None:
@@ -130,14 +145,22 @@ class MetricsHistory:
         per-second rates, null where the series had no value)."""
         with self._lock:
             samples = list(self._samples)
-        times = [t for t, _ in samples]
+        times = [t for t, _, _ in samples]
+        # per distinct layout (usually one), where each key's value is
+        positions: dict[int, dict[SeriesKey, int]] = {}
+        for _, layout, _ in samples:
+            if id(layout) not in positions:
+                positions[id(layout)] = {k: i for i, k in enumerate(layout)}
         keys: set[SeriesKey] = set()
-        for _, values in samples:
-            keys.update(k for k in values if connector is None or k[0] == connector)
+        for index in positions.values():
+            keys.update(k for k in index if connector is None or k[0] == connector)
         series = []
         for key in sorted(keys):
             name, task, metric = key
-            raw = [values.get(key) for _, values in samples]
+            raw: list[float | None] = []
+            for _, layout, values in samples:
+                i = positions[id(layout)].get(key)
+                raw.append(None if i is None else values[i])
             if metric in COUNTER_RATES:
                 metric, raw = COUNTER_RATES[metric], _rates(times, raw)
             series.append({"connector": name, "task": task, "metric": metric, "values": raw})

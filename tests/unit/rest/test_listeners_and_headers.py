@@ -147,3 +147,23 @@ def test_one_trailing_slash_is_ignored_but_the_dashboard_page_keeps_its_own() ->
         assert httpx.get(w.url + "/ui").status_code == 307
         page = httpx.get(w.url + "/ui/")
         assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+
+
+def test_connections_send_without_nagle_delay() -> None:
+    """Every accepted connection has TCP_NODELAY: with Nagle's algorithm on, a response
+    written as headers then body waited for the client's delayed ACK, 40 ms on every request
+    of a kept-alive connection (asyncio sets the option only on sockets whose protocol is
+    IPPROTO_TCP, so the listening socket must be made with it)."""
+    import socket
+
+    with serve() as s, httpx.Client() as client:
+        assert client.get(s.url + "/").status_code == 200
+        connections = [
+            proto
+            for server in s.server._servers  # noqa: SLF001 - the uvicorn servers' connections
+            for proto in server.server_state.connections
+        ]
+        assert connections
+        for proto in connections:
+            sock = proto.transport.get_extra_info("socket")
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -166,9 +167,7 @@ def _w_array(out: bytearray, entries: list[tuple[str, list[int]]] | None) -> Non
     out += struct.pack(">i", len(entries))
     for connector, tasks in entries:
         _w_string(out, connector)
-        out += struct.pack(">i", len(tasks))
-        for t in tasks:
-            out += struct.pack(">i", t)
+        out += struct.pack(f">i{len(tasks)}i", len(tasks), *tasks)
 
 
 class _Reader:
@@ -233,7 +232,10 @@ def _header(r: _Reader) -> int:
 # --- the Java collection orders that decide byte order ------------------------------------
 
 
+@lru_cache(maxsize=1 << 16)
 def _java_string_hash(s: str) -> int:
+    """Java's ``String.hashCode`` (cached: the leader orders every connector name by it at
+    every rebalance, and a cluster of thousands of connectors rebalances at every change)."""
     h = 0
     data = s.encode("utf-16-be")
     for i in range(0, len(data), 2):

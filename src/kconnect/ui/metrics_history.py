@@ -109,9 +109,7 @@ class MetricsHistory:
         self._now_ms = now_ms or registry.clock.milliseconds
         size = max(2, int(keep_s / interval_s) + 1)
         # (time, layout, values in layout order); see the module docstring
-        self._samples: deque[tuple[int, tuple[SeriesKey, ...], array[float]]] = deque(
-            maxlen=size
-        )
+        self._samples: deque[tuple[int, tuple[SeriesKey, ...], array[float]]] = deque(maxlen=size)
         self._layout: tuple[SeriesKey, ...] = ()
         self._lock = threading.Lock()
         self._closed = threading.Event()

@@ -159,9 +159,7 @@ def test_connections_send_without_nagle_delay() -> None:
     with serve() as s, httpx.Client() as client:
         assert client.get(s.url + "/").status_code == 200
         connections = [
-            proto
-            for server in s.server._servers  # noqa: SLF001 - the uvicorn servers' connections
-            for proto in server.server_state.connections
+            proto for server in s.server._servers for proto in server.server_state.connections
         ]
         assert connections
         for proto in connections:

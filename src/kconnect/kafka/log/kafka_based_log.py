@@ -155,6 +155,10 @@ class KafkaBasedLog:
                 # and kconnect writes of one key land together and compaction keeps only
                 # the newest.
                 producer_conf.setdefault("partitioner", "murmur2_random")
+                # Sent at once unless the worker sets linger.ms: a config write is waited for
+                # (creating a connector writes and reads back three times), and librdkafka's
+                # default 5 ms linger was most of each wait.
+                producer_conf.setdefault("linger.ms", 0)
                 self._producer = _Producer(with_client_logger(producer_conf))
         except KafkaException as e:
             raise from_kafka_error(e, f"Failed to create clients for topic {self.topic}") from e

@@ -13,7 +13,7 @@ RUNNING, its RSS before the first PUT, and its idle CPU (cores over 10 s with no
 the files are read).
 
 **Three workers, N tasks** (``--cluster-connectors``, default the first size; 0 skips it):
-the same connectors on three workers; then
+the same connectors on three workers (their mean RSS and idle CPU printed); then
 
 * *add*: a fourth worker starts; seconds until every task is RUNNING and the new worker
   runs its share (N/4 rounded down, at least one), and how many tasks were stopped that did
@@ -86,6 +86,8 @@ class EventResult:
 @dataclass
 class ClusterResult:
     connectors: int
+    rss_per_worker: float = 0.0
+    idle_cores_per_worker: float = 0.0
     add: EventResult | None = None
     kill: EventResult | None = None
 
@@ -253,8 +255,16 @@ def run_cluster(runtime: str, bootstrap: str, n: int, tmp: Path) -> ClusterResul
         create_connectors(nodes[0].url, names, files, f"{group}-t", f"{runtime} x3")
         live = {nd.worker_id for nd in nodes}
         wait_all_running(nodes[0].url, names, live, timeout_s=max(180, n * 0.5))
-        print(f"  {n} tasks RUNNING on three workers; adding a fourth", flush=True)
         time.sleep(3)
+        res.rss_per_worker = statistics.mean(rss_mib(nd.proc.pid) for nd in nodes)
+        with TreeMeter(*(nd.proc.pid for nd in nodes), period_s=1.0) as meter:
+            time.sleep(IDLE_S)
+        res.idle_cores_per_worker = meter.stop().cores / len(nodes)
+        print(
+            f"  {n} tasks RUNNING on three workers ({res.rss_per_worker:.0f} MiB, "
+            f"{res.idle_cores_per_worker:.3f} idle cores per worker); adding a fourth",
+            flush=True,
+        )
         before = task_states(nodes[0].url, names) or {}
 
         watch = StatusWatch(bootstrap, f"{group}-status")
@@ -405,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     label(r),
                     c.connectors,
+                    c.rss_per_worker,
+                    c.idle_cores_per_worker,
                     a.seconds,
                     a.moved,
                     a.stopped_unmoved,
@@ -418,6 +430,8 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     "runtime (3 workers)",
                     "tasks",
+                    "RSS/worker (MiB)",
+                    "idle cores/worker",
                     "add: -> all RUNNING (s)",
                     "add: moved",
                     "add: stopped, not moved",
@@ -458,6 +472,8 @@ def main(argv: list[str] | None = None) -> int:
                     "cluster": {
                         r: {
                             "connectors": c.connectors,
+                            "rss_per_worker": c.rss_per_worker,
+                            "idle_cores_per_worker": c.idle_cores_per_worker,
                             "add": c.add.__dict__ if c.add else None,
                             "kill": c.kill.__dict__ if c.kill else None,
                         }

@@ -115,3 +115,44 @@ def test_slow_start_gets_its_tasks_in_a_distributed_cluster(
     assert [t["id"] for t in status["tasks"]] == [0, 1]
     tasks = embedded_cluster.request("GET", "/connectors/slow/tasks").json()
     assert [t["config"]["n"] for t in tasks] == ["0", "1"]
+
+
+class BlockedStartSource(SlowStartSource):
+    """A connector whose start() waits until the test lets it go."""
+
+    release = threading.Event()
+
+    def start(self, props: Mapping[str, str]) -> None:
+        BlockedStartSource.release.wait(120)
+
+
+class QuickSource(SlowStartSource):
+    def start(self, props: Mapping[str, str]) -> None:
+        pass
+
+
+def test_a_blocked_start_delays_no_other_connector(
+    embedded_cluster: EmbeddedConnectCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The distributed herder does not wait for a connector's start(): while one hangs in it
+    (longer than the standalone herder's bounded wait), another connector is created, started
+    and given its tasks; the hung one gets its own once its start returns."""
+    monkeypatch.setattr(worker_module, "CONNECTOR_START_WAIT_S", 120.0)
+    BlockedStartSource.release.clear()
+    try:
+        embedded_cluster.configure_connector(
+            "blocked", {"connector.class": f"{__name__}.BlockedStartSource", "tasks.max": "2"}
+        )
+        embedded_cluster.configure_connector(
+            "quick", {"connector.class": f"{__name__}.QuickSource", "tasks.max": "2"}
+        )
+        # well before the blocked start could end on its own (120 s)
+        status = embedded_cluster.wait_for_connector_and_tasks_running(
+            "quick", tasks=2, timeout_s=30
+        )
+        assert [t["state"] for t in status["tasks"]] == ["RUNNING", "RUNNING"]
+        assert not BlockedStartSource.release.is_set()
+    finally:
+        BlockedStartSource.release.set()
+    status = embedded_cluster.wait_for_connector_and_tasks_running("blocked", tasks=2)
+    assert [t["id"] for t in status["tasks"]] == [0, 1]

@@ -63,9 +63,12 @@ class AssignedWork:
         except Exception as e:
             self._hooks.status.on_failure(name, e)
             return
+        # not waited for: its RUNNING status asks for its task configs (DistributedHerder.
+        # on_startup), so a slow start() holds up neither the rebalance nor the herder
         self.worker.start_connector(
-            name, props, self._hooks.status, target, self._request_reconfiguration
-        )
+            name, props, self._hooks.status, target, self._request_reconfiguration,
+            wait_for_start=False,
+        )  # fmt: skip
 
     def start_task_safely(self, task_id: ConnectorTaskId) -> None:
         try:

@@ -200,8 +200,15 @@ class Worker:
         status_listener: StatusListener,
         target_state: TargetState,
         request_reconfiguration: Callable[[str], None],
+        wait_for_start: bool = True,
     ) -> None:
-        """Start ``name`` on its own thread in ``target_state``.
+        """Start ``name`` (on the connector pool) in ``target_state``.
+
+        ``wait_for_start``: wait, bounded by :data:`CONNECTOR_START_WAIT_S`, for its initial
+        state to be applied (the standalone herder asks for task configs right after); the
+        distributed herder does not wait -- it asks for task configs when the connector reports
+        RUNNING, as Kafka's does from its start callback -- so a slow ``start()`` delays no
+        other work of the rebalance or the herder.
 
         A connector that cannot be created is reported FAILED through the listener (no
         exception). Raises ConnectException if it already runs on this worker.
@@ -242,10 +249,12 @@ class Worker:
             class_name(type(connector)),
         )
         wc.start()
-        # Like Kafka's herders, which ask for task configs only from the start callback: wait
-        # (bounded) for start() so the caller's connector_task_configs finds it running; a
-        # connector that takes longer requests its task reconfiguration once it has started.
-        wc.await_initial_state(CONNECTOR_START_WAIT_S)
+        if wait_for_start:
+            # Like Kafka's herders, which ask for task configs only from the start callback:
+            # wait (bounded) for start() so the caller's connector_task_configs finds it
+            # running; a connector that takes longer requests its task reconfiguration once it
+            # has started.
+            wc.await_initial_state(CONNECTOR_START_WAIT_S)
 
     def plugin_version(self, key: str | ConnectorTaskId) -> str | None:
         """The ``version()`` of the connector (``key`` a name) or task running here, as Kafka

@@ -10,7 +10,7 @@ from the first PUT until every task is RUNNING, PUT latency percentiles (p50/p90
 ``GET /connectors?expand=status&expand=info`` latency (median of 5), ``GET /metrics`` scrape
 time (kconnect; Java has no such endpoint: JMX only), the worker's RSS with every connector
 RUNNING, its RSS before the first PUT, and its idle CPU (cores over 10 s with nothing to do:
-the files are read).
+the files are read; measured 10 s after the last request, past start-up's last work).
 
 **Three workers, N tasks** (``--cluster-connectors``, default the first size; 0 skips it):
 the same connectors on three workers (their mean RSS and idle CPU printed); then
@@ -60,6 +60,8 @@ from rebalance import Node, find_leader, task_states
 
 LINES_PER_FILE = 200
 IDLE_S = 10.0
+#: Seconds between the last measured request and the idle-CPU window.
+SETTLE_S = 10.0
 POLL_S = 0.25
 
 
@@ -193,6 +195,7 @@ def run_single(runtime: str, bootstrap: str, n: int, tmp: Path) -> SingleResult:
             if runtime == "kconnect":
                 res.metrics_ms = median_ms(client, f"{node.url}/metrics")
         res.rss_running = rss_mib(node.proc.pid)
+        time.sleep(SETTLE_S)  # past the start-up's last work (JIT, first commits, GC)
         with TreeMeter(node.proc.pid, period_s=1.0) as meter:
             time.sleep(IDLE_S)
         res.idle_cores = meter.stop().cores

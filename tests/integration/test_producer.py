@@ -79,3 +79,31 @@ def test_every_argument_reaches_the_record(kafka_bootstrap: str, topic_factory: 
     assert third.value() is None and third.partition() == partition_for_key(b"k3", 3)
     assert before <= third.timestamp()[1] <= after
     producer.close(5)
+
+
+def test_a_partition_added_after_the_producer_started_is_written(
+    kafka_bootstrap: str, topic_factory: Any
+) -> None:
+    """As Java's producer waits for metadata that has the partition (``max.block.ms``),
+    kconnect's refreshes its metadata when librdkafka's cached copy lacks it, instead of
+    failing with "Unknown partition" until the next periodic refresh (5 minutes)."""
+    from confluent_kafka.admin import AdminClient, NewPartitions
+
+    topic = topic_factory(partitions=1)
+    producer = Producer({"bootstrap.servers": kafka_bootstrap, "client.id": "producer-test"})
+    got: list[tuple[Any, int]] = []
+    producer.produce(
+        topic, b"before", partition=0, on_delivery=lambda e, m: got.append((e, m.partition()))
+    )
+    assert producer.flush(30) == 0
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    admin.create_partitions([NewPartitions(topic, 2)])[topic].result(30)
+    producer.produce(
+        topic, b"after", partition=1, on_delivery=lambda e, m: got.append((e, m.partition()))
+    )
+    assert producer.flush(30) == 0
+    assert got == [(None, 0), (None, 1)]
+    assert [(m.partition(), m.value()) for m in _read(kafka_bootstrap, topic, 2, 2)] in (
+        [(0, b"before"), (1, b"after")],
+        [(1, b"after"), (0, b"before")],
+    )

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast
 
-from confluent_kafka import KafkaException
+from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka import Producer as _Producer
 
 from kconnect.kafka.clients.client_config import to_librdkafka, with_client_logger
@@ -37,6 +37,10 @@ log = logging.getLogger(__name__)
 
 #: How long ``init_transactions`` waits for a first broker connection before it starts.
 CONNECT_WAIT_S = 5.0
+
+#: How long ``produce`` waits for metadata that has a partition it was given (Java's
+#: ``max.block.ms`` default).
+PARTITION_WAIT_S = 60.0
 
 INT_MAX = 2147483647
 
@@ -158,19 +162,45 @@ class Producer:
         # One call shape for every record, by position (see _Produce): confluent-kafka reads
         # partition -1 as "let the partitioner choose", timestamp 0 as "now", headers None as
         # none and a None callback as the client's default callback, as when they are left out.
+        args = (
+            topic,
+            value,
+            key,
+            partition if partition is not None and partition >= 0 else -1,
+            on_delivery,
+            None,
+            timestamp or 0,
+            headers or None,
+        )
         try:
-            self._produce(
-                topic,
-                value,
-                key,
-                partition if partition is not None and partition >= 0 else -1,
-                on_delivery,
-                None,
-                timestamp or 0,
-                headers or None,
-            )
+            self._produce(*args)
         except KafkaException as e:
-            raise from_kafka_error(e, f"Failed to send record to topic {topic}") from e
+            if not _unknown_partition(e) or not self._await_partition(topic, args[3]):
+                raise from_kafka_error(e, f"Failed to send record to topic {topic}") from e
+            try:
+                self._produce(*args)
+            except KafkaException as again:
+                raise from_kafka_error(again, f"Failed to send record to topic {topic}") from again
+
+    def _await_partition(self, topic: str, partition: int) -> bool:
+        """Refresh the topic's metadata until it has ``partition`` (up to
+        :data:`PARTITION_WAIT_S`); False if it never does. librdkafka refuses a record for a
+        partition its cached metadata lacks at once, and refreshes that cache only every
+        ``topic.metadata.refresh.interval.ms`` (5 min); Java's producer waits for metadata
+        that has it. A producer that outlives a partition increase (one shared by several
+        tasks, a long-running task's) sees new partitions through this."""
+        deadline = time.monotonic() + PARTITION_WAIT_S
+        while True:
+            try:
+                md = self._producer.list_topics(topic=topic, timeout=5.0)
+                t = md.topics.get(topic)
+                if t is not None and t.error is None and partition in t.partitions:
+                    return True
+            except KafkaException as e:
+                log.debug("Producer %s: no metadata for %s: %s", self.client_id, topic, e)
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.5)
 
     def _on_security_failure(self, failure: SecurityFailure) -> None:
         self._security_failure = failure
@@ -266,6 +296,11 @@ class Producer:
         remaining = self._producer.flush(timeout)
         if remaining:
             log.warning("Producer %s closed with %d undelivered records", self.client_id, remaining)
+
+
+def _unknown_partition(e: KafkaException) -> bool:
+    err = e.args[0] if e.args else None
+    return isinstance(err, KafkaError) and err.code() == KafkaError._UNKNOWN_PARTITION
 
 
 def delivery_error(err: Any, topic: str) -> KafkaClientError:

@@ -162,23 +162,17 @@ class Producer:
         # One call shape for every record, by position (see _Produce): confluent-kafka reads
         # partition -1 as "let the partitioner choose", timestamp 0 as "now", headers None as
         # none and a None callback as the client's default callback, as when they are left out.
-        args = (
-            topic,
-            value,
-            key,
-            partition if partition is not None and partition >= 0 else -1,
-            on_delivery,
-            None,
-            timestamp or 0,
-            headers or None,
-        )
+        p = partition if partition is not None and partition >= 0 else -1
         try:
-            self._produce(*args)
+            self._produce(topic, value, key, p, on_delivery, None, timestamp or 0, headers or None)
         except KafkaException as e:
-            if not _unknown_partition(e) or not self._await_partition(topic, args[3]):
+            # off the per-record path: only a refused record gets here
+            if not _unknown_partition(e) or not self._await_partition(topic, p):
                 raise from_kafka_error(e, f"Failed to send record to topic {topic}") from e
             try:
-                self._produce(*args)
+                self._produce(
+                    topic, value, key, p, on_delivery, None, timestamp or 0, headers or None
+                )
             except KafkaException as again:
                 raise from_kafka_error(again, f"Failed to send record to topic {topic}") from again
 

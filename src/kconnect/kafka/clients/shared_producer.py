@@ -8,7 +8,7 @@ nothing at ten tasks, most of an idle worker's memory and CPU at a thousand
 but ``client.id`` equal), made on the first :meth:`SharedProducers.acquire` and closed when its
 last handle is closed.
 
-What changes for a task (docs/design-notes.md, "Shared source task producers"):
+What changes for a task (docs/design-notes.md, "Source tasks share producers"):
 
 * its records go out on the shared producer, under that producer's ``client.id``
   (``<prefix>-<n>``, not ``connector-producer-<task>``), and its ``producer-metrics`` are the
@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kconnect.kafka.clients.client_stats import ClientStats
 from kconnect.kafka.clients.producer import Producer
@@ -50,7 +50,6 @@ class _Shared:
     producer: Producer
     on_close: Callable[[], None] | None
     handles: int = 0
-    closing: bool = field(default=False)
 
 
 class SharedProducers:

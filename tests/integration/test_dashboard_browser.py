@@ -297,3 +297,50 @@ def test_ui_api_errors_are_json_and_secrets_stay_hidden(cluster: Scenario) -> No
     page = httpx.get(f"{s.url()}/ui/", timeout=30)
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert httpx.get(f"{s.url()}/ui/assets/../app.py", timeout=30).status_code == 404
+
+
+def test_the_connector_list_is_paged_and_filtered(cluster: Scenario, browser: Any) -> None:
+    """58 connectors (the walkthrough's 2 and 56 STOPPED ones): the list shows 50 a page, the
+    state chips and the search box filter it on the server (``/ui/api/cluster?offset&search``)."""
+    s = cluster
+    names = [f"zz-many-{i:02d}" for i in range(56)]
+    try:
+        for name in names:
+            created = httpx.post(f"{s.url()}/connectors", timeout=60, json={
+                "name": name, "initial_state": "STOPPED",
+                "config": {"connector.class": "FileStreamSource", "topic": f"{name}-t",
+                           "file": str(s.workdir / f"{name}.txt")},
+            })  # fmt: skip
+            assert created.status_code == 201, created.text
+        _open(browser, s)
+
+        def page_text() -> str:
+            return str(browser.find_element(By.ID, "connector-page").text)
+
+        wait_for(browser, lambda: page_text() == "1-50 of 58", "the first page of 58")
+        assert len(_connector_states(browser)) == 50
+        assert browser.find_element(By.ID, "page-prev").get_attribute("disabled") is not None
+        browser.find_element(By.ID, "page-next").click()
+        wait_for(browser, lambda: page_text() == "51-58 of 58", "the second page")
+        assert sorted(_connector_states(browser)) == names[48:]
+        screenshot(browser, "07-cluster-page-2")
+
+        chip = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#connector-states button")
+                    if "STOPPED" in b.text)  # fmt: skip
+        assert chip.text == "STOPPED 56"
+        chip.click()  # the STOPPED ones only, from their first page
+        wait_for(browser, lambda: page_text() == "1-50 of 56", "STOPPED connectors only")
+        assert set(_connector_states(browser).values()) == {"STOPPED"}
+
+        search = browser.find_element(By.ID, "connector-search")
+        search.send_keys("MANY-5")  # a name substring, any case
+        wait_for(browser, lambda: sorted(_connector_states(browser)) == names[50:],
+                 "the search's matches")  # fmt: skip
+        assert page_text() == "1-6 of 6"
+        search.clear()
+        search.send_keys("no-such-connector")
+        wait_for(browser, lambda: page_text() == "none match", "no match")
+        assert "No connector matches the filter." in browser.find_element(By.ID, "connectors").text
+    finally:
+        for name in names:
+            httpx.delete(f"{s.url()}/connectors/{name}", timeout=60)

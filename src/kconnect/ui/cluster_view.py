@@ -9,6 +9,12 @@ idle workers too); each worker is asked ``GET /ui/api/worker``
 Rebalances are merged across workers by generation: when it completed, how long the slowest
 worker took, and what each worker gained and lost.
 
+At size (thousands of connectors) the view is paged: the connectors are filtered (a name
+substring, a state) and one page of them is returned with the counts per state of all; a worker
+row carries its counts and the first :data:`LIST_CAP` names, and a rebalance's moves the first
+:data:`LIST_CAP` names of each list with the number left out. The page stays a few hundred rows
+whatever the cluster's size (bench/scale.py times the answer).
+
 Charts: every kconnect worker's ``/ui/api/metrics/history``; workers that have none are
 listed as ``unavailable`` (a Java worker has no such history, nor a ``/metrics`` endpoint).
 """
@@ -16,14 +22,46 @@ listed as ``unavailable`` (a Java worker has no such history, nor a ``/metrics``
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from kconnect.ui.cluster_client import Answer, ClusterClient, quote_path
 
-__all__ = ["cluster_metrics", "cluster_view", "merge_rebalances"]
+__all__ = ["DEFAULT_PAGE", "LIST_CAP", "ConnectorPage", "cluster_metrics", "cluster_view",
+           "merge_rebalances"]  # fmt: skip
 
 WORKER_PATH = "/ui/api/worker"
 HISTORY_PATH = "/ui/api/metrics/history"
+#: Connectors on one page of the cluster view unless the caller asks for another size.
+DEFAULT_PAGE = 50
+#: Names listed per worker row and per rebalance move; the rest are counted.
+LIST_CAP = 20
+
+
+@dataclass(frozen=True)
+class ConnectorPage:
+    """Which connectors the cluster view returns: those whose name contains ``search`` (case
+    folded) and whose connector state is ``state`` (any when ``None``), ``limit`` of them from
+    ``offset`` in name order."""
+
+    offset: int = 0
+    limit: int = DEFAULT_PAGE
+    search: str | None = None
+    state: str | None = None
+
+    def select(self, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+        """(this page's rows, how many rows matched the filter)."""
+        needle = (self.search or "").casefold()
+        matching = [
+            r for r in rows
+            if needle in r["name"].casefold() and (self.state is None or r["state"] == self.state)
+        ]  # fmt: skip
+        return matching[self.offset : self.offset + self.limit], len(matching)
+
+
+def _capped(names: list[str]) -> dict[str, Any]:
+    return {"count": len(names), "first": names[:LIST_CAP]}
 
 
 def _connector_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:
@@ -85,8 +123,8 @@ def merge_rebalances(workers: list[dict[str, Any]], keep: int = 20) -> list[dict
             entry["started_ms"] = min(entry["started_ms"], r["started_ms"])
             entry["duration_ms"] = max(entry["duration_ms"], float(r["duration_ms"]))
             entry["moves"].append(
-                {"worker": worker.get("id"), "assigned": r.get("assigned"),
-                 "revoked": r.get("revoked"), "connectors": r.get("connectors"),
+                {"worker": worker.get("id"), "assigned": _capped_move(r.get("assigned")),
+                 "revoked": _capped_move(r.get("revoked")), "connectors": r.get("connectors"),
                  "tasks": r.get("tasks")}
             )  # fmt: skip
     ordered = sorted(merged.values(), key=lambda e: e["generation"], reverse=True)
@@ -95,8 +133,25 @@ def merge_rebalances(workers: list[dict[str, Any]], keep: int = 20) -> list[dict
     return ordered[:keep]
 
 
-async def cluster_view(client: ClusterClient) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, body) of ``GET /ui/api/cluster``."""
+def _capped_move(move: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A move's ``connectors``/``tasks`` lists cut to :data:`LIST_CAP` names, with
+    ``connectors_more``/``tasks_more`` saying how many were left out."""
+    if not isinstance(move, dict):
+        return move
+    out = dict(move)
+    for key in ("connectors", "tasks"):
+        names = list(move.get(key) or ())
+        out[key] = names[:LIST_CAP]
+        out[f"{key}_more"] = max(0, len(names) - LIST_CAP)
+    return out
+
+
+async def cluster_view(
+    client: ClusterClient, page: ConnectorPage | None = None
+) -> tuple[int, dict[str, Any]]:
+    """(HTTP status, body) of ``GET /ui/api/cluster``: ``page`` of the connectors (the first
+    :data:`DEFAULT_PAGE` by name when ``None``), every worker, the last rebalances."""
+    page = page or ConnectorPage()
     listing, own = await asyncio.gather(
         client.get("/connectors", params=[("expand", "status"), ("expand", "info")]),
         client.get(WORKER_PATH),
@@ -119,12 +174,18 @@ async def cluster_view(client: ClusterClient) -> tuple[int, dict[str, Any]]:
     idle = sorted({str(m) for w in workers for m in w.get("members") or ()} - set(ids))
     workers += await asyncio.gather(*(_describe_worker(client, w) for w in idle))
     workers.sort(key=lambda w: str(w["id"]))
+    by_worker_c: dict[str, list[str]] = {}
+    by_worker_t: dict[str, list[str]] = {}
+    for c in connectors:
+        if c["worker_id"]:
+            by_worker_c.setdefault(str(c["worker_id"]), []).append(c["name"])
+        for t in c["tasks"]:
+            if t["worker_id"]:
+                by_worker_t.setdefault(str(t["worker_id"]), []).append(f"{c['name']}-{t['id']}")
     for w in workers:
-        w["assigned_connectors"] = [c["name"] for c in connectors if c["worker_id"] == w["id"]]
-        w["assigned_tasks"] = [
-            f"{c['name']}-{t['id']}" for c in connectors for t in c["tasks"]
-            if t["worker_id"] == w["id"]
-        ]  # fmt: skip
+        w["assigned_connectors"] = _capped(by_worker_c.get(str(w["id"]), []))
+        w["assigned_tasks"] = _capped(by_worker_t.get(str(w["id"]), []))
+    shown, matching = page.select(connectors)
     leader = next((w.get("leader") for w in workers if w.get("leader")), None)
     for w in workers:
         w["is_leader"] = leader is not None and w["id"] == leader
@@ -136,7 +197,14 @@ async def cluster_view(client: ClusterClient) -> tuple[int, dict[str, Any]]:
         },
         "leader": leader,
         "workers": workers,
-        "connectors": connectors,
+        "connectors": shown,
+        "connector_page": {
+            "offset": page.offset,
+            "limit": page.limit,
+            "matching": matching,
+            "total": len(connectors),
+            "states": dict(sorted(Counter(str(c["state"]) for c in connectors).items())),
+        },
         "rebalances": merge_rebalances(workers),
     }
 

@@ -27,7 +27,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kconnect.ui.assets import content_type, read_asset
 from kconnect.ui.cluster_client import Answer, ClusterClient, quote_path
-from kconnect.ui.cluster_view import cluster_metrics, cluster_view
+from kconnect.ui.cluster_view import DEFAULT_PAGE, ConnectorPage, cluster_metrics, cluster_view
 from kconnect.ui.config_masking import mask_config, mask_text, restore_hidden
 from kconnect.ui.dashboard import Dashboard
 from kconnect.ui.dlq_decoding import record_decoders
@@ -49,6 +49,35 @@ def _error(status: int, message: str) -> JSONResponse:
 def _relay(answer: Answer, what: str) -> JSONResponse:
     status = answer.status if answer.status >= 400 else 502
     return _error(status, f"Cannot {what}: {answer.message()}")
+
+
+#: The largest page of connectors the cluster view returns.
+MAX_PAGE = 1000
+CONNECTOR_STATES = ("RUNNING", "PAUSED", "STOPPED", "FAILED", "UNASSIGNED", "RESTARTING")
+
+
+def _connector_page(request: Request) -> ConnectorPage | JSONResponse:
+    """The cluster view's ``offset``, ``limit``, ``search`` and ``state`` query parameters, or a
+    400 naming the one that is wrong."""
+    q = request.query_params
+    numbers: dict[str, int] = {}
+    for key, default, low, high in (("offset", 0, 0, None), ("limit", DEFAULT_PAGE, 1, MAX_PAGE)):
+        text = q.get(key)
+        try:
+            value = default if text is None else int(text)
+        except ValueError:
+            return _error(400, f"Invalid value {text} for query parameter {key}: not an integer")
+        if value < low or (high is not None and value > high):
+            limits = f"at least {low}" + (f" and at most {high}" if high is not None else "")
+            return _error(400, f"Invalid value {value} for query parameter {key}: must be {limits}")
+        numbers[key] = value
+    state = (q.get("state") or "").strip().upper() or None
+    if state is not None and state not in CONNECTOR_STATES:
+        return _error(
+            400, f"Invalid value {q.get('state')} for query parameter state: "
+            f"must be one of {', '.join(CONNECTOR_STATES)}",
+        )  # fmt: skip
+    return ConnectorPage(numbers["offset"], numbers["limit"], q.get("search") or None, state)
 
 
 def _guarded(what: str, call: Callable[[], Awaitable[Response]]) -> Awaitable[Response]:
@@ -164,9 +193,13 @@ def dashboard_router(dashboard: Dashboard) -> APIRouter:
 
     @r.get("/ui/api/cluster")
     async def cluster(request: Request) -> Response:
+        page = _connector_page(request)
+        if isinstance(page, Response):
+            return page
+
         async def run() -> Response:
             async with client(request) as c:
-                status, body = await cluster_view(c)
+                status, body = await cluster_view(c, page)
             return JSONResponse(body, status_code=status)
 
         return await _guarded("the cluster view", run)

@@ -175,3 +175,95 @@ def test_proxy_in_front_of_nothing_answers_json_saying_what_to_do() -> None:
         assert dlq.status_code == 502 and "Traceback" not in dlq.text
         session = client.get("/ui/api/session").json()
         assert session["mode"] == "proxy" and session["cluster_url"] == url
+
+
+def test_rebalance_moves_are_capped_with_the_number_left_out() -> None:
+    from kconnect.ui.cluster_view import LIST_CAP
+
+    tasks = [f"c{i}-0" for i in range(LIST_CAP + 7)]
+    merged = merge_rebalances([{"id": "a:1", "rebalances": [
+        {"generation": 3, "started_ms": 1, "completed_ms": 2, "duration_ms": 1.0,
+         "assigned": {"connectors": ["c0"], "tasks": tasks},
+         "revoked": {"connectors": [], "tasks": []}},
+    ]}])  # fmt: skip
+    move = merged[0]["moves"][0]
+    assert move["assigned"]["tasks"] == tasks[:LIST_CAP] and move["assigned"]["tasks_more"] == 7
+    assert move["assigned"]["connectors"] == ["c0"] and move["assigned"]["connectors_more"] == 0
+    assert move["revoked"]["tasks"] == [] and move["revoked"]["tasks_more"] == 0
+
+
+def test_the_cluster_view_pages_and_filters_thousands_of_connectors() -> None:
+    import asyncio
+
+    from kconnect.ui.cluster_client import Answer
+    from kconnect.ui.cluster_view import LIST_CAP, ConnectorPage, cluster_view
+
+    def entry(i: int) -> dict[str, object]:
+        state = "FAILED" if i % 100 == 7 else "RUNNING"
+        worker = "w1:8083" if i % 2 else "w2:8083"
+        return {
+            "status": {"name": f"conn-{i:04d}", "type": "source",
+                       "connector": {"state": state, "worker_id": worker},
+                       "tasks": [{"id": 0, "state": state, "worker_id": worker}]},
+            "info": {"config": {"connector.class": "FileStreamSource"}},
+        }  # fmt: skip
+
+    listing = {f"conn-{i:04d}": entry(i) for i in range(3000)}
+
+    class Client:  # the REST answers of a 3,000-connector cluster with two workers
+        target = SimpleNamespace(url="http://w1:8083", app=object())
+
+        async def get(self, path: str, params: object = None) -> Answer:
+            if path == "/connectors":
+                return Answer(200, listing)
+            return Answer(200, {"id": "w1:8083", "leader": "w1:8083"})
+
+        async def worker_get(self, worker: str, path: str, params: object = None) -> Answer:
+            return Answer(200, {"id": worker, "kind": "kconnect", "rebalances": []})
+
+        def worker_url(self, worker: str) -> str:
+            return "http://" + worker
+
+    def view(page: ConnectorPage | None = None) -> dict[str, object]:
+        status, body = asyncio.run(cluster_view(Client(), page))  # type: ignore[arg-type]
+        assert status == 200
+        return body
+
+    first = view()
+    assert [c["name"] for c in first["connectors"]] == [f"conn-{i:04d}" for i in range(50)]
+    assert first["connector_page"] == {"offset": 0, "limit": 50, "matching": 3000, "total": 3000,
+                                       "states": {"FAILED": 30, "RUNNING": 2970}}  # fmt: skip
+    w1 = next(w for w in first["workers"] if w["id"] == "w1:8083")
+    assert w1["assigned_connectors"]["count"] == 1500
+    assert w1["assigned_connectors"]["first"] == [f"conn-{i:04d}" for i in range(1, 40, 2)]
+    assert len(w1["assigned_tasks"]["first"]) == LIST_CAP and w1["assigned_tasks"]["count"] == 1500
+
+    last = view(ConnectorPage(offset=2990, limit=50))
+    assert [c["name"] for c in last["connectors"]][-1] == "conn-2999"
+    assert len(last["connectors"]) == 10
+
+    failed = view(ConnectorPage(state="FAILED", search="CONN-1"))  # search ignores case
+    assert [c["name"] for c in failed["connectors"]] == [f"conn-1{i}07" for i in range(10)]
+    assert failed["connector_page"]["matching"] == 10
+    assert failed["connector_page"]["total"] == 3000
+
+
+def test_cluster_view_query_parameters_are_checked() -> None:
+    from fastapi.testclient import TestClient
+
+    from kconnect.ui.proxy_app import create_proxy_app
+
+    url = f"http://127.0.0.1:{free_port()}"
+    with TestClient(create_proxy_app(url)) as client:
+        for query, message in [
+            ("limit=0", "Invalid value 0 for query parameter limit: must be at least 1 and at most 1000"),
+            ("limit=x", "Invalid value x for query parameter limit: not an integer"),
+            ("offset=-1", "Invalid value -1 for query parameter offset: must be at least 0"),
+            ("state=sleepy", "Invalid value sleepy for query parameter state: must be one of "
+                             "RUNNING, PAUSED, STOPPED, FAILED, UNASSIGNED, RESTARTING"),
+        ]:  # fmt: skip
+            answer = client.get("/ui/api/cluster?" + query)
+            assert answer.status_code == 400, query
+            assert answer.json() == {"error_code": 400, "message": message}
+        # a valid page is passed on (here to a cluster that is not there)
+        assert client.get("/ui/api/cluster?state=failed&limit=10").status_code == 502

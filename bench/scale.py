@@ -8,7 +8,8 @@ internal topics and the same worker settings (those of ``bench/rebalance.py``):
 topic) are created one after another with ``PUT /connectors/<name>/config``. Printed: seconds
 from the first PUT until every task is RUNNING, PUT latency percentiles (p50/p90/p99),
 ``GET /connectors?expand=status&expand=info`` latency (median of 5), ``GET /metrics`` scrape
-time (kconnect; Java has no such endpoint: JMX only), the worker's RSS with every connector
+time (kconnect; Java has no such endpoint: JMX only), the dashboard's cluster page
+(``GET /ui/api/cluster``, its first page of connectors; kconnect), the worker's RSS with every connector
 RUNNING, its RSS before the first PUT, and its idle CPU (cores over 10 s with nothing to do:
 the files are read; measured 10 s after the last request, past start-up's last work).
 
@@ -73,6 +74,7 @@ class SingleResult:
     put_ms: list[float] = field(default_factory=list)
     status_ms: float = 0.0
     metrics_ms: float | None = None
+    dashboard_ms: float | None = None
     rss_idle_empty: float = 0.0
     rss_running: float = 0.0
     idle_cores: float = 0.0
@@ -194,6 +196,7 @@ def run_single(runtime: str, bootstrap: str, n: int, tmp: Path) -> SingleResult:
             res.status_ms = median_ms(client, f"{node.url}/connectors?expand=status&expand=info")
             if runtime == "kconnect":
                 res.metrics_ms = median_ms(client, f"{node.url}/metrics")
+                res.dashboard_ms = median_ms(client, f"{node.url}/ui/api/cluster")
         res.rss_running = rss_mib(node.proc.pid)
         time.sleep(SETTLE_S)  # past the start-up's last work (JIT, first commits, GC)
         with TreeMeter(node.proc.pid, period_s=1.0) as meter:
@@ -384,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
                 pct(s.put_ms, 0.99),
                 s.status_ms,
                 "n/a (JMX)" if s.metrics_ms is None else s.metrics_ms,
+                "n/a" if s.dashboard_ms is None else s.dashboard_ms,
                 s.rss_idle_empty,
                 s.rss_running,
                 s.idle_cores,
@@ -401,6 +405,7 @@ def main(argv: list[str] | None = None) -> int:
                 "PUT p99 (ms)",
                 "GET status+info (ms)",
                 "GET /metrics (ms)",
+                "dashboard page (ms)",
                 "RSS empty (MiB)",
                 "RSS running (MiB)",
                 "idle cores",

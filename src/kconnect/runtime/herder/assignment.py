@@ -125,13 +125,19 @@ class RebalanceEvents:
 
     def on_assigned(self, assignment: ExtendedAssignment, generation: int) -> None:
         host = self._host
+        # Counts at INFO, the lists at DEBUG: at a thousand connectors the lists are some
+        # 20 KB a line, written twice per created connector (design-notes.md, issue 34).
         log.info("Joined group at generation %d with protocol version %d and got assignment: "
-                 "leader=%s connectors=%s tasks=%s revoked=%s/%s delay=%d", generation,
-                 host.protocol_version(), assignment.leader, sorted(assignment.connectors),
-                 sorted(str(ConnectorTaskId(*x)) for x in assignment.tasks),
-                 assignment.revoked_connectors, [str(ConnectorTaskId(*x)) for x in
-                                                 assignment.revoked_tasks],
-                 assignment.delay)  # fmt: skip
+                 "leader=%s connectors=%d tasks=%d revoked=%d/%d delay=%d", generation,
+                 host.protocol_version(), assignment.leader, len(assignment.connectors),
+                 len(assignment.tasks), len(assignment.revoked_connectors),
+                 len(assignment.revoked_tasks), assignment.delay)  # fmt: skip
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("Assignment of generation %d: connectors=%s tasks=%s revoked=%s/%s",
+                      generation, sorted(assignment.connectors),
+                      sorted(str(ConnectorTaskId(*x)) for x in assignment.tasks),
+                      assignment.revoked_connectors,
+                      [str(ConnectorTaskId(*x)) for x in assignment.revoked_tasks])  # fmt: skip
         host.assignment.received(assignment, host.member_id(), generation)
         host.wakeup()
 

@@ -160,6 +160,18 @@ def test_truncated_and_bad_versions_are_refused() -> None:
         decode_metadata(i16(-1) + s(URL) + i64(1))
 
 
+def test_a_cut_anywhere_is_refused_as_truncated_or_decodes_its_complete_fields() -> None:
+    data = encode_assignment(ASSIGNMENT)
+    full = decode_assignment(data)
+    for cut in range(len(data)):
+        try:
+            decoded = decode_assignment(data[:cut])
+        except ConnectProtocolError as e:
+            assert "truncated" in str(e) or "Unsupported" in str(e), (cut, e)
+        else:  # V1's trailing fields may be missing (Java's defaults)
+            assert (decoded.connectors, decoded.tasks) == (full.connectors, full.tasks)
+
+
 def test_compatibility_names_and_join_protocols() -> None:
     c = ConnectProtocolCompatibility
     assert c.for_name("EAGER") is c.EAGER and c.EAGER.protocol == "default"

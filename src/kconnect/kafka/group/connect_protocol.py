@@ -209,16 +209,38 @@ class _Reader:
         return None if n < 0 else bytes(self._take(n, what))
 
     def assignment_array(self, what: str) -> list[tuple[str, list[int]]] | None:
+        """``[(connector, [task numbers])]``, read with one ``unpack_from`` per field (the
+        leader decodes every member's whole allocation at each rebalance: thousands of entries
+        at size)."""
         n = self.int32(what)
         if n < 0:
             return None
+        buf, pos, end = self.buf, self.pos, len(self.buf)
+        unpack_from = struct.unpack_from
         out = []
-        for _ in range(n):
-            connector = self.string(what + ".connector")
-            count = self.int32(what + ".tasks")
-            if count < 0:
-                raise ConnectProtocolError(f"Connect protocol {what}.tasks is null")
-            out.append((connector, [self.int32(what + ".tasks") for _ in range(count)]))
+        try:
+            for _ in range(n):
+                (size,) = unpack_from(">h", buf, pos)
+                if size < 0:
+                    raise ConnectProtocolError(
+                        f"Connect protocol {what}.connector is null but may not be"
+                    )
+                start = pos + 2
+                pos = start + size
+                if pos + 4 > end:
+                    raise struct.error("short")
+                connector = str(buf[start:pos], "utf-8")
+                (count,) = unpack_from(">i", buf, pos)
+                if count < 0:
+                    raise ConnectProtocolError(f"Connect protocol {what}.tasks is null")
+                tasks = list(unpack_from(f">{count}i", buf, pos + 4)) if count else []
+                pos += 4 + 4 * count
+                out.append((connector, tasks))
+        except struct.error:
+            raise ConnectProtocolError(
+                f"Connect protocol data truncated while reading {what} at byte {self.pos}"
+            ) from None
+        self.pos = pos
         return out
 
 

@@ -50,7 +50,8 @@ class ConnectorsAndTasks:
     @staticmethod
     def of(connectors: Iterable[str] = (), tasks: Iterable[Any] = ()) -> ConnectorsAndTasks:
         return ConnectorsAndTasks(
-            dict.fromkeys(connectors), dict.fromkeys(ConnectorTaskId(*t) for t in tasks)
+            dict.fromkeys(connectors),
+            dict.fromkeys(t if type(t) is ConnectorTaskId else ConnectorTaskId(*t) for t in tasks),
         )
 
     def add_all(self, other: ConnectorsAndTasks) -> None:
@@ -180,7 +181,7 @@ class IncrementalCooperativeAssignor:
         configured_connectors = sorted(snapshot.connectors())
         configured = ConnectorsAndTasks.of(
             configured_connectors,
-            sorted(ConnectorTaskId(*t) for c in configured_connectors for t in snapshot.tasks(c)),
+            sorted(t for c in configured_connectors for t in snapshot.tasks(c)),
         )
         active = ConnectorsAndTasks()
         for a in member_assignments.values():

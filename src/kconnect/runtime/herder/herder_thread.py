@@ -588,10 +588,8 @@ class HerderThread:
             if not state.contains(connector):
                 self.hooks.status.on_deletion(connector)
                 continue
-            remaining = set(state.tasks(connector))
-            for status in self.status_store.get_all(connector):
-                if status.id not in remaining:
-                    self.hooks.status.on_deletion(status.id)
+            for task_id in self.status_store.task_ids_from(connector, state.task_count(connector)):
+                self.hooks.status.on_deletion(task_id)
 
     def _run_due_requests(self) -> None:
         while not self._stopping.is_set():

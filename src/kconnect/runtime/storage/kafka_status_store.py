@@ -317,6 +317,18 @@ class KafkaStatusBackingStore(StatusBackingStore):
         with self._lock:
             return set(self._connectors)
 
+    def task_ids_from(self, connector: str, first: int) -> list[ConnectorTaskId]:
+        # The leader asks for every connector at every rebalance: no list of statuses built.
+        with self._lock:
+            row = self._tasks.get(connector)
+            if not row or max(row) < first:
+                return []
+            return [
+                ConnectorTaskId(connector, n)
+                for n in sorted(row)
+                if n >= first and row[n].value is not None
+            ]
+
     def get_all_topics(self, connector: str) -> list[TopicStatus]:
         with self._lock:
             return list(self._topics.get(connector, {}).values())

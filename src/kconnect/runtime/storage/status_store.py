@@ -62,6 +62,11 @@ class StatusBackingStore(ABC):
     @abstractmethod
     def connectors(self) -> set[str]: ...
 
+    def task_ids_from(self, connector: str, first: int) -> list[ConnectorTaskId]:
+        """Ids of the connector's stored task statuses numbered ``first`` or above (statuses
+        of tasks the connector no longer has, when ``first`` is its task count)."""
+        return [s.id for s in self.get_all(connector) if s.id.task >= first]
+
     @abstractmethod
     def put_topic(self, status: TopicStatus) -> None: ...
 

@@ -282,7 +282,12 @@ def test_status_reads_ignore_stale_unassigned_and_tombstones_remove() -> None:
     task = store.get_task(t0)
     assert task is not None and task.state is State.UNASSIGNED
     assert [s.id.task for s in store.get_all("c")] == [0, 1]
+    # statuses of tasks beyond a task count (the leader tombstones them), as get_all would say
+    assert store.task_ids_from("c", 1) == [ConnectorTaskId("c", 1)]
+    assert store.task_ids_from("c", 0) == [t0, ConnectorTaskId("c", 1)]
+    assert store.task_ids_from("c", 2) == [] and store.task_ids_from("none", 0) == []
     feed("status-task-c-1", None)
+    assert store.task_ids_from("c", 1) == []
     assert [s.id.task for s in store.get_all("c")] == [0]
     feed("status-topic-orders:connector-c", encode_topic_status(TopicStatus("orders", "c", 0, 9)))
     assert store.get_all_topics("c") == [TopicStatus("orders", "c", 0, 9)]

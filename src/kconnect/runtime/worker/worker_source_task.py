@@ -112,6 +112,8 @@ __all__ = ["SourceBatch", "WorkerSourceTask", "WorkerSourceTaskContext"]
 
 SEND_FAILED_BACKOFF_MS = 100
 IDLE_POLL_S = 0.01
+#: How often a task whose polls wait and that has nothing in flight serves its producer's events.
+IDLE_SERVE_S = 5.0
 #: How long one producer poll waits while a stopping task waits for its acknowledgements.
 AWAIT_POLL_S = 0.05
 # Kafka reports producer failures with WorkerSourceTask as the executing class.
@@ -196,6 +198,7 @@ class WorkerSourceTask(WorkerTask):
         self.flush_timeout_ms = commit.timeout_ms
         self.submitted = SubmittedRecords()
         self._poll_waited = False  # the last empty poll waited IDLE_POLL_S or more itself
+        self._next_idle_serve = 0.0  # when an idle task serves its producer next (monotonic s)
         self._task_started = False
         self._task_stopped = False
         # SourceTask.stop() is called once: from the stopping thread to interrupt a poll, or
@@ -547,8 +550,19 @@ class WorkerSourceTask(WorkerTask):
         returned at once (the wait keeps a task whose poll never blocks from spinning; after a
         poll that waited itself, as FileStreamSource's second at the end of its file, a second
         wake-up per idle poll would only cost CPU: a thousand idle tasks woke 2,000 times a
-        second)."""
-        self.producer.poll(0 if dispatched or self._poll_waited else IDLE_POLL_S)
+        second). After a poll that waited, with none of this task's records in flight, there
+        is nothing of this task's to serve: the producer is served only every
+        :data:`IDLE_SERVE_S` (its other events: errors, a broker's throttling), not at each
+        idle wake-up (other tasks sharing it serve their own reports)."""
+        if dispatched:
+            self.producer.poll(0)
+        elif not self._poll_waited:
+            self.producer.poll(IDLE_POLL_S)
+        else:
+            now = time.monotonic()
+            if self.submitted.unacked or now >= self._next_idle_serve:
+                self._next_idle_serve = now + IDLE_SERVE_S
+                self.producer.poll(0)
 
     # -- delivery outcome (see source_acks for the thread) -------------------------------------
 

@@ -307,3 +307,45 @@ def test_a_stop_requested_while_polling_interrupts_the_poll_from_the_stopping_th
     stopper.join(WAIT_S)
     assert wt.await_stop(WAIT_S)
     assert source.stop_thread == "stopper"
+
+
+class WaitingSource(ScriptedSource):
+    """Polls that wait (as FileStreamSource's 1 s at the end of its file), counted."""
+
+    def __init__(self, batches: list[list[SourceRecord]]) -> None:
+        super().__init__(batches)
+        self.empty_polls = 0
+
+    def poll(self) -> Sequence[SourceRecord] | None:
+        if self.batches:
+            return self.batches.pop(0)
+        self.empty_polls += 1
+        self.stopped.wait(0.02)  # past IDLE_POLL_S: this poll waited itself
+        return None
+
+
+class CountingProducer(QueueProducer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.polls = 0
+
+    def poll(self, timeout: float = 0.0) -> int:
+        self.polls += 1
+        return super().poll(timeout)
+
+
+def test_an_idle_task_whose_polls_wait_leaves_the_producer_alone() -> None:
+    """Once its records are delivered, a task whose polls wait serves its producer every
+    IDLE_SERVE_S, not after each empty poll: a thousand idle tasks sharing producers woke them a
+    thousand times a second for nothing."""
+    producer = CountingProducer()
+    source = WaitingSource([records(0, 2)])
+    store = MemoryOffsetBackingStore()
+    wt = source_task(source, producer, store)
+
+    run_until(wt, lambda: source.empty_polls >= 15)
+
+    assert producer.sent == [b"v0", b"v1"] and committed_offset(store, 1) is not None
+    # the batch's poll, the first idle serve; then nothing for IDLE_SERVE_S (>> 15 x 20 ms),
+    # besides the stop's own flush and commit
+    assert producer.polls <= 4, producer.polls

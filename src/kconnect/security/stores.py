@@ -28,6 +28,10 @@ SEC1, or unencrypted although ``ssl.key.password`` is set.
 
 Every failure is a :class:`StoreError` naming the setting to fix. Certificates are not checked
 for expiry or purpose here: the TLS handshake does that, as in Java.
+
+``cryptography`` is imported by the functions that read a store, not with this module: it
+costs every process that imports it some 14 MiB, and the worker and each task process import
+this module whether or not any TLS setting is given.
 """
 
 from __future__ import annotations
@@ -38,21 +42,14 @@ import ssl
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-
-from cryptography import x509
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
-from cryptography.hazmat.primitives.serialization import (
-    Encoding,
-    NoEncryption,
-    PrivateFormat,
-    PublicFormat,
-    load_der_private_key,
-    load_pem_private_key,
-    pkcs12,
-)
+from typing import TYPE_CHECKING
 
 from kconnect.security import jks
+
+if TYPE_CHECKING:
+    from cryptography import x509
+    from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
+    from cryptography.hazmat.primitives.serialization import pkcs12
 
 __all__ = ["KeyMaterial", "StoreError", "key_material", "trust_material"]
 
@@ -132,6 +129,8 @@ def trust_material(values: Mapping[str, str], prefix: str = "") -> str | None:
     else:
         data = _read(location, s, "ssl.truststore.location", "the trusted certificates")
         certs = _store_certificates(data, location, password, s)
+    from cryptography.hazmat.primitives.serialization import Encoding
+
     return "".join(c.public_bytes(Encoding.PEM).decode() for c in certs)
 
 
@@ -265,6 +264,8 @@ def _read(path: str, s: _Settings, key: str, what: str) -> bytes:
 
 
 def _pem_certificates(text: str, s: _Settings, key: str) -> list[x509.Certificate]:
+    from cryptography import x509
+
     certs = []
     for block in _PEM_BLOCK.finditer(text):
         if block.group(1) != "CERTIFICATE":
@@ -284,6 +285,9 @@ def _pem_certificates(text: str, s: _Settings, key: str) -> list[x509.Certificat
 
 
 def _pem_private_key(text: str, password: str | None, s: _Settings, key: str) -> PrivateKeyTypes:
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
     blocks = [b for b in _PEM_BLOCK.finditer(text) if b.group(1).endswith("PRIVATE KEY")]
     if not blocks:
         raise s.error(
@@ -356,6 +360,8 @@ def _jks(
 def _pkcs12(
     data: bytes, path: str, password: str | None, s: _Settings, password_key: str
 ) -> pkcs12.PKCS12KeyAndCertificates:
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
     tries = [password.encode()] if password is not None else [None, b""]
     for attempt in tries:
         try:
@@ -403,6 +409,9 @@ def _store_certificates(
 def _store_key(
     data: bytes, path: str, password: str, key_password: str | None, s: _Settings
 ) -> tuple[PrivateKeyTypes, list[x509.Certificate]]:
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.serialization import load_der_private_key
+
     location_key, password_key = "ssl.keystore.location", "ssl.keystore.password"
     no_key = s.error(
         location_key,
@@ -451,6 +460,8 @@ def _store_key(
 
 
 def _der_certificate(der: bytes, s: _Settings, key: str, path: str) -> x509.Certificate:
+    from cryptography import x509
+
     try:
         return x509.load_der_x509_certificate(der)
     except ValueError as e:
@@ -460,6 +471,8 @@ def _der_certificate(der: bytes, s: _Settings, key: str, path: str) -> x509.Cert
 
 
 def _public_der(obj: PrivateKeyTypes | x509.Certificate) -> bytes:
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
     return obj.public_key().public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo)
 
 
@@ -486,6 +499,12 @@ def _chain_from(leaf: x509.Certificate, others: list[x509.Certificate]) -> list[
 def _material(
     private: PrivateKeyTypes, certs: list[x509.Certificate], s: _Settings, key: str
 ) -> KeyMaterial:
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
+
     if _public_der(private) != _public_der(certs[0]):
         raise s.error(
             key,

@@ -431,3 +431,31 @@ def test_jks_stores_serve_an_https_listener_with_client_certificates(stores: Sto
         server_context(
             {**props, "listeners.https.ssl.keystore.password": "wrong-secret-9"}, LISTENER_PREFIX
         )
+
+
+def test_the_worker_and_its_task_processes_do_not_import_cryptography_until_a_store_is_read() -> (
+    None
+):
+    """cryptography costs a process ~14 MiB; a worker without TLS stores must not pay it
+    (issue 34: the worker and every task process import the store reader). Nor does a task
+    process import javaproperties (xml, urllib, http: ~8 MiB): it gets its settings as a dict."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, kconnect.cli.main, kconnect.rest.app, "
+        "kconnect.runtime.herder.distributed_herder, "
+        "kconnect.runtime.worker.task_processes.task_process, "
+        "kconnect.kafka.clients.client_security\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cryptography'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+    task_process = (
+        "import sys, kconnect.runtime.worker.task_processes.task_process\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('javaproperties', 'xml')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", task_process], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stdout

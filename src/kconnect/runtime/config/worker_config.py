@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
-import javaproperties
-
 from kconnect.api.config_def import (
     NO_DEFAULT_VALUE,
     AbstractConfig,
@@ -71,6 +69,10 @@ HIGH, MEDIUM, LOW = Importance.HIGH, Importance.MEDIUM, Importance.LOW
 def load_properties(path: str | Path) -> dict[str, str]:
     """Read a Java ``.properties`` file (escapes, continuations, ``:``/``=`` separators)."""
     with open(path, encoding="utf-8") as f:
+        # imported here: it brings xml, urllib and http (~8 MiB), which a task process,
+        # given its worker's settings as a dict, never needs
+        import javaproperties
+
         return dict(javaproperties.load(f))
 
 

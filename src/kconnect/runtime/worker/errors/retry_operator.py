@@ -58,6 +58,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RETRIES_DELAY_MIN_MS = 300
+#: The backoff jitter's generator, one per process (a ``Random`` is 2.5 KiB of state, and a
+#: worker may run thousands of tasks).
+_JITTER = random.Random()
 
 _TOLERATE_ALL = frozenset(
     {Stage.TRANSFORMATION, Stage.HEADER_CONVERTER, Stage.KEY_CONVERTER, Stage.VALUE_CONVERTER}
@@ -149,7 +152,7 @@ class RetryWithToleranceOperator:
         self.clock = clock or SystemClock()
         self.reporters = list(reporters)
         self._stop = stop_event or threading.Event()
-        self._rng = rng or random.Random()
+        self._rng = rng or _JITTER
         self.total_failures = 0
         self.total_skipped = 0
         self.total_retries = 0

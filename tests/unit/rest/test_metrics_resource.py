@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+import re
 
 from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.parser import text_string_to_metric_families
 
 from kconnect.api.metrics_sources import MetricOwner
 from kconnect.rest.metrics_resource import (
-    ConnectCollector,
     connector_metrics,
+    exposition,
     prometheus_name,
     safe_name,
 )
@@ -20,10 +22,8 @@ from kconnect.runtime.metrics.stats import CumulativeSum, Max
 
 
 def _scrape(reg: MetricsRegistry) -> dict[str, list]:
-    prom = CollectorRegistry(auto_describe=False)
-    prom.register(ConnectCollector(reg))  # type: ignore[arg-type]
     out: dict[str, list] = {}
-    for family in text_string_to_metric_families(generate_latest(prom).decode()):
+    for family in text_string_to_metric_families(exposition(reg).decode()):
         for s in family.samples:
             out.setdefault(s.name, []).append(s)
     return out
@@ -156,3 +156,39 @@ def test_a_metric_with_an_owner_shows_with_its_connector() -> None:
         "tasks": [{"id": 0, "metrics": {bean: {"Connected": True}}}],
     }
     assert connector_metrics(reg, "d")["connector"] == {"x:type=t": {"Other": 1.0}}
+
+
+def test_the_text_is_what_prometheus_client_writes_for_the_same_gauges() -> None:
+    """Byte for byte: HELP escaping, labels sorted by name and escaped, Go float text, a name
+    served once per label set."""
+    reg = MetricsRegistry(clock=MockClock(0))
+    tags = {"connector": 'we"ird\\name\nx', "task": "0"}
+    g = MetricGroup(reg, "source-task-metrics", tags)
+    g.gauge("big", "line one\nback\\slash", lambda: 12345678.5)
+    g.gauge("ratio", "", lambda: float("inf"))
+    g.gauge("status", "", lambda: "running")
+    MetricGroup(reg, "connect-worker-metrics").gauge("connector-count", "n", lambda: 3)
+    MetricGroup(reg, "connect-worker-metrics").gauge("connector-count", "again", lambda: 4)
+    MetricGroup(reg, "x", {"z": "1", "a": "2"}, "kafka.producer").gauge("n", "", lambda: 1e21)
+
+    class Families:  # the same samples through prometheus_client's own writer
+        def collect(self):  # type: ignore[no-untyped-def]
+            fams: dict[str, GaugeMetricFamily] = {}
+            seen = set()
+            for name, value in reg.snapshot():
+                prom = prometheus_name(name)
+                labels = {safe_name(k, re.compile(r"[^a-zA-Z0-9]+")): v for k, v in name.tags}
+                if isinstance(value, str):
+                    labels[safe_name(name.name, re.compile(r"[^a-zA-Z0-9]+"))] = value
+                    value = 1.0
+                key = (prom, tuple(sorted(labels.items())))
+                if key in seen:
+                    continue
+                seen.add(key)
+                fam = fams.setdefault(prom, GaugeMetricFamily(prom, name.description or name.name))
+                fam.add_sample(prom, labels, float(value))
+            yield from fams.values()
+
+    prom = CollectorRegistry(auto_describe=False)
+    prom.register(Families())  # type: ignore[arg-type]
+    assert exposition(reg) == generate_latest(prom)

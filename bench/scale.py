@@ -72,6 +72,7 @@ class SingleResult:
     startup_s: float = 0.0
     all_running_s: float = 0.0
     put_ms: list[float] = field(default_factory=list)
+    put_errors: list[str] = field(default_factory=list)
     status_ms: float = 0.0
     metrics_ms: float | None = None
     dashboard_ms: float | None = None
@@ -112,19 +113,37 @@ def connector_config(src: Path, topic: str) -> dict[str, str]:
     }
 
 
+#: Attempts per PUT: a worker that answers 5xx or times out (Kafka Connect's herder answers 500
+#: "Request timed out" when its request waited 90 s) is asked again, as an operator would.
+PUT_ATTEMPTS = 3
+
+
 def create_connectors(
-    url: str, names: list[str], files: list[Path], topic: str, label: str
+    url: str, names: list[str], files: list[Path], topic: str, label: str, errors: list[str]
 ) -> list[float]:
-    """PUT each connector in turn; the latency of each, in ms. Progress every 10%."""
+    """PUT each connector in turn; the latency of each in ms, until it succeeded (a failed
+    attempt is appended to ``errors`` and the PUT, idempotent, is sent again). Progress every
+    10%."""
     out: list[float] = []
     step = max(1, len(names) // 10)
     with httpx.Client(timeout=120) as client:
         for i, (name, src) in enumerate(zip(names, files, strict=True)):
             t0 = time.perf_counter()
-            r = client.put(f"{url}/connectors/{name}/config", json=connector_config(src, topic))
+            for attempt in range(1, PUT_ATTEMPTS + 1):
+                try:
+                    r = client.put(
+                        f"{url}/connectors/{name}/config", json=connector_config(src, topic)
+                    )
+                    if r.status_code in (200, 201):
+                        break
+                    failure = f"PUT {name}: {r.status_code} {r.text[:300]}"
+                except httpx.TimeoutException as e:
+                    failure = f"PUT {name}: no answer ({type(e).__name__})"
+                errors.append(failure)
+                print(f"  {label}: {failure} (attempt {attempt})", flush=True)
+                if attempt == PUT_ATTEMPTS:
+                    raise RuntimeError(failure)
             out.append((time.perf_counter() - t0) * 1000)
-            if r.status_code not in (200, 201):
-                raise RuntimeError(f"PUT {name}: {r.status_code} {r.text}")
             if (i + 1) % step == 0:
                 print(f"  {label}: {i + 1}/{len(names)} created", flush=True)
     return out
@@ -187,7 +206,9 @@ def run_single(runtime: str, bootstrap: str, n: int, tmp: Path) -> SingleResult:
         names = [f"scale{i}" for i in range(n)]
         files = make_files(tmp, f"{runtime}-single", n)
         first_put = time.monotonic()
-        res.put_ms = create_connectors(node.url, names, files, f"{group}-t", runtime)
+        res.put_ms = create_connectors(
+            node.url, names, files, f"{group}-t", runtime, res.put_errors
+        )
         done = wait_all_running(node.url, names, None, timeout_s=max(120, n * 0.5))
         res.all_running_s = done - first_put
         print(f"  all {n} RUNNING after {res.all_running_s:.1f} s", flush=True)
@@ -258,7 +279,7 @@ def run_cluster(runtime: str, bootstrap: str, n: int, tmp: Path) -> ClusterResul
             nd.ready()
         names = [f"scale{i}" for i in range(n)]
         files = make_files(tmp, f"{runtime}-cluster", n)
-        create_connectors(nodes[0].url, names, files, f"{group}-t", f"{runtime} x3")
+        create_connectors(nodes[0].url, names, files, f"{group}-t", f"{runtime} x3", [])
         live = {nd.worker_id for nd in nodes}
         wait_all_running(nodes[0].url, names, live, timeout_s=max(180, n * 0.5))
         time.sleep(3)
@@ -391,6 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                 s.rss_idle_empty,
                 s.rss_running,
                 s.idle_cores,
+                len(s.put_errors),
             ]
         )
     print(
@@ -409,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
                 "RSS empty (MiB)",
                 "RSS running (MiB)",
                 "idle cores",
+                "PUT errors (retried)",
             ],
             rows,
         )

@@ -90,13 +90,14 @@ def _open(browser: Any, s: Scenario, fragment: str = "/") -> None:
 
 
 def _connector_states(browser: Any) -> dict[str, str]:
-    rows = browser.find_elements(By.CSS_SELECTOR, "#connector-table tbody tr")
-    return {
-        r.get_attribute("data-connector"): r.find_element(
-            By.CSS_SELECTOR, ".connector-state .badge"
-        ).text
-        for r in rows
-    }
+    """The connector table as {name: state badge}, read in one script call: the page re-renders
+    the table every few seconds, and elements found one call apart may belong to two renders."""
+    rows = browser.execute_script(
+        "return Array.from(document.querySelectorAll('#connector-table tbody tr')).map(r => ["
+        "r.getAttribute('data-connector'),"
+        "(r.querySelector('.connector-state .badge') || {}).textContent || ''])"
+    )
+    return {name: state.strip() for name, state in rows}
 
 
 def test_cluster_view_lists_connectors_workers_and_a_pause_button_pauses(
@@ -317,20 +318,25 @@ def test_the_connector_list_is_paged_and_filtered(cluster: Scenario, browser: An
         def page_text() -> str:
             return str(browser.find_element(By.ID, "connector-page").text)
 
-        wait_for(browser, lambda: page_text() == "1-50 of 58", "the first page of 58")
-        assert len(_connector_states(browser)) == 50
+        wait_for(browser, lambda: page_text() == "1-50 of 58" and len(_connector_states(browser)) == 50,
+                 "the first page of 58")  # fmt: skip
         assert browser.find_element(By.ID, "page-prev").get_attribute("disabled") is not None
         browser.find_element(By.ID, "page-next").click()
-        wait_for(browser, lambda: page_text() == "51-58 of 58", "the second page")
-        assert sorted(_connector_states(browser)) == names[48:]
+        wait_for(browser, lambda: page_text() == "51-58 of 58"
+                 and sorted(_connector_states(browser)) == names[48:], "the second page")  # fmt: skip
         screenshot(browser, "07-cluster-page-2")
 
-        chip = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#connector-states button")
-                    if "STOPPED" in b.text)  # fmt: skip
-        assert chip.text == "STOPPED 56"
-        chip.click()  # the STOPPED ones only, from their first page
-        wait_for(browser, lambda: page_text() == "1-50 of 56", "STOPPED connectors only")
-        assert set(_connector_states(browser).values()) == {"STOPPED"}
+        def click_stopped_chip() -> bool:
+            chip = next(b for b in browser.find_elements(By.CSS_SELECTOR, "#connector-states button")
+                        if "STOPPED" in b.text)  # fmt: skip
+            assert chip.text == "STOPPED 56"
+            chip.click()  # the STOPPED ones only, from their first page
+            return True
+
+        wait_for(browser, click_stopped_chip, "the STOPPED chip")
+        wait_for(browser, lambda: page_text() == "1-50 of 56"
+                 and set(_connector_states(browser).values()) == {"STOPPED"},
+                 "STOPPED connectors only")  # fmt: skip
 
         search = browser.find_element(By.ID, "connector-search")
         search.send_keys("MANY-5")  # a name substring, any case

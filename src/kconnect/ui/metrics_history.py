@@ -27,11 +27,10 @@ import threading
 import weakref
 from array import array
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from kconnect.runtime.metrics import MetricName, MetricsRegistry
-from kconnect.runtime.metrics.registry import MetricValue
 
 __all__ = ["CHART_METRICS", "COUNTER_RATES", "INTERVAL_S", "KEEP_S", "MetricsHistory"]
 
@@ -70,20 +69,16 @@ COUNTER_RATES = {
 SeriesKey = tuple[str, int, str]  # connector, task, metric
 
 
-def _chart_values(
-    snapshot: Iterable[tuple[MetricName, MetricValue]],
-) -> dict[SeriesKey, float]:
-    out: dict[SeriesKey, float] = {}
-    for name, value in snapshot:
-        if (name.group, name.name) not in CHART_METRICS or isinstance(value, str | bool):
+def _series_positions(names: Sequence[MetricName]) -> list[tuple[int, SeriesKey]]:
+    """The positions in ``names`` of the chart metrics of a task, with their series keys."""
+    out: list[tuple[int, SeriesKey]] = []
+    for i, name in enumerate(names):
+        if (name.group, name.name) not in CHART_METRICS:
             continue
         tags = name.tag_dict
         task = tags.get("task")
-        if "connector" not in tags or task is None or not task.isdecimal():
-            continue
-        number = float(value)
-        if math.isfinite(number):
-            out[(tags["connector"], int(task), name.name)] = number
+        if "connector" in tags and task is not None and task.isdecimal():
+            out.append((i, (tags["connector"], int(task), name.name)))
     return out
 
 
@@ -114,10 +109,27 @@ class MetricsHistory:
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._thread: threading.Thread | None = None
+        self._positions: dict[int, tuple[Sequence[MetricName], list[tuple[int, SeriesKey]]]] = {}
 
     def sample(self) -> None:
         """Read the registry once and keep the chart metrics."""
-        values = _chart_values(self.registry.snapshot(CHART_METRICS))
+        values: dict[SeriesKey, float] = {}
+        positions: dict[int, tuple[Sequence[MetricName], list[tuple[int, SeriesKey]]]] = {}
+        for names, column in self.registry.snapshot_columns(CHART_METRICS):
+            # where the chart metrics are in a column: derived once per names object (the same
+            # object while a process's metrics stay the same), not per value at each sample
+            known = self._positions.get(id(names))
+            if known is None or known[0] is not names:
+                known = (names, _series_positions(names))
+            positions[id(names)] = known
+            for i, key in known[1]:
+                value = column[i]
+                if isinstance(value, str | bool):
+                    continue
+                number = float(value)
+                if math.isfinite(number):
+                    values[key] = number
+        self._positions = positions  # holds the names objects, so their ids stay theirs
         layout = tuple(values)
         with self._lock:
             if layout == self._layout:

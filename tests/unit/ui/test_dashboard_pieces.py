@@ -9,10 +9,12 @@ import io
 from contextlib import redirect_stdout
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from kconnect.kafka.tools.inspection import TopicRecord
 from kconnect.runtime.common.clock import MockClock
 from kconnect.runtime.metrics import MetricGroup, MetricsRegistry
+from kconnect.runtime.metrics.registry import MetricName
 from kconnect.testing.ports import free_port
 from kconnect.ui.assets import asset_names, content_type, read_asset
 from kconnect.ui.cluster_view import merge_rebalances
@@ -83,6 +85,39 @@ def test_metrics_history_keeps_chart_metrics_and_serves_counter_rates() -> None:
         "record-error-rate": [None, 4.0, 0.0],
     }
     assert history.to_json("other")["series"] == []
+
+
+def test_metrics_history_follows_tasks_added_and_a_task_process_whose_metrics_changed() -> None:
+    clock = MockClock(1_000_000)
+    registry = MetricsRegistry(clock=clock)
+    _task_group(registry, "sink-task-metrics", 0).gauge("sink-record-lag-max", "", lambda: 1.0)
+    remote: list[Any] = [
+        (
+            (
+                MetricName(
+                    "sink-record-lag-max", "sink-task-metrics", (("connector", "r"), ("task", "0"))
+                ),
+            ),
+            [2.0],
+        )
+    ]
+    registry.add_source(lambda only: [], lambda only: list(remote))  # fmt: skip
+    history = MetricsHistory(registry, "w:1", interval_s=5, keep_s=60)
+    history.sample()
+    clock.advance(5000)
+    _task_group(registry, "sink-task-metrics", 1).gauge("sink-record-lag-max", "", lambda: 3.0)
+    remote[0] = (
+        (
+            MetricName(  # the process restarted: other names, other positions
+                "sink-record-lag-max", "sink-task-metrics", (("connector", "r"), ("task", "1"))
+            ),
+        ),
+        [4.0],
+    )
+    history.sample()  # fmt: skip
+    got = {(s["connector"], s["task"]): s["values"] for s in history.to_json()["series"]}
+    assert got == {("c", 0): [1.0, 1.0], ("c", 1): [None, 3.0], ("r", 0): [2.0, None],
+                   ("r", 1): [None, 4.0]}  # fmt: skip
 
 
 def test_dlq_headers_are_decoded() -> None:

@@ -12,6 +12,7 @@ yet, or there is no new data, ``poll`` waits up to one second and returns None.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import select
@@ -49,7 +50,11 @@ class FileStreamSourceTask(SourceTask):
         self._position: int | None = None
         self._buffer = b""
         self._pending: list[tuple[str, int | None]] = []
-        self._stop = threading.Event()
+        self._stopped = False
+        # held until stop() releases it: a poll's wait is one timed acquire of a C lock (an
+        # idle task waits once a second, and a worker may run a thousand of them)
+        self._wake = threading.Lock()
+        self._wake.acquire()
         self._lock = threading.Lock()
 
     def version(self) -> str:
@@ -160,10 +165,10 @@ class FileStreamSourceTask(SourceTask):
 
     def poll(self) -> list[SourceRecord] | None:
         with self._lock:
-            if self._stop.is_set():
+            if self._stopped:
                 return None
             if self._stdin_fd is None and self._stream is None and not self._open():
-                self._stop.wait(WAIT_S)
+                self._wait(WAIT_S)
                 return None
             if len(self._pending) < self._batch_size:
                 try:
@@ -181,7 +186,8 @@ class FileStreamSourceTask(SourceTask):
                 take = self._pending[: self._batch_size]
                 del self._pending[: self._batch_size]
         if wait:
-            self._stop.wait(WAIT_S if self._stdin_fd is None else 0)
+            if self._stdin_fd is None:
+                self._wait(WAIT_S)
             return None
         partition = self._partition()
         topic = self._topic
@@ -194,8 +200,16 @@ class FileStreamSourceTask(SourceTask):
             for line, pos in take
         ]
 
+    def _wait(self, seconds: float) -> None:
+        """Sleep ``seconds`` or until :meth:`stop`."""
+        if self._wake.acquire(timeout=seconds):
+            self._wake.release()  # stopped: any later wait returns at once too
+
     def stop(self) -> None:
-        self._stop.set()
+        if not self._stopped:
+            self._stopped = True
+            with contextlib.suppress(RuntimeError):  # a concurrent stop() released it
+                self._wake.release()
         with self._lock:
             if self._stream is not None:
                 try:

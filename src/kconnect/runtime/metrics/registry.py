@@ -24,8 +24,11 @@ from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.metrics.stats import Batch, Frequencies, MeasurableStat, MetricConfig
 
 __all__ = [
+    "ColumnSource",
+    "MetricColumns",
     "MetricFilter",
     "MetricGroup",
+    "MetricLayout",
     "MetricName",
     "MetricSource",
     "MetricValue",
@@ -58,9 +61,26 @@ class MetricName:
     def tag_dict(self) -> dict[str, str]:
         return dict(self.tags)
 
+    def __reduce__(self) -> tuple[type[MetricName], tuple[object, ...]]:
+        # A task process sends its metric names to the worker: as constructor arguments,
+        # not through the slotted dataclass's __getstate__ (which lists its fields each time).
+        return MetricName, (
+            self.name, self.group, self.tags, self.description, self.domain, self.owner
+        )  # fmt: skip
+
 
 MetricFilter = frozenset[tuple[str, str]]
 """The ``(group, name)`` pairs a :meth:`MetricsRegistry.snapshot` is limited to."""
+
+LayoutFilter = Callable[["MetricName"], bool]
+"""A predicate on names that :meth:`MetricsRegistry.layout` keeps (a module-level function:
+layouts are cached by it)."""
+
+MetricColumns = tuple[Sequence[MetricName], Sequence[MetricValue]]
+"""Metric names and their values, position by position (:meth:`MetricsRegistry.snapshot_columns`)."""
+
+ColumnSource = Callable[[MetricFilter | None], Iterable[MetricColumns]]
+"""A :data:`MetricSource` read as columns (:meth:`MetricsRegistry.add_source`)."""
 
 MetricSource = Callable[[MetricFilter | None], Iterable[tuple[MetricName, MetricValue]]]
 """Metrics measured elsewhere (:meth:`MetricsRegistry.add_source`), given the snapshot's
@@ -84,6 +104,22 @@ class _Metric:
         self.measure = measure
         self.lock = lock
         self.gauge = gauge
+
+
+class MetricLayout:
+    """The metrics one :meth:`MetricsRegistry.snapshot` reads, in order: the registry's
+    ``generation`` when it was built, the ``names`` and the metrics to measure. Built once per
+    filter and kept until a metric is added or removed, so a periodic snapshot (the dashboard's
+    chart history, a scrape) neither scans nor sends the names again: a task process answers
+    the worker with its values and the generation, and its names only when the worker does
+    not have that generation's yet."""
+
+    __slots__ = ("generation", "metrics", "names")
+
+    def __init__(self, generation: int, metrics: tuple[_Metric, ...]) -> None:
+        self.generation = generation
+        self.metrics = metrics
+        self.names = tuple(m.name for m in metrics)
 
 
 class Sensor:
@@ -142,7 +178,9 @@ class MetricsRegistry:
         self.clock = clock or SystemClock()
         self._lock = threading.Lock()
         self._metrics: dict[MetricName, _Metric] = {}
-        self._sources: list[MetricSource] = []
+        self._sources: list[tuple[MetricSource, ColumnSource | None]] = []
+        self._generation = 0  # + 1 at each metric added or removed
+        self._layouts: dict[tuple[MetricFilter | None, LayoutFilter | None], MetricLayout] = {}
 
     # -- building ------------------------------------------------------------------------------
 
@@ -178,17 +216,26 @@ class MetricsRegistry:
     def _add(self, metric: _Metric) -> None:
         with self._lock:
             self._metrics[metric.name] = metric
+            self._changed()
 
-    def add_source(self, source: MetricSource) -> None:
+    def _changed(self) -> None:
+        """A metric was added or removed (under the lock): the layouts are stale."""
+        self._generation += 1
+        self._layouts.clear()
+
+    def add_source(self, source: MetricSource, columns: ColumnSource | None = None) -> None:
         """Metrics measured elsewhere (a worker's task processes), read at every
         :meth:`snapshot` after this registry's own. The source is given the snapshot's
-        ``only`` and may use it to measure (or send) less; what it returns is filtered again."""
-        self._sources.append(source)
+        ``only`` and may use it to measure (or send) less; what it returns is filtered again.
+        ``columns``, when given, is the same source read as :data:`MetricColumns` by
+        :meth:`snapshot_columns` (and must return only what ``only`` holds)."""
+        self._sources.append((source, columns))
 
     def remove(self, names: list[MetricName]) -> None:
         with self._lock:
-            for n in names:
-                self._metrics.pop(n, None)
+            removed = [self._metrics.pop(n, None) for n in names]
+            if any(m is not None for m in removed):
+                self._changed()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -211,28 +258,74 @@ class MetricsRegistry:
         with metric.lock:
             return metric.measure(self.config, now)
 
+    def layout(
+        self, only: MetricFilter | None = None, keep: LayoutFilter | None = None
+    ) -> MetricLayout:
+        """The metrics whose ``(group, name)`` ``only`` holds (all without it) and that ``keep``
+        accepts, as a :class:`MetricLayout` -- the same object until a metric is added or
+        removed. Measure it with :meth:`measure_layout`. This registry's own metrics only."""
+        with self._lock:
+            key = (only, keep)
+            layout = self._layouts.get(key)
+            if layout is None:
+                metrics = tuple(
+                    m
+                    for m in self._metrics.values()
+                    if (only is None or (m.name.group, m.name.name) in only)
+                    and (keep is None or keep(m.name))
+                )
+                layout = self._layouts[key] = MetricLayout(self._generation, metrics)
+            return layout
+
+    def measure_layout(self, layout: MetricLayout) -> list[MetricValue]:
+        """The current values of ``layout``'s metrics, in its order (a failing one reads NaN)."""
+        now = self.clock.monotonic_ms()
+        config = self.config
+        values: list[MetricValue] = []
+        append = values.append
+        for m in layout.metrics:
+            try:
+                if m.gauge:
+                    append(m.measure())
+                elif m.lock is None:
+                    append(m.measure(config, now))
+                else:
+                    with m.lock:
+                        append(m.measure(config, now))
+            except Exception:
+                append(float("nan"))
+        return values
+
     def snapshot(
         self, only: MetricFilter | None = None
     ) -> Iterator[tuple[MetricName, MetricValue]]:
         """Every metric with its current value (a failing gauge reads NaN); with ``only``, just
         the metrics whose ``(group, name)`` it holds, the others not even measured (the
         dashboard's history samples a few metrics of every task every few seconds)."""
-        with self._lock:
-            metrics = list(self._metrics.values())
-        if only is not None:
-            metrics = [m for m in metrics if (m.name.group, m.name.name) in only]
-        now = self.clock.monotonic_ms()
-        for m in metrics:
-            try:
-                value = self._measure(m, now)
-            except Exception:
-                value = float("nan")
-            yield m.name, value
-        for source in list(self._sources):
+        layout = self.layout(only)
+        yield from zip(layout.names, self.measure_layout(layout), strict=True)
+        for source, _ in list(self._sources):
             if only is None:
                 yield from source(None)
             else:
                 yield from ((n, v) for n, v in source(only) if (n.group, n.name) in only)
+
+    def snapshot_columns(self, only: MetricFilter | None = None) -> list[MetricColumns]:
+        """:meth:`snapshot` as columns: ``(names, values)`` pairs, this registry's own first,
+        then each source's. The names of a layout that did not change are the same sequence
+        object from one call to the next (this registry's, and a task process's as the worker
+        keeps them), so a periodic reader can keep what it derives from them by identity
+        (the dashboard's chart history)."""
+        layout = self.layout(only)
+        out: list[MetricColumns] = [(layout.names, self.measure_layout(layout))]
+        for source, columns in list(self._sources):
+            if columns is not None:
+                out.extend(columns(only))
+                continue
+            rows = [(n, v) for n, v in source(only) if only is None or (n.group, n.name) in only]
+            if rows:
+                out.append((tuple(n for n, _ in rows), [v for _, v in rows]))
+        return out
 
 
 class MetricGroup:

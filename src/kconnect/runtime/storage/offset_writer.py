@@ -79,6 +79,8 @@ class OffsetStorageWriter:
         Raises:
             ConnectException: a flush is already in progress.
         """
+        if not self._data and self._to_flush is None:
+            return False  # the common idle case, without the lock (the GIL reads both)
         with self._lock:
             if self._to_flush is not None:
                 raise ConnectException(

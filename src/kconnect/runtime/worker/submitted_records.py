@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CommittableOffsets", "SubmittedRecord", "SubmittedRecords"]
+__all__ = ["NOTHING_COMMITTABLE", "CommittableOffsets", "SubmittedRecord", "SubmittedRecords"]
 
 _Key = tuple[tuple[str, Any], ...]
 
@@ -74,6 +74,11 @@ class CommittableOffsets:
         return not self.offsets
 
 
+NOTHING_COMMITTABLE = CommittableOffsets({}, 0, 0, 0, 0)
+"""What :meth:`SubmittedRecords.committable_offsets` returns with nothing submitted (its
+``offsets`` are never written to)."""
+
+
 class SubmittedRecords:
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -116,7 +121,10 @@ class SubmittedRecords:
 
     def committable_offsets(self) -> CommittableOffsets:
         """Pop every acknowledged record at the head of each partition's queue and return the
-        latest such offset per partition."""
+        latest such offset per partition (:data:`NOTHING_COMMITTABLE`, shared, when no record
+        was submitted since: an idle task's commit every ``offset.flush.interval.ms``)."""
+        if not self._records:  # only the task thread adds; a stale "not empty" costs a pass
+            return NOTHING_COMMITTABLE
         offsets: dict[_Key, tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]] = {}
         committable = 0
         uncommittable = 0
@@ -141,6 +149,11 @@ class SubmittedRecords:
         """Wait until every submitted record is acked; False on timeout."""
         with self._all_acked:
             return self._all_acked.wait_for(lambda: self._unacked == 0, timeout_s)
+
+    def has_unacked(self) -> bool:
+        """Whether a submitted record awaits its acknowledgement (a read without the lock: the
+        idle loop's check)."""
+        return self._unacked > 0
 
     @property
     def unacked(self) -> int:

@@ -560,7 +560,7 @@ class WorkerSourceTask(WorkerTask):
             self.producer.poll(IDLE_POLL_S)
         else:
             now = time.monotonic()
-            if self.submitted.unacked or now >= self._next_idle_serve:
+            if now >= self._next_idle_serve or self.submitted.has_unacked():
                 self._next_idle_serve = now + IDLE_SERVE_S
                 self.producer.poll(0)
 

@@ -65,10 +65,36 @@ def test_source_batch_size_and_resume_from_stored_offset(tmp_path) -> None:
     t2.stop()
 
 
-def test_source_missing_file_returns_none(tmp_path) -> None:
+def test_source_missing_file_returns_none(tmp_path, monkeypatch) -> None:
+    import kconnect.connectors.file.source_task as source_task
+
+    monkeypatch.setattr(source_task, "WAIT_S", 0.01)  # do not wait a second
     t = _task(tmp_path / "nope", MemoryOffsetBackingStore())
-    t._stop.set()  # do not wait a second
     assert t.poll() is None
+    (tmp_path / "nope").write_text("a\n")
+    assert [r.value for r in t.poll()] == ["a"]
+
+
+def test_source_stop_wakes_a_waiting_poll_and_later_polls_return_at_once(
+    tmp_path, monkeypatch
+) -> None:
+    import threading
+    import time
+
+    import kconnect.connectors.file.source_task as source_task
+
+    monkeypatch.setattr(source_task, "WAIT_S", 60.0)  # a poll that is not woken waits a minute
+    path = tmp_path / "f.txt"
+    path.write_text("")
+    t = _task(path, MemoryOffsetBackingStore())
+    started = time.monotonic()
+    threading.Timer(0.1, t.stop).start()
+    assert t.poll() is None  # at the end of the file: waits until stop()
+    assert time.monotonic() - started < 30
+    t.stop()  # twice is fine
+    started = time.monotonic()
+    assert t.poll() is None
+    assert time.monotonic() - started < 30
 
 
 def test_source_connector_configs_and_alter_offsets() -> None:

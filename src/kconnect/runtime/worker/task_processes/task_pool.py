@@ -54,7 +54,12 @@ from kconnect.runtime.common.states import StatusListener, TargetState
 from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
-from kconnect.runtime.metrics.registry import MetricFilter, MetricName, MetricValue
+from kconnect.runtime.metrics.registry import (
+    MetricColumns,
+    MetricFilter,
+    MetricName,
+    MetricValue,
+)
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
 from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
@@ -99,7 +104,12 @@ class _Process:
     tasks: dict[ConnectorTaskId, _Task] = field(default_factory=dict)
     dead: bool = False
     idle_since: float | None = None
-    last_metrics: list[tuple[MetricName, MetricValue]] = field(default_factory=list)
+    last_metrics: MetricColumns = ((), ())
+    #: per snapshot filter: the generation of the process's metric layout and its names, so
+    #: the process sends values only while its metrics stay the same (``MetricLayout``)
+    metric_names: dict[MetricFilter | None, tuple[int, tuple[MetricName, ...]]] = field(
+        default_factory=dict
+    )
 
     @property
     def name(self) -> str:
@@ -138,7 +148,7 @@ class TaskProcessPool(TaskExecutor):
             target=self._reap_idle, name="task-pool-reaper", daemon=True
         )
         self._reaper.start()
-        metrics.registry.add_source(self.remote_metrics)
+        metrics.registry.add_source(self.remote_metrics, self.remote_metric_columns)
 
     # -- TaskExecutor ---------------------------------------------------------------------------
 
@@ -265,20 +275,43 @@ class TaskProcessPool(TaskExecutor):
     def remote_metrics(
         self, only: MetricFilter | None = None
     ) -> list[tuple[MetricName, MetricValue]]:
-        """The task-level metrics of every task process, limited to ``only`` when given (the
-        process measures and sends just those). A process that does not answer within
-        :data:`METRICS_TIMEOUT_S` gives its last known ones of a full snapshot."""
-        asked = [(p, p.channel.call_async("metrics", only)) for p in self._live() if p.channel]
+        """:meth:`remote_metric_columns` as ``(name, value)`` rows."""
         out: list[tuple[MetricName, MetricValue]] = []
-        for proc, future in asked:
+        for names, values in self.remote_metric_columns(only):
+            out.extend(zip(names, values, strict=True))
+        return out
+
+    def remote_metric_columns(self, only: MetricFilter | None = None) -> list[MetricColumns]:
+        """The task-level metrics of every task process, limited to ``only`` when given (the
+        process measures and sends just those), as ``(names, values)`` per process. While a
+        process's metrics stay the same it sends values only, and ``names`` is the sequence
+        it sent before. A process that does not answer within :data:`METRICS_TIMEOUT_S` gives
+        its last known ones of a full snapshot."""
+        asked = []
+        for p in self._live():
+            if p.channel:
+                known = p.metric_names.get(only)
+                payload = (only, None if known is None else known[0])
+                asked.append((p, known, p.channel.call_async("metrics", payload)))
+        out: list[MetricColumns] = []
+        for proc, known, future in asked:
             try:
-                got = list(future.result(METRICS_TIMEOUT_S))
+                generation, names, values = future.result(METRICS_TIMEOUT_S)
+                if names is None:  # the process's metrics are those it sent before
+                    assert known is not None and known[0] == generation
+                    names = known[1]
+                else:
+                    proc.metric_names[only] = (generation, names)
                 if only is None:
-                    proc.last_metrics = got
+                    proc.last_metrics = (names, values)
+                out.append((names, values))
             except (ChannelClosed, RemoteError, FutureTimeout) as e:
                 log.debug("Metrics of %s unavailable: %s", proc.name, e)
-                got = proc.last_metrics
-            out.extend(got)
+                names, values = proc.last_metrics
+                if only is not None:
+                    kept = [i for i, n in enumerate(names) if (n.group, n.name) in only]
+                    names, values = tuple(names[i] for i in kept), [values[i] for i in kept]
+                out.append((names, values))
         return out
 
     # -- processes ------------------------------------------------------------------------------

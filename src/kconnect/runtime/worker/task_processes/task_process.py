@@ -49,7 +49,7 @@ from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.config.worker_config import StandaloneConfig, WorkerConfig
 from kconnect.runtime.metrics import ConnectMetrics
 from kconnect.runtime.metrics.connect_metrics import PROCESS_GROUPS
-from kconnect.runtime.metrics.registry import CONNECT_DOMAIN, MetricFilter
+from kconnect.runtime.metrics.registry import CONNECT_DOMAIN, MetricFilter, MetricName, MetricValue
 from kconnect.runtime.plugins.descriptors import CLASSPATH, PluginEntry
 from kconnect.runtime.plugins.plugins import Plugins
 from kconnect.runtime.storage.offset_store import OffsetBackingStore
@@ -246,20 +246,29 @@ class TaskProcessMain:
     def _track_topic(self, connector: str, topic: str) -> None:
         self.channel.notify("topic", (connector, topic))
 
-    def _metrics_snapshot(self, only: MetricFilter | None) -> list[tuple[Any, Any]]:
-        """This process's task metrics (those of ``only`` when it is given)."""
+    def _metrics_snapshot(
+        self, payload: tuple[MetricFilter | None, int | None]
+    ) -> tuple[int, tuple[MetricName, ...] | None, list[MetricValue]]:
+        """This process's task metrics (those of ``only`` when it is given) as ``(generation,
+        names, values)``; ``names`` is None when the worker said it holds this generation's
+        (``known``), so a periodic snapshot sends values only (see ``MetricLayout``)."""
         assert self.metrics is not None
-        return [
-            (name, value)
-            for name, value in self.metrics.registry.snapshot(only)
-            # Connect's worker-wide groups only: a plugin's MBean may be of type connector-metrics
-            if name.domain != CONNECT_DOMAIN or name.group not in PROCESS_GROUPS
-        ]
+        only, known = payload
+        registry = self.metrics.registry
+        layout = registry.layout(only, _task_level)
+        names = None if known == layout.generation else layout.names
+        return layout.generation, names, registry.measure_layout(layout)
 
     def _require_tasks(self) -> LocalTasks:
         if self.tasks is None:
             raise RuntimeError("the task process has not been initialised")
         return self.tasks
+
+
+def _task_level(name: MetricName) -> bool:
+    """Not one of Connect's worker-wide groups (the worker has those; a plugin's MBean may be of
+    type connector-metrics)."""
+    return name.domain != CONNECT_DOMAIN or name.group not in PROCESS_GROUPS
 
 
 def _die_with_parent(parent_pid: int) -> None:

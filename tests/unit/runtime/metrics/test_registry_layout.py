@@ -82,7 +82,7 @@ def test_a_metric_name_pickles_to_an_equal_name_with_its_description_and_owner()
 
 
 def test_snapshot_columns_reuse_the_names_and_read_row_sources_filtered() -> None:
-    reg, total, status = _registry()
+    reg, total, _ = _registry()
     remote = MetricName("poll-total", "source-task-metrics", (("connector", "r"), ("task", "0")))
     other = MetricName("other", "source-task-metrics")
     reg.add_source(lambda only: [(remote, 5.0), (other, 1.0)])

@@ -280,18 +280,11 @@ class MetricsRegistry:
     def measure_layout(self, layout: MetricLayout) -> list[MetricValue]:
         """The current values of ``layout``'s metrics, in its order (a failing one reads NaN)."""
         now = self.clock.monotonic_ms()
-        config = self.config
         values: list[MetricValue] = []
         append = values.append
         for m in layout.metrics:
             try:
-                if m.gauge:
-                    append(m.measure())
-                elif m.lock is None:
-                    append(m.measure(config, now))
-                else:
-                    with m.lock:
-                        append(m.measure(config, now))
+                append(self._measure(m, now))
             except Exception:
                 append(float("nan"))
         return values
@@ -305,10 +298,7 @@ class MetricsRegistry:
         layout = self.layout(only)
         yield from zip(layout.names, self.measure_layout(layout), strict=True)
         for source, _ in list(self._sources):
-            if only is None:
-                yield from source(None)
-            else:
-                yield from ((n, v) for n, v in source(only) if (n.group, n.name) in only)
+            yield from _source_rows(source, only)
 
     def snapshot_columns(self, only: MetricFilter | None = None) -> list[MetricColumns]:
         """:meth:`snapshot` as columns: ``(names, values)`` pairs, this registry's own first,
@@ -322,10 +312,19 @@ class MetricsRegistry:
             if columns is not None:
                 out.extend(columns(only))
                 continue
-            rows = [(n, v) for n, v in source(only) if only is None or (n.group, n.name) in only]
+            rows = list(_source_rows(source, only))
             if rows:
                 out.append((tuple(n for n, _ in rows), [v for _, v in rows]))
         return out
+
+
+def _source_rows(
+    source: MetricSource, only: MetricFilter | None
+) -> Iterable[tuple[MetricName, MetricValue]]:
+    """What ``source`` gives for ``only``, filtered again by it."""
+    if only is None:
+        return source(None)
+    return ((n, v) for n, v in source(only) if (n.group, n.name) in only)
 
 
 class MetricGroup:

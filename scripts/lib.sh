@@ -47,7 +47,7 @@ kc_install_native() {
     return 0
   fi
   local stamp
-  stamp="$(cat "$KC_ROOT"/native/Cargo.toml "$KC_ROOT"/native/Cargo.lock "$KC_ROOT"/native/pyproject.toml "$KC_ROOT"/native/src/*.rs | sha256sum | cut -c1-16)"
+  stamp="$(cat "$KC_ROOT"/native/Cargo.toml "$KC_ROOT"/native/Cargo.lock "$KC_ROOT"/native/pyproject.toml $(find "$KC_ROOT"/native/src -name '*.rs' | sort) | sha256sum | cut -c1-16)"
   if [[ "${KC_FORCE_INSTALL:-0}" != 1 ]] &&
      [[ "$("$PY" -c 'import kconnect_native as n; print(getattr(n, "__build__", ""))' 2>/dev/null)" == "$stamp" ]]; then
     return 0

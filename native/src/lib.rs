@@ -17,6 +17,8 @@
 //!   SimpleHeaderConverter's plain strings, used by the record batch and by the converters' own
 //!   batch methods;
 //! * `Step` (`smt/`): a built-in transformation or predicate, compiled per schema;
+//! * `host_source_records` (`host_batch.rs`): a source batch from the Java plugin host read
+//!   into kconnect's `SourceRecord`s;
 //! * for batches that are Python lists (a converter without a native form):
 //!   `message_columns`, `sink_records`, `sink_rows`, `topic_run_end` / `schema_run_end`
 //!   (`records.rs`) and `copy_binary` of Python rows (`copy.rs`);
@@ -33,6 +35,7 @@ mod batch;
 mod convert;
 mod copy;
 mod dealloc;
+mod host_batch;
 mod java;
 mod jdbc_rows;
 mod json;
@@ -80,6 +83,7 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<smt::Step>()?;
     m.add_function(wrap_pyfunction!(pyconv::records::init_records, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_binary, m)?)?;
+    m.add_function(wrap_pyfunction!(host_batch::host_source_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::message_columns, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_rows, m)?)?;

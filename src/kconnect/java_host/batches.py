@@ -8,6 +8,10 @@ so :class:`BatchDecoder` keeps the schemas of one task. Logical values arrive in
 physical form (Decimal's unscaled bytes, Date's days, Time's and Timestamp's milliseconds) and
 become Python's ``decimal.Decimal``, ``date``, ``time`` and ``datetime`` here, as kconnect's
 API holds them. Not thread-safe: one decoder per task, used by its thread.
+
+The schema section is read here; with the native hot path, ``kconnect_native``'s
+``host_source_records`` reads the record section into the same records (this module stays the
+reference: the native reader leaves it every batch it is not sure of, and its errors).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from kconnect._hot_path import native
 from kconnect.api.data import Date, Decimal, Field, Schema, Struct, Time, Timestamp, Type
 from kconnect.api.errors import DataException
 from kconnect.api.headers import Headers
@@ -57,8 +62,11 @@ _NO_TIMESTAMP = -(2**63)
 class BatchDecoder:
     """Decodes one task's batches; remembers the schemas they define."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, use_native: bool = True) -> None:
+        """``use_native``: read records with the native hot path when it is installed (False:
+        always with this module's reader, the reference; for tests)."""
         self._schemas: dict[int, Schema] = {}
+        self._native = native if use_native else None
 
     def decode(self, data: bytes) -> list[tuple[int, SourceRecord]]:
         """The batch's records with their sequence numbers, in order.
@@ -71,6 +79,10 @@ class BatchDecoder:
             for _ in range(reader.u32()):
                 schema_id = reader.i32()
                 self._schemas[schema_id] = reader.schema()
+            if self._native is not None:
+                read = self._native.host_source_records(data, reader.pos, self._schemas)
+                if read is not None:
+                    return list(zip(*read, strict=True))
             records = [reader.record() for _ in range(reader.u32())]
         except (struct.error, IndexError, UnicodeDecodeError, KeyError) as e:
             raise DataException(

@@ -52,6 +52,8 @@ from typing import Any
 
 import pytest
 
+from kconnect.java_host.frames import read_frame
+
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,12 +105,11 @@ class PluginHostProcess:
     def _read_replies(self) -> None:
         assert self.proc.stdout is not None
         while True:
-            header = self.proc.stdout.read(4)
-            if len(header) < 4:
+            # the product's reader: it also puts binary attachments (protocol v8) in place
+            reply = read_frame(self.proc.stdout)
+            if reply is None:
                 self._arrived.put(EOFError)
                 return
-            (length,) = struct.unpack(">I", header)
-            reply = json.loads(self.proc.stdout.read(length))
             with self._lock:
                 self._replies[reply.get("id")] = reply
             self._arrived.put(reply.get("id"))

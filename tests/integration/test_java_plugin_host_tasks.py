@@ -18,7 +18,6 @@ real protocol (``src/kconnect/java_host/java/PROTOCOL.md``, v2) from Python.
 
 from __future__ import annotations
 
-import base64
 import json
 import queue
 import struct
@@ -32,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from kconnect.java_host.frames import read_frame
 from tests.integration.test_java_plugin_host_protocol import (  # noqa: F401  (fixtures)
     KAFKA,
     REPLY_TIMEOUT_S,
@@ -77,12 +77,10 @@ class TaskHost(PluginHostProcess):
     def _read_replies(self) -> None:
         assert self.proc.stdout is not None
         while True:
-            header = self.proc.stdout.read(4)
-            if len(header) < 4:
+            message = read_frame(self.proc.stdout)  # attachments (protocol v8) put in place
+            if message is None:
                 self._arrived.put(EOFError)
                 return
-            (length,) = struct.unpack(">I", header)
-            message = json.loads(self.proc.stdout.read(length))
             if "event" in message:
                 self.events.put(message)
             elif "callback" in message:
@@ -541,7 +539,7 @@ def _poll(host: TaskHost, handle: str, batch: Batch) -> list[dict[str, Any]]:
     if result["count"] == 0:
         assert result["batch"] is None
         return []
-    records = batch.decode(base64.b64decode(result["batch"]))
+    records = batch.decode(result["batch"])
     assert len(records) == result["count"]
     return records
 

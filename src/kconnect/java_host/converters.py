@@ -170,7 +170,7 @@ class _JavaCodec:
                 "batch": _b64(self._encoder.encode(items, source=True)),
             },
         )
-        for seq, made in self._decoder.decode(base64.b64decode(answer.get("batch") or "")):
+        for seq, made in self._decoder.decode(answer.get("batch") or b""):
             results[seq] = SchemaAndValue(made.value_schema, made.value)
             if made._headers is not None:
                 headers[seq] = made._headers

@@ -396,7 +396,7 @@ class JavaSourceTask(SourceTask):
         batch = answer.get("batch")
         records = []
         if batch:
-            for seq, record in self._decoder.decode(base64.b64decode(batch)):
+            for seq, record in self._decoder.decode(batch):
                 self._unacked[id(record)] = seq
                 self._kept[id(record)] = record
                 records.append(record)

@@ -158,7 +158,7 @@ class JavaTransformation(_JavaStage, Transformation[ConnectRecord]):
             )
             for i in answer.get("unchanged") or []:
                 results[int(i)] = records[int(i)]
-            for seq, made in self._decoder.decode(base64.b64decode(answer.get("batch") or "")):
+            for seq, made in self._decoder.decode(answer.get("batch") or b""):
                 results[seq] = _rebuilt(records[seq], made)
             for failure in answer.get("failures") or []:
                 failures.append(

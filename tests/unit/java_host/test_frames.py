@@ -1,4 +1,5 @@
-"""The worker <-> plugin host framing: length-prefixed JSON objects."""
+"""The worker <-> plugin host framing: length-prefixed JSON objects, and the binary
+attachments the host sends before a message (protocol v8)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,45 @@ def test_a_stream_cut_inside_a_frame_is_an_error() -> None:
 def test_a_frame_that_is_not_one_json_object_is_refused(body: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
         read_frame(io.BytesIO(struct.pack(">I", len(body)) + body))
+
+
+def _binary(payload: bytes) -> bytes:
+    return struct.pack(">I", len(payload) | 0x8000_0000) + payload
+
+
+def _text(body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + body
+
+
+def test_binary_frames_are_put_where_the_next_message_names_them() -> None:
+    stream = io.BytesIO(
+        _binary(b"\x00\x01batch")
+        + _binary(b"")
+        + _text(b'{"id":3,"ok":true,"result":{"batch":{"$frame":0},"more":[{"$frame":1}],"n":2}}')
+        + _text(b'{"id":4,"result":{"batch":{"$frame":0,"x":1}}}')
+    )
+    assert read_frame(stream) == {
+        "id": 3, "ok": True, "result": {"batch": b"\x00\x01batch", "more": [b""], "n": 2},
+    }  # fmt: skip
+    # attachments belong to one message only; a two-key object is not a placeholder
+    assert read_frame(stream) == {"id": 4, "result": {"batch": {"$frame": 0, "x": 1}}}
+    assert read_frame(stream) is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (_binary(b"abc"), "stream ended"),  # the message after the attachment never came
+        (_binary(b"abc") + _text(b'{"batch":{"$frame":1}}'), "attachment 1 of 1"),
+        (_text(b'{"batch":{"$frame":0}}'), None),  # no attachments: nothing is replaced
+    ],
+)
+def test_a_message_and_its_attachments_must_agree(raw: bytes, message: str | None) -> None:
+    if message is None:
+        assert read_frame(io.BytesIO(raw)) == {"batch": {"$frame": 0}}
+        return
+    with pytest.raises(FrameError, match=message):
+        read_frame(io.BytesIO(raw))
 
 
 def test_an_absurd_length_is_refused_before_reading() -> None:

@@ -122,7 +122,7 @@ final class ConverterRuns {
             }
         }
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("batch", Base64.getEncoder().encodeToString(encoded));
+        result.put("batch", encoded); // a binary frame beside the reply
         result.put("failures", failures);
         return result;
     }

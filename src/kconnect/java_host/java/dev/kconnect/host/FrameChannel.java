@@ -6,10 +6,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The wire between the worker and the host: frames of a 4-byte big-endian unsigned length
- * followed by that many bytes of UTF-8 JSON (one object per frame).
+ * followed by that many bytes of UTF-8 JSON (one object per frame). Toward the worker, a
+ * message may carry binary attachments: each goes first as a frame whose length has bit 31 set
+ * (the length is the low 31 bits) holding the raw bytes, and the JSON names it
+ * {@code {"$frame": i}} (the i-th binary frame before it).
  *
  * <p>Threading: {@link #read()} is called by one thread only (the host's reader thread);
  * {@link #write(String)} may be called from any thread, and is serialised so that the frames of
@@ -61,17 +65,37 @@ final class FrameChannel {
 
     /** Writes one frame holding the text and flushes it. */
     void write(String json) throws IOException {
+        write(json, List.of());
+    }
+
+    /**
+     * Writes the attachments as binary frames, then the frame holding the text, and flushes:
+     * together, so that no other message comes between them.
+     */
+    void write(String json, List<byte[]> attachments) throws IOException {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
         byte[] frame = new byte[4 + body.length];
-        int n = body.length;
-        frame[0] = (byte) (n >>> 24);
-        frame[1] = (byte) (n >>> 16);
-        frame[2] = (byte) (n >>> 8);
-        frame[3] = (byte) n;
-        System.arraycopy(body, 0, frame, 4, n);
+        header(frame, body.length, false);
+        System.arraycopy(body, 0, frame, 4, body.length);
         synchronized (writeLock) {
+            for (byte[] attachment : attachments) {
+                if (attachment.length > MAX_FRAME_BYTES) {
+                    throw new IOException("attachment of " + attachment.length + " bytes is too large");
+                }
+                byte[] head = new byte[4];
+                header(head, attachment.length, true);
+                out.write(head);
+                out.write(attachment);
+            }
             out.write(frame);
             out.flush();
         }
+    }
+
+    private static void header(byte[] into, int length, boolean binary) {
+        into[0] = (byte) ((length >>> 24) | (binary ? 0x80 : 0));
+        into[1] = (byte) (length >>> 16);
+        into[2] = (byte) (length >>> 8);
+        into[3] = (byte) length;
     }
 }

@@ -15,8 +15,10 @@ import java.util.Map;
  * arrays, {@link String}, {@link Boolean}, {@code null}, and for numbers a {@link Long} when the
  * literal is an integer that fits, a {@link BigInteger} when it does not, and a
  * {@link BigDecimal} otherwise. Writing accepts the same shapes plus any {@link Number},
- * {@link Map} with string keys, {@link Iterable} and arrays of objects; anything else is
- * written as its {@code toString()} in a JSON string.
+ * {@link Map} with string keys, {@link Iterable} and arrays of objects; a {@code byte[]} is
+ * written as {@code {"$frame": i}} and handed back as the i-th attachment, to travel as a binary
+ * frame beside the text ({@link FrameChannel}); anything else is written as its
+ * {@code toString()} in a JSON string.
  *
  * <p>Stateless and thread-safe: every call works on its own buffers.
  */
@@ -37,14 +39,23 @@ final class Json {
         return value;
     }
 
-    /** Writes a value as compact JSON text. */
+    /** Writes a value as compact JSON text (a {@code byte[]} inside goes as base64 text). */
     static String write(Object value) {
+        return write(value, null);
+    }
+
+    /**
+     * Writes a value as compact JSON text; each {@code byte[]} inside is added to
+     * {@code attachments} and written as {@code {"$frame": its index}} (with {@code null}
+     * attachments: as base64 text).
+     */
+    static String write(Object value, List<byte[]> attachments) {
         StringBuilder out = new StringBuilder(256);
-        writeValue(out, value);
+        writeValue(out, value, attachments);
         return out.toString();
     }
 
-    private static void writeValue(StringBuilder out, Object value) {
+    private static void writeValue(StringBuilder out, Object value, List<byte[]> attachments) {
         if (value == null) {
             out.append("null");
         } else if (value instanceof String) {
@@ -72,7 +83,7 @@ final class Json {
                 first = false;
                 writeString(out, String.valueOf(entry.getKey()));
                 out.append(':');
-                writeValue(out, entry.getValue());
+                writeValue(out, entry.getValue(), attachments);
             }
             out.append('}');
         } else if (value instanceof Iterable) {
@@ -83,11 +94,19 @@ final class Json {
                     out.append(',');
                 }
                 first = false;
-                writeValue(out, item);
+                writeValue(out, item, attachments);
             }
             out.append(']');
         } else if (value instanceof Object[]) {
-            writeValue(out, List.of((Object[]) value));
+            writeValue(out, List.of((Object[]) value), attachments);
+        } else if (value instanceof byte[]) {
+            byte[] bytes = (byte[]) value;
+            if (attachments == null) {
+                writeString(out, java.util.Base64.getEncoder().encodeToString(bytes));
+            } else {
+                out.append("{\"$frame\":").append(attachments.size()).append('}');
+                attachments.add(bytes);
+            }
         } else {
             writeString(out, value.toString());
         }

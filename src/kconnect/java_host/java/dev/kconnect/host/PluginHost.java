@@ -7,7 +7,9 @@ import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -154,13 +156,15 @@ public final class PluginHost {
             reply = failure(id, t);
         }
         String json;
+        List<byte[]> attachments = new ArrayList<>();
         try {
-            json = Json.write(reply);
+            json = Json.write(reply, attachments);
         } catch (Throwable t) {
+            attachments.clear();
             json = Json.write(failure(id, t)); // a result Json could not write
         }
         try {
-            channel.write(json);
+            channel.write(json, attachments);
         } catch (IOException e) {
             HostLog.error("Cannot write replies any more: the worker is gone; exiting", e);
             exit(0);

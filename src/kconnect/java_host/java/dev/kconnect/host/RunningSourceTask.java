@@ -70,7 +70,7 @@ final class RunningSourceTask extends RunningPlugin {
                 nextSeq = first + records.size();
             }
             result.put("count", records.size());
-            result.put("batch", java.util.Base64.getEncoder().encodeToString(batch));
+            result.put("batch", batch); // a binary frame beside the reply
             putTransactions(result);
             return result;
         }

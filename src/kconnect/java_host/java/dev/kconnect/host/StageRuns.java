@@ -1,7 +1,6 @@
 package dev.kconnect.host;
 
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +78,7 @@ final class StageRuns {
             }
         }
         Map<String, Object> result = new LinkedHashMap<>();
-        result.put("batch", Base64.getEncoder().encodeToString(encoded));
+        result.put("batch", encoded); // a binary frame beside the reply
         result.put("unchanged", unchanged);
         result.put("failures", failures);
         return result;

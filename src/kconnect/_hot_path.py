@@ -45,6 +45,7 @@ __all__ = [
     "native",
     "native_converter",
     "native_step",
+    "release_thread_memory",
 ]
 
 ENV_VAR = "KCONNECT_NATIVE"
@@ -54,7 +55,11 @@ _COMPATIBLE = "0.7."
 ARENA_CACHE_BYTES = 16 << 20
 """Freed memory arenas (1 MiB each) the native module keeps for the next batch instead of
 giving them back to the system, which would fault them in again (``native/src/arena.rs``);
-the most they add to a process's RSS."""
+the most they add to a process's RSS while it works."""
+
+ARENA_CACHE_RELEASE_S = 5.0
+"""Seconds without arena traffic after which the kept arenas are given back: a process whose
+tasks wait for data, or a worker between REST calls, keeps none."""
 
 FALLBACK: Any = type("_Fallback", (), {"__repr__": lambda self: "FALLBACK", "__slots__": ()})()
 """What a native batch call puts where the Python path must do the record itself."""
@@ -98,7 +103,7 @@ def _load() -> tuple[Any, str]:
             Header,
             Headers,
         )
-        kconnect_native.install_arena_cache(ARENA_CACHE_BYTES)
+        kconnect_native.install_arena_cache(ARENA_CACHE_BYTES, ARENA_CACHE_RELEASE_S)
     except (TypeError, ValueError) as e:
         if wanted in ("1", "true", "yes", "on"):
             raise ImportError(f"kconnect_native {version} cannot be used: {e}") from e
@@ -107,6 +112,16 @@ def _load() -> tuple[Any, str]:
 
 
 native, _DESCRIPTION = _load()
+
+
+def release_thread_memory() -> None:
+    """Give back what the native allocator keeps for the calling thread beyond its live
+    blocks (empty and retired pages, purged at once). A task thread calls it when it goes idle
+    after batches: each thread that ran the native path otherwise keeps tens of KiB resident
+    (a worker with 1,000 idle tasks: ~60 MiB). Nothing to do on the pure-Python path."""
+    if native is not None:
+        native.release_thread_memory()
+
 
 ProducerEntry = tuple[
     str, int | None, bytes | None, bytes | None, int | None, list[tuple[str, bytes | None]] | None

@@ -1,12 +1,13 @@
 """The arena cache ``kconnect_native`` puts in front of CPython's arena allocator
 (``native/src/arena.rs``): the hot path installs it with ``ARENA_CACHE_BYTES``, arenas a batch
-frees are kept and reused by the next batch instead of unmapped and mapped again, and what it
-keeps never exceeds its bound."""
+frees are kept and reused by the next batch instead of unmapped and mapped again, what it
+keeps never exceeds its bound, and an idle process gives them back (``ARENA_CACHE_RELEASE_S``)."""
 
 from __future__ import annotations
 
 import gc
 import resource
+import time
 from typing import Any
 
 import pytest
@@ -76,5 +77,33 @@ def test_a_lower_bound_is_applied_and_restored() -> None:
         gc.collect()
         assert _stats()["kept_bytes"] <= 1 << 20
     finally:
-        native.install_arena_cache(_hot_path.ARENA_CACHE_BYTES)
+        native.install_arena_cache(_hot_path.ARENA_CACHE_BYTES, _hot_path.ARENA_CACHE_RELEASE_S)
     assert _stats()["max_bytes"] == _hot_path.ARENA_CACHE_BYTES
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_an_idle_process_gives_the_kept_arenas_back() -> None:
+    native.install_arena_cache(_hot_path.ARENA_CACHE_BYTES, 0.2)
+    try:
+        gc.collect()
+        batch = _batch(60_000)
+        del batch
+        gc.collect()
+        kept = _stats()
+        assert kept["kept_bytes"] > 0
+        rss_kept = _rss_kib()
+        arenas = kept["kept_bytes"] // (1 << 20)  # 1 MiB each
+        deadline = time.monotonic() + 10
+        while _stats()["released"] - kept["released"] < arenas and time.monotonic() < deadline:
+            time.sleep(0.05)
+        after = _stats()
+        assert after["kept_bytes"] == 0
+        assert after["released"] - kept["released"] >= arenas  # and any freed meanwhile
+        # the memory left the process (1 MiB arenas, unmapped)
+        assert rss_kept - _rss_kib() >= kept["kept_bytes"] // 1024 // 2
+    finally:
+        native.install_arena_cache(_hot_path.ARENA_CACHE_BYTES, _hot_path.ARENA_CACHE_RELEASE_S)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kconnect._hot_path import release_thread_memory
 from kconnect.api.errors import ConnectException
 from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import TopicPartition
@@ -128,6 +129,7 @@ class WorkerSinkTask(WorkerTask):
         self.commit_requested = False
         self._task_started = False
         self._next_commit = 0.0
+        self._busy = False  # messages arrived since the task last went idle
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -208,7 +210,13 @@ class WorkerSinkTask(WorkerTask):
         if consumer.is_paused_for(PauseReason.TARGET_STATE):
             return
         if msgs:
+            self._busy = True
             delivery.convert(msgs)
+        elif self._busy and timeout_ms > 0:
+            # a poll that waited found nothing after batches: the task is idle, and the
+            # allocator's pages of this thread go back
+            self._busy = False
+            release_thread_memory()
         delivery.deliver(self._next_commit)
 
     def _apply_target_state(self) -> None:

@@ -68,6 +68,7 @@ from functools import partial
 from operator import itemgetter
 from typing import Any
 
+from kconnect._hot_path import release_thread_memory
 from kconnect.api.errors import ConnectException, RetriableException
 from kconnect.api.plugin_metrics import DomainMetrics, PluginMetrics
 from kconnect.api.records import RecordMetadata, SourceRecord
@@ -199,6 +200,7 @@ class WorkerSourceTask(WorkerTask):
         self.submitted = SubmittedRecords()
         self._poll_waited = False  # the last empty poll waited IDLE_POLL_S or more itself
         self._next_idle_serve = 0.0  # when an idle task serves its producer next (monotonic s)
+        self._busy = False  # a batch was sent since the task last went idle
         self._task_started = False
         self._task_stopped = False
         # SourceTask.stop() is called once: from the stopping thread to interrupt a poll, or
@@ -553,7 +555,9 @@ class WorkerSourceTask(WorkerTask):
         second). After a poll that waited, with none of this task's records in flight, there
         is nothing of this task's to serve: the producer is served only every
         :data:`IDLE_SERVE_S` (its other events: errors, a broker's throttling), not at each
-        idle wake-up (other tasks sharing it serve their own reports)."""
+        idle wake-up (other tasks sharing it serve their own reports). The first such poll
+        after batches releases the thread's native allocator memory
+        (:func:`~kconnect._hot_path.release_thread_memory`)."""
         if dispatched:
             self.producer.poll(0)
         elif not self._poll_waited:
@@ -563,6 +567,11 @@ class WorkerSourceTask(WorkerTask):
             if now >= self._next_idle_serve or self.submitted.has_unacked():
                 self._next_idle_serve = now + IDLE_SERVE_S
                 self.producer.poll(0)
+            if self._busy:  # idle after batches: the allocator's pages of this thread go back
+                self._busy = False
+                release_thread_memory()
+        if dispatched:
+            self._busy = True
 
     # -- delivery outcome (see source_acks for the thread) -------------------------------------
 

@@ -20,7 +20,7 @@ use crate::model::record::{Meta, NRecord, SinkMeta};
 use crate::pyconv::from_py::value_of_ptr;
 use crate::pyconv::records::{headers_of_py, record_of_py, record_to_py, Topics};
 use crate::model::schema::NSchema;
-use crate::records::noargs_method;
+use crate::consumed::MessageReader;
 use crate::smt::{Outcome, Step};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::ffi;
@@ -147,45 +147,23 @@ impl RecordBatch {
         };
         let mut topics = Topics::default();
         unsafe {
-            let tp = ffi::Py_TYPE(ffi::PyList_GET_ITEM(msgs.as_ptr(), 0));
-            let mut methods = Vec::with_capacity(7);
-            for name in ["topic", "partition", "offset", "timestamp", "key", "value", "headers"] {
-                match noargs_method(tp, name) {
-                    Some(f) => methods.push(f),
-                    None => return Ok(None),
-                }
-            }
-            let call = |f: ffi::PyCFunction, m: *mut ffi::PyObject| -> PyResult<PyObj> {
-                PyObj::steal(f(m, std::ptr::null_mut())).ok_or_else(|| PyErr::fetch(py))
+            let Some(reader) = MessageReader::for_message(py, ffi::PyList_GET_ITEM(msgs.as_ptr(), 0))? else {
+                return Ok(None);
             };
             for i in 0..n {
                 let m = ffi::PyList_GET_ITEM(msgs.as_ptr(), i as isize);
-                if ffi::Py_TYPE(m) != tp {
+                if !reader.reads(m) {
                     return Ok(None);
                 }
-                let topic_obj = call(methods[0], m)?;
-                let Some(topic) = topics.of_py(topic_obj.as_ptr()) else {
+                let Some(fields) = reader.read(py, m)? else {
                     return Ok(None);
                 };
-                let partition = call(methods[1], m)?;
-                let offset = call(methods[2], m)?;
-                let ts = call(methods[3], m)?;
-                let partition = ffi::PyLong_AsLongLong(partition.as_ptr());
-                let offset = ffi::PyLong_AsLongLong(offset.as_ptr());
-                if !ffi::PyErr_Occurred().is_null() {
-                    return Err(PyErr::fetch(py));
-                }
-                if ffi::PyTuple_CheckExact(ts.as_ptr()) == 0 || ffi::PyTuple_GET_SIZE(ts.as_ptr()) != 2 {
+                let Some(topic) = topics.of_py(fields.topic.as_ptr()) else {
                     return Ok(None);
-                }
-                let ts_type = ffi::PyLong_AsLong(ffi::PyTuple_GET_ITEM(ts.as_ptr(), 0));
-                let ts_value = ffi::PyLong_AsLongLong(ffi::PyTuple_GET_ITEM(ts.as_ptr(), 1));
-                if !ffi::PyErr_Occurred().is_null() {
-                    return Err(PyErr::fetch(py));
-                }
-                let key = call(methods[4], m)?;
-                let value = call(methods[5], m)?;
-                let headers = call(methods[6], m)?;
+                };
+                let (partition, offset) = (fields.partition, fields.offset);
+                let (ts_type, ts_value) = (fields.timestamp_type, fields.timestamp);
+                let (key, value, headers) = (fields.key, fields.value, fields.headers);
                 let (key_schema, key) = match kc.decode_obj(py, Some(&topic), key.as_ptr()) {
                     Some(Ok(kv)) => kv,
                     _ => {

@@ -32,6 +32,7 @@
 
 mod arena;
 mod batch;
+mod consumed;
 mod convert;
 mod copy;
 mod dealloc;
@@ -100,6 +101,7 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host_batch::host_source_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::message_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(consumed::message_fields, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_rows, m)?)?;
     m.add_function(wrap_pyfunction!(records::topic_run_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::schema_run_end, m)?)?;

@@ -232,7 +232,7 @@ pub fn sink_rows<'py>(
     }
 }
 
-/// A no-argument C method of `tp` (`tp.<name>`, a method descriptor with `METH_NOARGS`), to
+/// A no-argument C method of `tp` or a base (`tp.<name>`, a method descriptor with `METH_NOARGS`), to
 /// call without the method lookup and call protocol per message; None when it is anything else.
 pub(crate) unsafe fn noargs_method(tp: *mut ffi::PyTypeObject, name: &str) -> Option<ffi::PyCFunction> {
     let cname = std::ffi::CString::new(name).ok()?;
@@ -248,7 +248,9 @@ pub(crate) unsafe fn noargs_method(tp: *mut ffi::PyTypeObject, name: &str) -> Op
         return None;
     }
     let d = descr.0 as *mut ffi::PyMethodDescrObject;
-    if (*d).d_common.d_type != tp {
+    // found on `tp` itself or inherited from a base (a subclass that redefines the method in
+    // Python finds a function, not this descriptor)
+    if ffi::PyType_IsSubtype(tp, (*d).d_common.d_type) == 0 {
         return None;
     }
     let def = (*d).d_method;

@@ -17,6 +17,8 @@
 //!   SimpleHeaderConverter's plain strings, used by the record batch and by the converters' own
 //!   batch methods;
 //! * `Step` (`smt/`): a built-in transformation or predicate, compiled per schema;
+//! * `connect_assignment_array` / `connect_read_assignment_array` (`group_protocol.rs`): the
+//!   Connect group protocol's assignment arrays, encoded and decoded;
 //! * `host_source_records` (`host_batch.rs`): a source batch from the Java plugin host read
 //!   into kconnect's `SourceRecord`s;
 //! * for batches that are Python lists (a converter without a native form):
@@ -36,6 +38,7 @@ mod consumed;
 mod convert;
 mod copy;
 mod dealloc;
+mod group_protocol;
 mod host_batch;
 mod java;
 mod jdbc_rows;
@@ -102,6 +105,8 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(records::sink_records, m)?)?;
     m.add_function(wrap_pyfunction!(records::message_columns, m)?)?;
     m.add_function(wrap_pyfunction!(consumed::message_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(group_protocol::connect_assignment_array, m)?)?;
+    m.add_function(wrap_pyfunction!(group_protocol::connect_read_assignment_array, m)?)?;
     m.add_function(wrap_pyfunction!(records::sink_rows, m)?)?;
     m.add_function(wrap_pyfunction!(records::topic_run_end, m)?)?;
     m.add_function(wrap_pyfunction!(records::schema_run_end, m)?)?;

@@ -10,7 +10,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from kconnect import _hot_path
+from kconnect.kafka.group import connect_protocol
 from kconnect.kafka.group.connect_protocol import (
     CONFIG_MISMATCH,
     NO_ERROR,
@@ -268,3 +272,40 @@ def test_bytes_equal_kafka_connect_runtime(tmp_path: Path) -> None:
         encode_assignment(mismatch, 0),
     ]
     assert [b.hex() for b in ours] == out
+
+
+# -- the native arrays (kconnect_native) against the Python reference ----------------------
+
+_names = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=12)
+_assignments = st.builds(
+    lambda version, cs, ts, rc, rt, delay: ExtendedAssignment(
+        version, NO_ERROR, "leader", "http://l:8083/", 7, cs, ts, rc, rt, delay
+    ),
+    st.integers(1, 2),
+    st.lists(_names | st.sampled_from(["Aa", "BB", "C#"]), max_size=40),
+    st.lists(st.builds(T, _names | st.sampled_from(["Aa", "BB"]), st.integers(0, 2**31 - 1))),
+    st.lists(_names, max_size=5),
+    st.lists(st.builds(T, _names, st.integers(0, 9)), max_size=5),
+    st.integers(0, 10_000),
+)
+
+
+@pytest.mark.skipif(_hot_path.native is None, reason=_hot_path.describe())
+@settings(max_examples=300, deadline=None)
+@given(a=_assignments, tail=st.binary(max_size=6))
+def test_native_arrays_are_the_python_reference(a: ExtendedAssignment, tail: bytes) -> None:
+    native_bytes = encode_assignment(a)
+    native_back = decode_assignment(native_bytes + tail, T)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(connect_protocol, "_native", None)
+        assert encode_assignment(a) == native_bytes
+        assert decode_assignment(native_bytes + tail, T) == native_back
+    # truncated anywhere: the same error as the Python reader's
+    for cut in (len(native_bytes) // 2, len(native_bytes) - 1):
+        with pytest.raises(ConnectProtocolError) as native_error:
+            decode_assignment(native_bytes[:cut], T)
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(connect_protocol, "_native", None)
+            with pytest.raises(ConnectProtocolError) as python_error:
+                decode_assignment(native_bytes[:cut], T)
+        assert str(native_error.value) == str(python_error.value)

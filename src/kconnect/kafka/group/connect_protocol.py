@@ -31,6 +31,8 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any
 
+from kconnect import _hot_path
+
 __all__ = [
     "CONFIG_MISMATCH",
     "CONNECTOR_TASK",
@@ -162,19 +164,49 @@ def _w_string(out: bytearray, s: str | None) -> None:
 
 def _w_array(out: bytearray, entries: list[tuple[str, list[int]]] | None) -> None:
     if entries is None:
-        out += struct.pack(">i", -1)
+        out += _INT32.pack(-1)
         return
-    out += struct.pack(">i", len(entries))
+    out += _INT32.pack(len(entries))
     for connector, tasks in entries:
-        _w_string(out, connector)
-        out += struct.pack(f">i{len(tasks)}i", len(tasks), *tasks)
+        out += _entry_bytes(connector, tuple(tasks))
+
+
+_INT32 = struct.Struct(">i")
+_native: Any = _hot_path.native
+
+
+def _w_entries(
+    out: bytearray, connectors: Sequence[str], tasks: Sequence[Any], *, java_order: bool
+) -> None:
+    """The array of ``connectors`` (task -1) and ``tasks`` grouped by connector: assigned work
+    (``java_order``: connectors in Java's HashSet order) or revoked work (first-seen order).
+    Natively when ``kconnect_native`` is there (the leader and every member encode whole
+    allocations at each rebalance), else by the Python reference below."""
+    if _native is not None:
+        got = _native.connect_assignment_array(connectors, tasks, java_order)
+        if got is not None:
+            out += got
+            return
+    _w_array(out, (_assigned_entries if java_order else _revoked_entries)(connectors, tasks))
+
+
+@lru_cache(maxsize=1 << 14)
+def _entry_bytes(connector: str, tasks: tuple[int, ...]) -> bytes:
+    """One ``{string connector, array[int32 task]}`` entry (cached: at every rebalance each
+    member encodes its whole allocation, the same entries as last time but the few that
+    changed)."""
+    out = bytearray()
+    _w_string(out, connector)
+    out += struct.pack(f">i{len(tasks)}i", len(tasks), *tasks)
+    return bytes(out)
 
 
 class _Reader:
-    __slots__ = ("buf", "pos")
+    __slots__ = ("buf", "data", "pos")
 
     def __init__(self, buf: bytes) -> None:
-        self.buf = memoryview(buf)
+        self.data = buf if type(buf) is bytes else bytes(buf)
+        self.buf = memoryview(self.data)
         self.pos = 0
 
     def remaining(self) -> int:
@@ -208,16 +240,23 @@ class _Reader:
         n = self.int32(what)
         return None if n < 0 else bytes(self._take(n, what))
 
-    def assignment_array(self, what: str) -> list[tuple[str, list[int]]] | None:
-        """``[(connector, [task numbers])]``, read with one ``unpack_from`` per field (the
-        leader decodes every member's whole allocation at each rebalance: thousands of entries
-        at size)."""
+    def assignment_array(self, what: str, task_id: TaskIdFactory) -> tuple[list[str], list[Any]]:
+        """The connectors (task ``-1``) and task ids of ``[(connector, [task numbers])]``
+        (null: none), read with one ``unpack_from`` per field (the leader decodes every
+        member's whole allocation at each rebalance: thousands of entries at size); natively
+        when ``kconnect_native`` is there and the array is well formed."""
+        if _native is not None:
+            got = _native.connect_read_assignment_array(self.data, self.pos, task_id)
+            if got is not None:
+                connectors, tasks, self.pos = got
+                return connectors, tasks
         n = self.int32(what)
+        connectors: list[str] = []
+        tasks: list[Any] = []
         if n < 0:
-            return None
+            return connectors, tasks
         buf, pos, end = self.buf, self.pos, len(self.buf)
         unpack_from = struct.unpack_from
-        out = []
         try:
             for _ in range(n):
                 (size,) = unpack_from(">h", buf, pos)
@@ -229,19 +268,33 @@ class _Reader:
                 pos = start + size
                 if pos + 4 > end:
                     raise struct.error("short")
-                connector = str(buf[start:pos], "utf-8")
                 (count,) = unpack_from(">i", buf, pos)
                 if count < 0:
                     raise ConnectProtocolError(f"Connect protocol {what}.tasks is null")
-                tasks = list(unpack_from(f">{count}i", buf, pos + 4)) if count else []
+                entry = _entry_of(bytes(buf[start - 2 : pos + 4 + 4 * count]), task_id)
+                if entry[1]:
+                    connectors += [entry[0]] * entry[1]
+                tasks += entry[2]
                 pos += 4 + 4 * count
-                out.append((connector, tasks))
         except struct.error:
             raise ConnectProtocolError(
                 f"Connect protocol data truncated while reading {what} at byte {self.pos}"
             ) from None
         self.pos = pos
-        return out
+        return connectors, tasks
+
+
+@lru_cache(maxsize=1 << 14)
+def _entry_of(raw: bytes, task_id: TaskIdFactory) -> tuple[str, int, tuple[Any, ...]]:
+    """One encoded ``{connector, [tasks]}`` entry: the connector, how often task ``-1`` (the
+    connector itself) is among its tasks, and its other task ids (cached, as :func:`_entry_bytes`:
+    an allocation's entries mostly repeat from one rebalance to the next)."""
+    (size,) = struct.unpack_from(">h", raw, 0)
+    connector = str(raw[2 : 2 + size], "utf-8")
+    (count,) = struct.unpack_from(">i", raw, 2 + size)
+    numbers = struct.unpack_from(f">{count}i", raw, 6 + size)
+    ids = tuple(task_id(connector, t) for t in numbers if t != CONNECTOR_TASK)
+    return connector, numbers.count(CONNECTOR_TASK), ids
 
 
 def _header(r: _Reader) -> int:
@@ -277,21 +330,29 @@ def _java_hash_set_order(items: Iterable[str]) -> list[str]:
     cap = 1
     while cap < wanted:
         cap <<= 1
-    buckets: dict[int, list[str]] = {}
-    for s in uniq:
-        h = _java_string_hash(s)
-        buckets.setdefault((h ^ (h >> 16)) & (cap - 1), []).append(s)
-    return [s for b in sorted(buckets) for s in buckets[b]]
+    mask = cap - 1
+    buckets = [h & mask for h in map(_java_spread_hash, uniq)]
+    # a stable sort by bucket keeps each bucket's insertion order, as its linked list does
+    return [uniq[i] for i in sorted(range(len(uniq)), key=buckets.__getitem__)]
+
+
+@lru_cache(maxsize=1 << 16)
+def _java_spread_hash(s: str) -> int:
+    """``HashMap.hash`` of a string: its hash code with the high half folded in."""
+    h = _java_string_hash(s)
+    return h ^ (h >> 16)
 
 
 def _assigned_entries(
     connectors: Sequence[str], tasks: Sequence[Any]
 ) -> list[tuple[str, list[int]]]:
-    grouped: dict[str, list[int]] = {}
-    for c in _java_hash_set_order(connectors):
-        grouped.setdefault(c, []).append(CONNECTOR_TASK)
-    for t in tasks:
-        grouped.setdefault(t[0], []).append(t[1])
+    grouped: dict[str, list[int]] = {c: [CONNECTOR_TASK] for c in _java_hash_set_order(connectors)}
+    for connector, task in tasks:
+        ids = grouped.get(connector)
+        if ids is None:
+            grouped[connector] = [task]
+        else:
+            ids.append(task)
     return list(grouped.items())
 
 
@@ -304,20 +365,6 @@ def _revoked_entries(
     for t in tasks:
         grouped.setdefault(t[0], []).append(t[1])
     return list(grouped.items())
-
-
-def _split(
-    entries: list[tuple[str, list[int]]] | None, task_id: TaskIdFactory
-) -> tuple[list[str], list[Any]]:
-    connectors: list[str] = []
-    tasks: list[Any] = []
-    for connector, ids in entries or ():
-        for t in ids:
-            if t == CONNECTOR_TASK:
-                connectors.append(connector)
-            else:
-                tasks.append(task_id(connector, t))
-    return connectors, tasks
 
 
 def _tuple_task_id(connector: str, task: int) -> TaskId:
@@ -334,9 +381,9 @@ def encode_assignment(assignment: ExtendedAssignment, version: int | None = None
     _w_string(out, assignment.leader)
     _w_string(out, assignment.leader_url)
     out += struct.pack(">q", assignment.config_offset)
-    _w_array(out, _assigned_entries(assignment.connectors, assignment.tasks))
+    _w_entries(out, assignment.connectors, assignment.tasks, java_order=True)
     if v >= CONNECT_PROTOCOL_V1:
-        _w_array(out, _revoked_entries(assignment.revoked_connectors, assignment.revoked_tasks))
+        _w_entries(out, assignment.revoked_connectors, assignment.revoked_tasks, java_order=False)
         out += struct.pack(">i", assignment.delay)
     return bytes(out)
 
@@ -346,14 +393,14 @@ def _read_assignment(r: _Reader, version: int, task_id: TaskIdFactory) -> Extend
     leader = r.string("leader")
     leader_url = r.string("leader-url")
     offset = r.int64("config-offset")
-    connectors, tasks = _split(r.assignment_array("assignment"), task_id)
+    connectors, tasks = r.assignment_array("assignment", task_id)
     revoked_c: list[str] = []
     revoked_t: list[Any] = []
     delay = 0
     if version >= CONNECT_PROTOCOL_V1:
         # Missing trailing fields take their defaults (null revoked, delay 0), as in Java.
         if r.remaining() > 0:
-            revoked_c, revoked_t = _split(r.assignment_array("revoked"), task_id)
+            revoked_c, revoked_t = r.assignment_array("revoked", task_id)
         if r.remaining() > 0:
             delay = r.int32("delay")
     return ExtendedAssignment(
@@ -373,6 +420,11 @@ def decode_assignment(data: bytes, task_id: TaskIdFactory = _tuple_task_id) -> E
 
 def encode_metadata(state: WorkerState, version: int) -> bytes:
     """Encode join metadata as V0 (eager), V1 (compatible) or V2 (sessioned)."""
+    return _metadata(state, version, None)
+
+
+def _metadata(state: WorkerState, version: int, allocation: bytes | None) -> bytes:
+    """``encode_metadata``, given the allocation already encoded as ``version`` (or None)."""
     out = bytearray(struct.pack(">h", version))
     _w_string(out, state.url)
     out += struct.pack(">q", state.config_offset)
@@ -381,7 +433,7 @@ def encode_metadata(state: WorkerState, version: int) -> bytes:
             out += struct.pack(">i", -1)
         else:
             # The allocation is always written as V1, or V2 when sessioned (Java's choice).
-            alloc = encode_assignment(state.allocation, version)
+            alloc = allocation or encode_assignment(state.allocation, version)
             out += struct.pack(">i", len(alloc))
             out += alloc
     return bytes(out)
@@ -406,9 +458,14 @@ def join_group_protocols(
 ) -> list[tuple[str, bytes]]:
     """The (protocol name, metadata) list for JoinGroup, most preferred first."""
     protocols: list[tuple[str, bytes]] = []
+    # the V1 and V2 allocations differ in their version field only: encoded once
+    v1 = None
+    if compatibility is not ConnectProtocolCompatibility.EAGER and state.allocation is not None:
+        v1 = encode_assignment(state.allocation, CONNECT_PROTOCOL_V1)
     if compatibility is ConnectProtocolCompatibility.SESSIONED:
-        protocols.append(("sessioned", encode_metadata(state, CONNECT_PROTOCOL_V2)))
+        v2 = None if v1 is None else struct.pack(">h", CONNECT_PROTOCOL_V2) + v1[2:]
+        protocols.append(("sessioned", _metadata(state, CONNECT_PROTOCOL_V2, v2)))
     if compatibility is not ConnectProtocolCompatibility.EAGER:
-        protocols.append(("compatible", encode_metadata(state, CONNECT_PROTOCOL_V1)))
+        protocols.append(("compatible", _metadata(state, CONNECT_PROTOCOL_V1, v1)))
     protocols.append(("default", encode_metadata(state, CONNECT_PROTOCOL_V0)))
     return protocols

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["ConnectorTaskId"]
+__all__ = ["ConnectorTaskId", "task_ids"]
 
 
 class ConnectorTaskId(NamedTuple):
@@ -25,3 +26,11 @@ class ConnectorTaskId(NamedTuple):
         """Parse ``<name>-<n>``; connector names may contain '-', the number is the last part."""
         name, _, num = text.rpartition("-")
         return ConnectorTaskId(name, int(num))
+
+
+@lru_cache(maxsize=1 << 14)
+def task_ids(connector: str, count: int) -> tuple[ConnectorTaskId, ...]:
+    """The ids of ``connector``'s tasks ``0..count-1`` (cached: the leader lists every
+    connector's tasks at each rebalance, and a cluster of thousands rebalances at every
+    change)."""
+    return tuple(ConnectorTaskId(connector, i) for i in range(count))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Iterable, Mapping
-from functools import partial
+from functools import lru_cache, partial
 
 from kconnect.runtime.common.clock import Clock, SystemClock
 from kconnect.runtime.common.ids import ConnectorTaskId
@@ -298,11 +298,18 @@ class RebalanceMetrics:
             leader=leader_url or leader,
             protocol=self.protocol,
             connectors=connectors,
-            tasks=(str(ConnectorTaskId(*t)) if isinstance(t, tuple) else str(t) for t in tasks),
+            tasks=map(_task_name, tasks),
         )
         self._completed_at = now
         self._started_at = None
         self._started_wall_ms = None
+
+
+@lru_cache(maxsize=1 << 14)
+def _task_name(task: object) -> str:
+    """``<connector>-<n>`` of a task id (cached: a worker names its whole assignment at every
+    rebalance)."""
+    return str(ConnectorTaskId(*task)) if isinstance(task, tuple) else str(task)
 
 
 class TaskMetricsBundle:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from kconnect.runtime.common.ids import ConnectorTaskId
+from kconnect.runtime.common.ids import ConnectorTaskId, task_ids
 from kconnect.runtime.common.restart import RestartRequest
 from kconnect.runtime.common.session_key import SessionKey
 from kconnect.runtime.common.states import TargetState
@@ -57,9 +57,7 @@ class ClusterConfigState:
         return self.target_states.get(connector) if connector in self.connector_configs else None
 
     def tasks(self, connector: str) -> list[ConnectorTaskId]:
-        return [
-            ConnectorTaskId(connector, i) for i in range(len(self.task_configs.get(connector, ())))
-        ]
+        return list(task_ids(connector, len(self.task_configs.get(connector, ()))))
 
     def task_count(self, connector: str) -> int:
         return len(self.task_configs.get(connector, ()))

@@ -162,6 +162,9 @@ class KafkaConfigBackingStore(ConfigBackingStore):
         self._pending_fencing: set[str] = set()
         # the maps of snapshot(), built on first use after a change (None: changed since)
         self._snapshot_maps: dict[str, Any] | None = None
+        # each connector's read-only views in those maps, remade only for the connectors whose
+        # records arrived since (a change to one of thousands of connectors rebuilds one entry)
+        self._views = _ConnectorViews()
         self._uses_fencable_writer = config.transactional_leader_enabled
         self._fencable: Producer | None = None
         self._fenced = False
@@ -221,22 +224,28 @@ class KafkaConfigBackingStore(ConfigBackingStore):
 
     def _build_snapshot_maps(self) -> dict[str, Any]:
         """The maps of :meth:`snapshot` (under the lock)."""
-        tasks: dict[str, tuple[Mapping[str, str], ...]] = {}
-        for connector, count in self._task_counts.items():
-            if connector in self._inconsistent:
-                continue
-            configs = [self._task_configs.get(ConnectorTaskId(connector, i)) for i in range(count)]
-            if all(c is not None for c in configs):
-                tasks[connector] = tuple(MappingProxyType(c) for c in configs if c is not None)
+        views = self._views
+        for connector in views.take_changed():
+            config = self._connector_configs.get(connector)
+            views.set(views.configs, connector, config)
+            views.set(views.applied, connector, self._applied.get(connector))
+            count = self._task_counts.get(connector)
+            tasks = None
+            if count is not None and connector not in self._inconsistent:
+                configs = [
+                    self._task_configs.get(ConnectorTaskId(connector, i)) for i in range(count)
+                ]
+                if all(c is not None for c in configs):
+                    tasks = tuple(MappingProxyType(c) for c in configs if c is not None)
+            if tasks is None:
+                views.tasks.pop(connector, None)
+            else:
+                views.tasks[connector] = tasks
         return {
-            "connector_configs": MappingProxyType(
-                {k: MappingProxyType(v) for k, v in self._connector_configs.items()}
-            ),
-            "task_configs": MappingProxyType(tasks),
+            "connector_configs": MappingProxyType(dict(views.configs)),
+            "task_configs": MappingProxyType(dict(views.tasks)),
             "target_states": MappingProxyType(dict(self._target_states)),
-            "applied_connector_configs": MappingProxyType(
-                {k: MappingProxyType(v) for k, v in self._applied.items()}
-            ),
+            "applied_connector_configs": MappingProxyType(dict(views.applied)),
             "inconsistent": frozenset(self._inconsistent),
             "task_count_records": MappingProxyType(dict(self._task_count_records)),
             "task_config_generations": MappingProxyType(dict(self._generations)),
@@ -507,6 +516,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
     def _connector_record(self, connector: str, value: Any) -> None:
         with self._lock:
             self._snapshot_maps = None
+            self._views.changed(connector)
             if value is None:
                 self._remove_connector(connector)
                 log.info("Successfully processed removal of connector '%s'", connector)
@@ -535,6 +545,7 @@ class KafkaConfigBackingStore(ConfigBackingStore):
         updated: list[ConnectorTaskId] = []
         with self._lock:
             self._snapshot_maps = None
+            self._views.changed(connector)
             config = self._connector_configs.get(connector)
             if config is None:
                 # Deleted connector whose config and tombstone were compacted away.
@@ -618,9 +629,47 @@ class KafkaConfigBackingStore(ConfigBackingStore):
             self._listener.on_logger_level(namespace, level)
 
     def _remove_connector(self, connector: str) -> None:
+        self._views.removed(connector)
         self._connector_configs.pop(connector, None)
         self._task_counts.pop(connector, None)
         for task_id in [t for t in self._task_configs if t.connector == connector]:
             del self._task_configs[task_id]
         self._deferred.pop(connector, None)
         self._applied.pop(connector, None)
+
+
+class _ConnectorViews:
+    """Read-only views of each connector's config, applied config and task configs, as the
+    snapshot maps hold them, with the connectors changed since they were last made."""
+
+    __slots__ = ("_changed", "applied", "configs", "tasks")
+
+    def __init__(self) -> None:
+        self.configs: dict[str, MappingProxyType[str, str]] = {}
+        self.applied: dict[str, MappingProxyType[str, str]] = {}
+        self.tasks: dict[str, tuple[Mapping[str, str], ...]] = {}
+        # the connectors changed since the views were made, in the order of their records
+        # (a new connector's views come after the others', as in the store's own dicts)
+        self._changed: dict[str, None] = {}
+
+    def changed(self, connector: str) -> None:
+        self._changed[connector] = None
+
+    def removed(self, connector: str) -> None:
+        """Forget ``connector``'s views now (made again, last, if it comes back)."""
+        for views in (self.configs, self.applied, self.tasks):
+            views.pop(connector, None)
+        self._changed[connector] = None
+
+    def take_changed(self) -> list[str]:
+        got, self._changed = self._changed, {}
+        return list(got)
+
+    @staticmethod
+    def set(
+        views: dict[str, MappingProxyType[str, str]], connector: str, config: dict[str, str] | None
+    ) -> None:
+        if config is None:
+            views.pop(connector, None)
+        else:
+            views[connector] = MappingProxyType(config)

@@ -26,9 +26,14 @@ _bytes = st.none() | st.binary(max_size=40)
 _headers = st.none() | st.lists(st.tuples(st.text(max_size=8), _bytes), max_size=3)
 _message = st.builds(
     lambda topic, partition, offset, ts, key, value, headers: ck.Message(
-        topic=topic, partition=partition, offset=offset, timestamp=ts, key=key, value=value,
+        topic=topic,
+        partition=partition,
+        offset=offset,
+        timestamp=ts,
+        key=key,
+        value=value,
         headers=headers,
-    ),  # fmt: skip
+    ),
     st.sampled_from(["t", "orders", "ünïcode-topic"]),
     st.integers(0, 2**31 - 1),
     st.integers(0, 2**63 - 1),

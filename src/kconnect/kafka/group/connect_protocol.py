@@ -248,8 +248,8 @@ class _Reader:
         if _native is not None:
             got = _native.connect_read_assignment_array(self.data, self.pos, task_id)
             if got is not None:
-                connectors, tasks, self.pos = got
-                return connectors, tasks
+                self.pos = got[2]
+                return got[0], got[1]
         n = self.int32(what)
         connectors: list[str] = []
         tasks: list[Any] = []

@@ -32,6 +32,18 @@ SETTLE_S = 3
 REBALANCE_WAIT_S = int(SCALED["scheduled.rebalance.max.delay.ms"]) / 1000 + 3
 
 
+def _copies(messages: list[dict], task: int, seqnos: list[int]) -> str:
+    """Where each duplicated seqno was seen (sink task, offset, time), to tell a record the
+    source wrote twice (two offsets) from one the sink delivered twice (one offset)."""
+    wanted = set(seqnos[:20])
+    seen = [
+        (m["seqno"], m.get("sinkTask"), m.get("offset"), m.get("time_ms"))
+        for m in messages
+        if m["task"] == task and m["seqno"] in wanted
+    ]
+    return "; ".join(f"seqno {s} sinkTask {t} offset {o} at {ms}" for s, t, o, ms in seen)
+
+
 def _gaps_and_duplicates(seqnos: list[int]) -> tuple[int, list[int], list[int]]:
     top = max(seqnos) if seqnos else 0
     counts = Counter(seqnos)
@@ -100,7 +112,10 @@ def test_bounce(clean: bool, context: SystemTestContext, services: Services, tmp
         if missing:
             errors.append(f"Found missing sink sequence numbers for task {task}: {missing}")
         if not allow_dups and duplicates:
-            errors.append(f"Found duplicate sink sequence numbers for task {task}: {duplicates}")
+            errors.append(
+                f"Found duplicate sink sequence numbers for task {task}: {duplicates} "
+                f"({_copies(sink_messages, task, duplicates)})"
+            )
         if sink_seqno_max > src_seqno_max:
             errors.append(
                 "Found sink sequence number greater than any generated sink sequence number "

@@ -118,6 +118,8 @@ class Consumer:
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to construct kafka consumer") from e
         self.group_id = str(config.get("group.id", ""))
+        #: partitions revoked (or lost) by a rebalance callback since consume() began
+        self._revoked: set[TopicPartition] = set()
         # Start positions are resolved here only on eager assignments (assign() replaces the
         # whole assignment; cooperative ones would need incremental_assign) and for a reset
         # policy with an end to start from ("none", librdkafka's "error", must fail there, as in
@@ -162,7 +164,9 @@ class Consumer:
                 )
 
         def revoke_cb(_c: Any, parts: list[Any]) -> None:
-            on_revoke(_ours(parts))
+            gone = _ours(parts)
+            self._revoked.update(gone)
+            on_revoke(gone)
 
         self._consumer.subscribe(names, on_assign=assign_cb, on_revoke=revoke_cb, on_lost=revoke_cb)
 
@@ -195,7 +199,7 @@ class Consumer:
                 Java's consumer, fatal: a sink task fails with it).
         """
         try:
-            messages = consume_available(self._consumer, max_records, timeout)
+            messages = consume_available(self._consumer, max_records, timeout, self._revoked)
         except KafkaException as e:
             raise from_kafka_error(e, "Failed to poll consumer") from e
         if messages:  # the client reaches the cluster: a failure seen before is past
@@ -264,7 +268,9 @@ class Consumer:
         self._consumer.close()
 
 
-def consume_available(consumer: Any, max_records: int, timeout_s: float) -> list[Any]:
+def consume_available(
+    consumer: Any, max_records: int, timeout_s: float, revoked: set[TopicPartition] | None = None
+) -> list[Any]:
     """Up to ``max_records`` messages of a librdkafka consumer, returning as soon as there is
     one (or after ``timeout_s`` with none), as Java's ``poll`` does.
 
@@ -273,12 +279,23 @@ def consume_available(consumer: Any, max_records: int, timeout_s: float) -> list
     config and status write's read-back took the log's 100 ms wait, every bounded read its
     last wait). Here the first message is waited for, the rest are what is already fetched.
     Error events (partition EOF...) come back as messages, as from ``consume``.
+
+    A subscribed consumer passes ``revoked``, the set its revocation callback fills: a
+    rebalance served by the second call revokes partitions after the first message left
+    librdkafka, which then cannot drop it as it drops the outdated messages of one call. If
+    that message's partition was revoked it is dropped here: when the partition comes back its
+    position is the committed offset, and delivering the old copy too would hand the task the
+    same record twice (Java's ``poll`` never returns a record from before a rebalance).
     """
     first = consumer.poll(timeout_s)
     if first is None:
         return []
     if max_records <= 1:
         return [first]
+    if revoked is not None:
+        revoked.clear()
     rest: list[Any] = consumer.consume(max_records - 1, 0)
+    if revoked and TopicPartition(first.topic(), first.partition()) in revoked:
+        return rest
     rest.insert(0, first)
     return rest

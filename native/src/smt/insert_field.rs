@@ -26,6 +26,10 @@ enum Source {
 struct Plan {
     updated: SchemaRef,
     sources: Vec<Source>,
+    /// How many leading fields of the updated schema are the input's own, in its order (all
+    /// of them when the schema is Java's: the input's fields, then the inserted ones): those
+    /// values stay where they are and the inserted ones are appended.
+    kept: usize,
 }
 
 pub struct InsertField {
@@ -162,8 +166,17 @@ impl Transform for InsertField {
                     None => schema.field_index(&fl.name).map(Source::Input).ok_or(Fallback),
                 })
                 .collect::<R<Vec<_>>>()?;
-            Ok(Plan { updated, sources })
+            let kept = sources
+                .iter()
+                .enumerate()
+                .take_while(|(j, s)| matches!(s, Source::Input(i) if i == j))
+                .count();
+            let kept = if kept == schema.fields.len() { kept } else { 0 };
+            Ok(Plan { updated, sources, kept })
         })?;
+        if plan.kept > 0 {
+            return in_place(this, &plan, rec, key);
+        }
         // the inserted values first: an offset of a source record falls back untouched
         let mut extra: Vec<Option<Value>> = Vec::with_capacity(plan.sources.len());
         for s in &plan.sources {
@@ -201,4 +214,33 @@ impl Transform for InsertField {
         *s = Some(plan.updated.clone());
         Ok(Outcome::Keep)
     }
+}
+
+/// [`InsertField::apply`] for a plan that keeps every input field in place (`plan.kept`):
+/// the inserted values are appended to the struct's own vector, nothing is moved.
+fn in_place(this: &Cfg, plan: &Plan, rec: &mut NRecord, key: bool) -> R<Outcome> {
+    let kept = plan.kept;
+    let mut inserted: Vec<Value> = Vec::with_capacity(plan.sources.len() - kept);
+    for s in &plan.sources[kept..] {
+        inserted.push(this.value_of(rec, *s, false)?.unwrap_or(Value::Null));
+    }
+    let rnwd = this.rnwd;
+    let (s, v) = rec.side_mut(key);
+    let Value::Struct(sv) = v else { unreachable!() };
+    for j in 0..kept {
+        null_ok(&plan.updated.fields[j].schema, field_value(sv, j, rnwd))?;
+    }
+    if rnwd {
+        for j in 0..kept {
+            if sv.values[j].is_null() {
+                let d = field_value(sv, j, true).clone();
+                sv.values[j] = d;
+            }
+        }
+    }
+    sv.values.truncate(kept);
+    sv.values.extend(inserted);
+    sv.schema = plan.updated.clone();
+    *s = Some(plan.updated.clone());
+    Ok(Outcome::Keep)
 }

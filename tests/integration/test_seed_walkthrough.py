@@ -75,14 +75,6 @@ def scenario(tmp_path: Path, kafka_bootstrap: str, pg_dsn: str) -> Iterator[Scen
         delete_topics(kafka_bootstrap, [*s.topics, s.dlq_topic, *s.internal_topics])
 
 
-def _settled(s: Scenario, ok) -> bool:  # type: ignore[no-untyped-def]
-    return bool(
-        s.all_running(s.source_name, 2)
-        and s.all_running(s.sink_name, 5)
-        and ok(set(s.placements().values()))
-    )
-
-
 def test_seed_walkthrough(scenario: Scenario) -> None:
     s = scenario
     assert s.reset() == []  # a fresh run finds nothing to remove
@@ -167,7 +159,7 @@ def test_seed_walkthrough(scenario: Scenario) -> None:
 
     # -- scale-out: node03 joins and takes over some of the work
     w3 = s.start_worker("node03")
-    s.wait(lambda: _settled(s, lambda ids: w3.worker_id in ids), 60, "work on node03")
+    s.wait(lambda: s.settled(lambda ids: w3.worker_id in ids), 60, "work on node03")
     after_join = s.placements()
     assert w3.worker_id in after_join.values()
     assert set(after_join.values()) <= {w1.worker_id, w2.worker_id, w3.worker_id}
@@ -178,7 +170,7 @@ def test_seed_walkthrough(scenario: Scenario) -> None:
     killed = time.monotonic()
     s.kill_worker("node02")
     assert s.placements() == after_join  # nothing moves until the group notices
-    s.wait(lambda: _settled(s, lambda ids: w2.worker_id not in ids), 60, "node02's work moved")
+    s.wait(lambda: s.settled(lambda ids: w2.worker_id not in ids), 60, "node02's work moved")
     took = time.monotonic() - killed
     assert took >= DELAY_MS / 1000, f"moved after {took:.1f} s, before the rebalance delay"
     after_kill = s.placements()

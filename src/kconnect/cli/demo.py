@@ -294,7 +294,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
     _cmd(f"kconnect distributed {s.workdir}/node03.properties   # node03, REST on {s.ports[2]}")
     w3 = s.start_worker("node03")
     _say(f"  started, pid {w3.proc.pid}, log {w3.log_file}")
-    s.wait(lambda: _settled(s, lambda ids: w3.worker_id in ids), 90,
+    s.wait(lambda: s.settled(lambda ids: w3.worker_id in ids), 90,
            "node03 to take over work", progress)  # fmt: skip
     progress.done()
     _statuses(s)
@@ -310,7 +310,7 @@ def _walkthrough(s: Any, progress: _Progress, explore: bool) -> bool:
     s.kill_worker("node02")
     _cmd(f"curl -X GET {s.url()}/connectors/{s.source_name}/status   # right after the kill")
     _json(s.status(s.source_name))
-    s.wait(lambda: _settled(s, lambda ids: victim.worker_id not in ids), 120 + s.rebalance_delay_ms / 1000,
+    s.wait(lambda: s.settled(lambda ids: victim.worker_id not in ids), 120 + s.rebalance_delay_ms / 1000,
            "node02's work to move", progress)  # fmt: skip
     progress.done()
     _say(f"node02's work moved {time.monotonic() - killed_at:.1f} s after the kill "
@@ -404,13 +404,6 @@ def _messages(s: Any) -> bool:
             _say("DIFFERENT from the article's lines:")
             _block("\n".join(want))
     return ok
-
-
-def _settled(s: Any, check: Any) -> bool:
-    """Both connectors RUNNING with their task counts and ``check(worker ids)`` true."""
-    if not (s.all_running(s.source_name, 2) and s.all_running(s.sink_name, 5)):
-        return False
-    return bool(check(set(s.placements().values())))
 
 
 def _statuses(s: Any) -> None:

@@ -484,6 +484,34 @@ offset.flush.interval.ms={self.offset_flush_interval_ms}
                 out[f"{name}-{t['id']}"] = t["worker_id"]
         return out
 
+    def settled(self, check: Callable[[set[str]], bool]) -> bool:
+        """Both connectors RUNNING with their task counts, ``check(worker ids in the statuses)``
+        true, and the group at rest: every live worker is past its rebalance, all at one
+        generation, and runs exactly what the statuses place on it.
+
+        The statuses alone can say RUNNING for work already revoked: an incremental rebalance
+        stops revoked work in its first round and starts it elsewhere in a second, and the
+        UNASSIGNED a worker writes in the first round is ignored by readers when its generation
+        is not newer than the RUNNING one (Kafka Connect's ``KafkaStatusBackingStore`` rule).
+        Each worker's ``/ui/api/worker`` says what it really runs."""
+        if not (self.all_running(self.source_name, 2) and self.all_running(self.sink_name, 5)):
+            return False
+        placed = self.placements()
+        if not check(set(placed.values())):
+            return False
+        generations = set()
+        for w in self.workers.values():
+            if not w.running():
+                continue
+            info = httpx.get(w.url + "/ui/api/worker", timeout=30).json()
+            if info.get("rebalancing"):
+                return False
+            generations.add(info.get("generation"))
+            here = set(info.get("connectors", [])) | {t["id"] for t in info.get("tasks", [])}
+            if here != {k for k, v in placed.items() if v == w.worker_id}:
+                return False
+        return len(generations) == 1
+
     def all_running(self, name: str, tasks: int) -> dict[str, Any] | None:
         """The status when the connector and exactly ``tasks`` tasks are RUNNING, else None.
         Raises AssertionError when something FAILED (with its trace)."""

@@ -27,6 +27,10 @@ pub fn push_value(buf: &mut Vec<u8>, v: &Value) -> R<()> {
             java::push_double(buf, *f);
         }
         Value::Str(s) => buf.extend_from_slice(s.as_bytes()),
+        Value::Bytes(crate::model::value::Bytes::Buffer(b)) => {
+            let n = b.len();
+            buf.extend_from_slice(format!("java.nio.HeapByteBuffer[pos=0 lim={n} cap={n}]").as_bytes());
+        }
         Value::Bytes(b) => {
             buf.extend_from_slice(b"[B@");
             let id = ((b.as_ptr() as usize) >> 4) & 0x7fff_ffff;

@@ -396,8 +396,9 @@ impl<'a> Rd<'a> {
                 let i = usize::try_from(self.int()?).map_err(|_| Fallback)?;
                 Value::Str(symbols.get(i).ok_or(Fallback)?.clone())
             }
-            Op::Bytes => Value::Bytes(Bytes::Own(Arc::from(self.sized()?))),
-            Op::Fixed(n) => Value::Bytes(Bytes::Own(Arc::from(self.take(*n)?))),
+            // AvroData hands both on as `ByteBuffer.wrap(...)`
+            Op::Bytes => Value::Bytes(Bytes::Buffer(Arc::from(self.sized()?))),
+            Op::Fixed(n) => Value::Bytes(Bytes::Buffer(Arc::from(self.take(*n)?))),
             Op::Decimal { scale, fixed } => {
                 let mut raw = if *fixed == 0 { self.sized()? } else { self.take(*fixed)? };
                 // sign extension (a wide fixed) adds nothing to the value
@@ -594,7 +595,7 @@ impl Rd<'_> {
         if self.present()? {
             let b = self.sized()?;
             if got.is_none() {
-                got = Some(Value::Bytes(Bytes::Own(Arc::from(b))));
+                got = Some(Value::Bytes(Bytes::Buffer(Arc::from(b))));
             }
         }
         if self.present()? {

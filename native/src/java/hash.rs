@@ -50,7 +50,7 @@ fn decimal_hash(d: &Dec) -> i32 {
 }
 
 /// Java's `hashCode` of `v`, or None where Java's is an identity hash (`byte[]`, `Struct`, a
-/// Python object).
+/// Python object); a `ByteBuffer`'s is by content.
 pub fn hash_code(v: &Value) -> Option<i32> {
     Some(match v {
         Value::Null => 0,
@@ -96,6 +96,14 @@ pub fn hash_code(v: &Value) -> Option<i32> {
             let mut h: i32 = 0;
             for (k, x) in entries {
                 h = h.wrapping_add(hash_code(k)? ^ hash_code(x)?);
+            }
+            h
+        }
+        Value::Bytes(crate::model::value::Bytes::Buffer(b)) => {
+            // ByteBuffer.hashCode: from the last byte to the first, each signed
+            let mut h: i32 = 1;
+            for &x in b.iter().rev() {
+                h = h.wrapping_mul(31).wrapping_add(x as i8 as i32);
             }
             h
         }

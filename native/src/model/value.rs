@@ -29,12 +29,16 @@ pub struct Dec {
 
 /// A `byte[]` value: bytes the native code made, or a Python `bytes` object held as it is (a
 /// consumed key or value, bytes a task returned), so that passing bytes through (a
-/// ByteArrayConverter on both ends) copies nothing.
+/// ByteArrayConverter on both ends) copies nothing; or the content of a `java.nio.ByteBuffer`
+/// (Avro's `bytes` and `fixed` as Confluent's AvroData reads them), which prints and hashes as
+/// a buffer does and is the reference's `ByteBuffer` in Python.
 #[derive(Clone)]
 pub enum Bytes {
     Own(Arc<[u8]>),
     /// An exact `bytes` object (immutable: its buffer lives as long as the reference).
     Py(PyObj),
+    /// A `ByteBuffer` wrapping exactly these bytes.
+    Buffer(Arc<[u8]>),
 }
 
 impl std::ops::Deref for Bytes {
@@ -43,7 +47,7 @@ impl std::ops::Deref for Bytes {
     #[inline]
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Own(b) => b,
+            Bytes::Own(b) | Bytes::Buffer(b) => b,
             Bytes::Py(o) => unsafe {
                 std::slice::from_raw_parts(
                     pyo3::ffi::PyBytes_AS_STRING(o.as_ptr()) as *const u8,

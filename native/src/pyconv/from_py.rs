@@ -10,6 +10,7 @@
 use crate::model::pyobj::PyObj;
 use crate::model::schema::{Logical, NSchema, SchemaRef, Ty};
 use crate::model::value::{Bytes, Dec, Str, StructVal, Value};
+use std::sync::Arc;
 use crate::pyconv::civil;
 use crate::types;
 use crate::util::slot;
@@ -25,6 +26,14 @@ fn decimal_type(py: Python<'_>) -> Option<*mut ffi::PyTypeObject> {
     static DECIMAL: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     DECIMAL
         .import(py, "decimal", "Decimal")
+        .ok()
+        .map(|t| t.as_type_ptr())
+}
+
+fn byte_buffer_type(py: Python<'_>) -> Option<*mut ffi::PyTypeObject> {
+    static BYTE_BUFFER: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    BYTE_BUFFER
+        .import(py, "kconnect.api.data.java_strings", "ByteBuffer")
         .ok()
         .map(|t| t.as_type_ptr())
 }
@@ -131,7 +140,7 @@ unsafe fn typed(py_: Python<'_>, p: *mut ffi::PyObject, s: &SchemaRef) -> Value 
             }
         }
         Ty::String => str_of(p).map(Value::Str).unwrap_or_else(|| py(p)),
-        Ty::Bytes => bytes(p).unwrap_or_else(|| py(p)),
+        Ty::Bytes => bytes(py_, p).unwrap_or_else(|| py(p)),
         Ty::Array => {
             if ffi::PyList_CheckExact(p) == 0 {
                 return py(p);
@@ -183,8 +192,8 @@ unsafe fn untyped(py_: Python<'_>, p: *mut ffi::PyObject) -> Value {
     if ffi::PyDict_CheckExact(p) != 0 {
         return map(py_, p, None, None);
     }
-    if ffi::PyBytes_CheckExact(p) != 0 {
-        return bytes(p).unwrap_or_else(|| py(p));
+    if ffi::PyBytes_Check(p) != 0 {
+        return bytes(py_, p).unwrap_or_else(|| py(p));
     }
     if let Some(t) = types::get() {
         if ffi::Py_TYPE(p) == t.struct_tp {
@@ -215,11 +224,17 @@ unsafe fn untyped_or_null(py_: Python<'_>, p: *mut ffi::PyObject) -> Value {
     }
 }
 
-unsafe fn bytes(p: *mut ffi::PyObject) -> Option<Value> {
-    if ffi::PyBytes_CheckExact(p) == 0 {
-        return None;
+/// An exact `bytes` (held, not copied) or the reference's `ByteBuffer` (copied); None for
+/// anything else.
+unsafe fn bytes(py_: Python<'_>, p: *mut ffi::PyObject) -> Option<Value> {
+    if ffi::PyBytes_CheckExact(p) != 0 {
+        return Some(Value::Bytes(Bytes::Py(PyObj::borrowed(p))));
     }
-    Some(Value::Bytes(Bytes::Py(PyObj::borrowed(p)))) // held, not copied
+    if ffi::PyBytes_Check(p) != 0 && Some(ffi::Py_TYPE(p)) == byte_buffer_type(py_) {
+        let data = std::slice::from_raw_parts(ffi::PyBytes_AS_STRING(p) as *const u8, ffi::Py_SIZE(p) as usize);
+        return Some(Value::Bytes(Bytes::Buffer(Arc::from(data))));
+    }
+    None
 }
 
 unsafe fn map(

@@ -93,6 +93,11 @@ pub fn new_timestamp(py: Python<'_>, ms: i64) -> PyResult<PyObj> {
     ))
 }
 
+fn byte_buffer_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    static BYTE_BUFFER: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    BYTE_BUFFER.import(py, "kconnect.api.data.java_strings", "ByteBuffer")
+}
+
 fn float32_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     static FLOAT32: PyOnceLock<Py<PyType>> = PyOnceLock::new();
     FLOAT32.import(py, "kconnect.api.data.java_strings", "Float32")
@@ -116,6 +121,7 @@ pub fn to_py(py: Python<'_>, v: &Value, typed: bool, schema: Option<&NSchema>) -
             Value::F64(x) => PyObj::steal(ffi::PyFloat_FromDouble(*x)).ok_or_else(|| fetch(py))?,
             Value::Str(s) => new_str(py, s)?,
             Value::Bytes(Bytes::Py(o)) => o.clone(),
+            Value::Bytes(Bytes::Buffer(b)) => PyObj::of(&byte_buffer_class(py)?.call1((pyo3::types::PyBytes::new(py, b),))?),
             Value::Bytes(b) => PyObj::steal(ffi::PyBytes_FromStringAndSize(
                 b.as_ptr() as *const std::ffi::c_char,
                 b.len() as ffi::Py_ssize_t,

@@ -36,6 +36,7 @@ from kconnect.api import (
     Width,
 )
 from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_string
+from kconnect.api.data.java_strings import ByteBuffer
 from kconnect.converters.data_header_converter import DataHeaderConverter
 
 __all__ = [
@@ -115,7 +116,8 @@ def java_to_string(value: Any, schema: Schema | None = None) -> str:
 
     Lists print ``[a, b]``, maps ``{k=v, k2=v2}``, structs ``Struct{f=v,...}``, decimals as
     ``BigDecimal.toString``, dates/times/timestamps as ``java.util.Date.toString`` in UTC. Bytes
-    have no useful Java form (``[B@1a2b3c``), so they print as base64.
+    have no useful Java form (``[B@1a2b3c``), so they print as base64; a
+    :class:`~kconnect.api.data.java_strings.ByteBuffer` prints as Java's buffer does.
     """
     if value is None:
         return "null"
@@ -131,6 +133,8 @@ def java_to_string(value: Any, schema: Schema | None = None) -> str:
         return java_double_to_string(value)
     if isinstance(value, _decimal.Decimal):
         return str(value).replace("e", "E")
+    if value.__class__ is ByteBuffer:
+        return value.java_string()  # what Java prints for a buffer (AvroConverter's BYTES)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, (list, tuple)):

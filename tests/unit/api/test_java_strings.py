@@ -19,6 +19,7 @@ from kconnect.api import Schema, SchemaBuilder, Struct
 from kconnect.api.data import logical
 from kconnect.api.data.java_numbers import to_float32
 from kconnect.api.data.java_strings import (
+    ByteBuffer,
     Float32,
     copy_table,
     default_table,
@@ -290,3 +291,19 @@ def test_float32_prints_and_hashes_as_a_java_float() -> None:
     assert string_value_of(to_float32(0.1)) == "0.10000000149011612"
     assert string_value_of({"f": Float32(to_float32(9.223372036854776e18))}) == "{f=9.223372E18}"
     assert hash_code(x) == hash_code(x, Schema.FLOAT32_SCHEMA) != hash_code(to_float32(0.1))
+
+
+def test_byte_buffer_prints_and_hashes_as_java_s_buffer() -> None:
+    # jshell: ByteBuffer.wrap(new byte[]{1,2,(byte)0xff}) prints and hashes so; a byte[] has
+    # an identity instead
+    b = ByteBuffer(b"\x01\x02\xff")
+    assert b == b"\x01\x02\xff" and isinstance(b, bytes)
+    assert string_value_of(b) == "java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]"
+    assert string_value_of(ByteBuffer()) == "java.nio.HeapByteBuffer[pos=0 lim=0 cap=0]"
+    assert hash_code(b) == 28893 and hash_code(ByteBuffer()) == 1
+    assert hash_code(b"\x01\x02\xff") is None
+    s = SchemaBuilder.struct().field("b", Schema.BYTES_SCHEMA).build()
+    assert string_value_of(Struct(s).put("b", b)) == (
+        "Struct{b=java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]}"
+    )
+    assert string_value_of([b]) == "[java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]]"

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kconnect.api import ConfigException, Schema, SchemaAndValue
+from kconnect.api.data.java_strings import ByteBuffer
 from kconnect.converters.string_converter import StringConverter, java_to_string
 
 
@@ -105,3 +106,15 @@ def test_round_trip_batches(values: list[str | None]) -> None:
 @given(st.integers())
 def test_integers_render_like_java(n: int) -> None:
     assert converter().from_connect_data("t", None, n) == str(n).encode()
+
+
+def test_a_byte_buffer_is_written_as_java_prints_it() -> None:
+    # Java's StringConverter writes value.toString(): a ByteBuffer (what AvroConverter reads
+    # bytes as) prints its position, limit and capacity; a byte[] prints an identity, which
+    # kconnect writes as base64 instead
+    c = StringConverter()
+    c.configure({}, False)
+    assert c.from_connect_data("t", None, ByteBuffer(b"ab")) == (
+        b"java.nio.HeapByteBuffer[pos=0 lim=2 cap=2]"
+    )
+    assert c.from_connect_data("t", None, b"ab") == b"YWI="

@@ -27,11 +27,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kconnect import _hot_path
-from kconnect.api import DataException, Schema, SchemaAndValue, SchemaBuilder, Struct
-from kconnect.api.data.java_strings import Float32, hash_map_order
+from kconnect.api import DataException, Schema, SchemaAndValue, SchemaBuilder, SinkRecord, Struct
+from kconnect.api.data.java_strings import (
+    ByteBuffer,
+    Float32,
+    hash_code,
+    hash_map_order,
+    string_value_of,
+)
 from kconnect.api.data.logical import Date, Decimal, Time, Timestamp
+from kconnect.connectors.file.sink_task import _text
 from kconnect.converters.avro.avro_codec import AvroCodecError, compile_reader, compile_writer
-from kconnect.converters.avro.avro_data import ANYTHING_SCHEMA, AvroData, AvroDataConfig
+from kconnect.converters.avro.avro_data import (
+    ANYTHING_SCHEMA,
+    AvroData,
+    AvroDataConfig,
+    parse_avro_schema,
+)
 from kconnect.converters.avro.native_plan import plan_for
 
 native = _hot_path.native
@@ -244,8 +256,12 @@ def from_datum(spec: Spec, schema: Schema, d: Any) -> Any:
             return Time.to_logical(schema, d)
         if kind == "timestamp":
             return Timestamp.to_logical(schema, d)
+        if kind == "bytes":
+            return ByteBuffer(d)  # AvroData's ByteBuffer.wrap(...)
         return d
-    if tag in ("enum", "fixed"):
+    if tag == "fixed":
+        return ByteBuffer(d)
+    if tag == "enum":
         return d
     if tag == "decimal":
         return Decimal.to_logical(schema, d)
@@ -641,6 +657,38 @@ def test_each_type_plain_and_optional(spec: Spec, values: list[Any]) -> None:
         check_round(
             ("map", ("opt", null_first, spec)), {f"k{i}": v for i, v in enumerate([*values, None])}
         )
+
+
+@needs_native
+def test_bytes_and_fixed_are_java_byte_buffers_on_both_paths() -> None:
+    """AvroData hands Avro ``bytes`` and ``fixed`` on as ``ByteBuffer.wrap(...)``: both paths
+    read them as the reference's ``ByteBuffer``, which prints and hashes as Java's buffer (what
+    FileStreamSink writes for it); the native record path keeps it a buffer and renders it so."""
+    raw = b"\x01\x02\xff"
+    for spec in (("prim", "bytes"), ("fixed", 3)):
+        reg = Registry()
+        reg.add(spec)
+        data = avro_bytes(spec, raw)
+        back = decode(reg.converter(), data)
+        assert type(back.value) is ByteBuffer and back.value == raw
+        python = AVRO_DATA.to_connect_data(
+            parse_avro_schema(json.dumps(avro_of(spec))), read_avro(spec, data[5:])
+        )
+        assert type(python.value) is ByteBuffer and python.value == raw
+        assert string_value_of(back.value) == "java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]"
+        assert hash_code(back.value) == 28893  # ByteBuffer.hashCode(), as jshell prints it
+    schema = SchemaBuilder.struct().field("b", Schema.BYTES_SCHEMA).build()
+    records = [
+        SinkRecord("t", 0, None, None, schema, Struct(schema).put("b", ByteBuffer(raw)), 1),
+        SinkRecord("t", 0, None, None, schema, Struct(schema).put("b", raw), 2),
+    ]
+    batch = native.RecordBatch.from_records(records)
+    lines = batch.render_values(_text).decode("utf-8").splitlines()
+    assert lines[0] == "Struct{b=java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]}"
+    assert lines[1].startswith("Struct{b=[B@")
+    back_records = batch[:]
+    assert type(back_records[0].value.get("b")) is ByteBuffer
+    assert type(back_records[1].value.get("b")) is bytes
 
 
 @needs_native

@@ -16,6 +16,7 @@ float (FLOAT64, or no schema)          ``Double.toString`` (``1.0E10``, ``NaN``)
 float (FLOAT32), :class:`Float32`      ``Float.toString`` (``12.2``)
 str                                    the string itself
 bytes, bytearray (BYTES)               ``[B@<hex>``, an object identity (see below)
+:class:`ByteBuffer` (BYTES)            ``java.nio.HeapByteBuffer[pos=0 lim=<n> cap=<n>]``
 decimal.Decimal (Decimal)              ``BigDecimal.toString`` (``1.23E+4``, ``0.00``)
 date / time / datetime (Date, Time,    ``java.util.Date.toString`` in the process's time
 Timestamp)                             zone: ``Thu Jan 01 00:00:00 UTC 1970``
@@ -62,6 +63,7 @@ from kconnect.api.data.java_numbers import java_double_to_string, java_float_to_
 from kconnect.api.data.schema import Schema, Type, _StructValue
 
 __all__ = [
+    "ByteBuffer",
     "Float32",
     "copy_table",
     "default_table",
@@ -93,6 +95,29 @@ class Float32(float):
     __slots__ = ()
 
 
+class ByteBuffer(bytes):
+    """A BYTES value Java holds as a ``java.nio.ByteBuffer`` where Connect usually has a
+    ``byte[]``: Confluent's AvroData (``io.confluent.connect.avro.AvroConverter``) reads
+    Avro ``bytes`` and ``fixed`` values as ``ByteBuffer.wrap(...)``. Equal to, and usable as,
+    the ``bytes`` it holds; it prints as the buffer's ``toString``
+    (``java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]``, what FileStreamSink writes for it) and
+    hashes by content, as ``ByteBuffer.hashCode`` does, where a ``byte[]`` has an identity."""
+
+    __slots__ = ()
+
+    def java_string(self) -> str:
+        """``ByteBuffer.toString()`` of a buffer wrapping exactly these bytes."""
+        n = len(self)
+        return f"java.nio.HeapByteBuffer[pos=0 lim={n} cap={n}]"
+
+    def java_hash(self) -> int:
+        """``ByteBuffer.hashCode()``: 31 * h + each byte (signed), from the last one."""
+        h = 1
+        for b in reversed(self):
+            h = (31 * h + (b - 256 if b > 127 else b)) & _MASK32
+        return _int32(h)
+
+
 def string_value_of(value: Any, schema: Schema | None = None) -> str:
     """``String.valueOf`` of the Java object Connect holds for ``value`` (of ``schema``, if
     known; without one a float is a Double and an int a Long, as schemaless JSON gives)."""
@@ -111,6 +136,8 @@ def string_value_of(value: Any, schema: Schema | None = None) -> str:
     if isinstance(value, _StructValue):
         return _struct_string(value)
     if isinstance(value, bytes | bytearray | memoryview):
+        if value.__class__ is ByteBuffer:
+            return value.java_string()
         return "[B@" + format((id(value) >> 4) & 0x7FFFFFFF, "x")
     if isinstance(value, _decimal.Decimal):
         return _big_decimal_string(value)
@@ -261,6 +288,8 @@ def hash_code(value: Any, schema: Schema | None = None) -> int | None:
         return _float_hash(value) if single else _double_hash(value)
     if isinstance(value, _decimal.Decimal):
         return _big_decimal_hash(value)
+    if value.__class__ is ByteBuffer:
+        return value.java_hash()
     if isinstance(value, _dt.date | _dt.time):
         return _long_hash(_epoch_millis(value))
     if isinstance(value, list | tuple):

@@ -15,7 +15,7 @@ from kconnect.api import (
     Timestamp,
     Type,
 )
-from kconnect.api.data.java_strings import in_hash_map_order, presized_table
+from kconnect.api.data.java_strings import ByteBuffer, in_hash_map_order, presized_table
 from kconnect.api.data.schema import validate_value
 from kconnect.converters.avro.avro_data_rules import (
     _ANYTHING_TEXT,
@@ -449,7 +449,7 @@ class ToConnect(AvroDataBase):
         for name in ("boolean", "bytes", "double", "float", "int", "long", "string"):
             v = datum.get(name)
             if v is not None:
-                return bytes(v) if name == "bytes" else v
+                return ByteBuffer(v) if name == "bytes" else v
         arr = datum.get("array")
         if arr is not None:
             if not isinstance(arr, list):
@@ -533,7 +533,8 @@ class ToConnect(AvroDataBase):
                     "Invalid class for bytes type, expecting byte[] or ByteBuffer but found "
                     + _type_name(datum)
                 )
-            converted = bytes(datum)
+            # AvroData hands Avro bytes and fixed on as ``ByteBuffer.wrap(...)``
+            converted = ByteBuffer(datum)
         elif t is Type.ARRAY:
             if not isinstance(datum, list) or avro.items is None:
                 raise DataException(f"Invalid type for {t.name}: {_type_name(datum)}")

@@ -104,7 +104,8 @@ unsafe fn field(buf: &mut Vec<u8>, col: Col, v: *mut ffi::PyObject) -> bool {
             buf[at..at + 4].copy_from_slice(&(size as i32).to_be_bytes());
         }
         Col::Bytea => {
-            if ffi::PyBytes_CheckExact(v) == 0 {
+            // `bytes` or a subclass (the reference's ByteBuffer: Avro bytes), laid out alike
+            if ffi::PyBytes_Check(v) == 0 {
                 return false;
             }
             let n = ffi::Py_SIZE(v);

@@ -131,7 +131,7 @@ def add_options(ap: argparse.ArgumentParser, shapes: Iterable[str]) -> None:
     ap.add_argument("--warmup", type=int, default=50_000, help="records run before timing (50000)")
     ap.add_argument("--batch", type=int, default=10_000, help="records per batch (10000)")
     ap.add_argument("--check-records", type=int, default=300, help="records compared (300)")
-    ap.add_argument("--only", default="", help="only stages whose name contains this text")
+    ap.add_argument("--only", default="", help="only stages whose name or label contains this text")
     ap.add_argument("--seed", type=int, default=1, help="the workloads' seed (1)")
 
 
@@ -434,7 +434,7 @@ def run_bench(
             print(f"{shape}: generating {opts.records:,} records...", flush=True)
             cases = cases_of(shape)
             for case in cases:
-                case.phases = [p for p in case.phases if only in p.name]
+                case.phases = [p for p in case.phases if only in p.name or only in p.label]
             for case in (c for c in cases if c.phases):
                 for r in range(opts.repeat):
                     check = r == 0 and opts.check_records > 0

@@ -22,18 +22,19 @@ import psycopg
 import pytest
 
 from kconnect.kafka.tools.admin_ping import create_topic
-from kconnect.testing.java import java_plugin_path
-from kconnect.testing.java_worker import STANDALONE, JavaWorker, eventually
-from tests.integration.test_debezium_postgres import (
+from kconnect.testing.debezium import (
     ROWS,
-    _change,
-    _connector,
-    _drop_replication,
-    _kconnect,
-    _put,
-    _running,
-    _standalone_props,
-    _table,
+    apply_changes,
+    create_varied_table,
+    drop_replication,
+    postgres_connector_config,
+)
+from kconnect.testing.java import java_plugin_path
+from kconnect.testing.java_worker import (
+    connector_running,
+    eventually,
+    put_connector,
+    standalone_pair,
 )
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.java, pytest.mark.slow]
@@ -47,18 +48,9 @@ def workers(
 ) -> Iterator[tuple[str, str]]:
     """(Kafka Connect's URL, kconnect's URL) on a plugin.path with both Debezium connectors."""
     plugins = java_plugin_path(tmp_path_factory.mktemp("plugin-path"), jdbc_sink=True)
-    work = tmp_path_factory.mktemp("jdbc-sink-workers")
-    java = JavaWorker(_standalone_props(kafka_bootstrap, work, "java", plugins), work,
-                      main_class=STANDALONE, name="java")  # fmt: skip
-    kc = _kconnect("standalone", work, "kconnect",
-                   _standalone_props(kafka_bootstrap, work, "kconnect", plugins))  # fmt: skip
-    try:
-        java.wait_ready()
-        kc.wait_ready()
-        yield java.url, kc.url
-    finally:
-        kc.stop()
-        java.stop()
+    with standalone_pair(kafka_bootstrap, tmp_path_factory.mktemp("jdbc-sink-workers"), plugins,
+                         settings={"offset.flush.interval.ms": "1000"}) as urls:  # fmt: skip
+        yield urls
 
 
 def _sink(pg_dsn: str, topic: str, table: str) -> dict[str, str]:
@@ -91,7 +83,7 @@ def test_debezium_jdbc_sink_writes_the_rows_kafka_connect_writes(
     workers: tuple[str, str], pg_dsn: str, kafka_bootstrap: str
 ) -> None:
     java_url, kc_url = workers
-    source = _table(pg_dsn)
+    source = create_varied_table(pg_dsn)
     prefix = f"dbz{uuid.uuid4().hex[:6]}"
     slot = f"{prefix}_src"
     topic = f"{prefix}.public.{source}"
@@ -99,15 +91,17 @@ def test_debezium_jdbc_sink_writes_the_rows_kafka_connect_writes(
     # The topic exists before the sinks subscribe: Java's consumer would otherwise find it
     # only at its next metadata refresh (metadata.max.age.ms, 5 minutes).
     create_topic(kafka_bootstrap, topic, partitions=1)
-    _put(kc_url, f"{prefix}-source", _connector(pg_dsn, source, prefix, slot, {}))
+    put_connector(
+        kc_url, f"{prefix}-source", postgres_connector_config(pg_dsn, source, prefix, slot)
+    )
     # each sink its own name, so its own consumer group (connect-<name>)
-    _put(java_url, f"{prefix}-sink-java", _sink(pg_dsn, topic, targets["java"]))
-    _put(kc_url, f"{prefix}-sink-kc", _sink(pg_dsn, topic, targets["kc"]))
+    put_connector(java_url, f"{prefix}-sink-java", _sink(pg_dsn, topic, targets["java"]))
+    put_connector(kc_url, f"{prefix}-sink-kc", _sink(pg_dsn, topic, targets["kc"]))
     wanted = "id, name, amount, qty, big, active, note"
     try:
         for url, name in ((kc_url, f"{prefix}-source"), (kc_url, f"{prefix}-sink-kc"),
                           (java_url, f"{prefix}-sink-java")):  # fmt: skip
-            eventually(lambda u=url, n=name: _running(u, n), 120, f"{name} running")
+            eventually(lambda u=url, n=name: connector_running(u, n), 120, f"{name} running")
         counts: dict[str, int] = {}
 
         def snapshots_written() -> bool:
@@ -118,7 +112,7 @@ def test_debezium_jdbc_sink_writes_the_rows_kafka_connect_writes(
             eventually(snapshots_written, 180, "both snapshots")
         except AssertionError as e:
             raise AssertionError(f"rows written: {counts}") from e
-        _change(pg_dsn, source)
+        apply_changes(pg_dsn, source)
         expected = _rows(pg_dsn, source, wanted)
         for table in targets.values():
             eventually(
@@ -140,7 +134,7 @@ def test_debezium_jdbc_sink_writes_the_rows_kafka_connect_writes(
         httpx.delete(f"{kc_url}/connectors/{prefix}-source", timeout=60)
         httpx.delete(f"{kc_url}/connectors/{prefix}-sink-kc", timeout=60)
         httpx.delete(f"{java_url}/connectors/{prefix}-sink-java", timeout=60)
-        _drop_replication(pg_dsn, [slot], [f"{slot}_pub"])
+        drop_replication(pg_dsn, [slot], [f"{slot}_pub"])
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             for table in targets.values():
                 conn.execute(f"DROP TABLE IF EXISTS {table}")

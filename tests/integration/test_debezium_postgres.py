@@ -27,21 +27,28 @@ import psycopg
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
+from kconnect.testing.debezium import (
+    ROWS,
+    apply_changes,
+    create_varied_table,
+    drop_replication,
+    postgres_connector_config,
+)
 from kconnect.testing.java import java_plugin_path
 from kconnect.testing.java_worker import (
     DISTRIBUTED,
-    STANDALONE,
     JavaWorker,
+    KconnectWorker,
     WorkerProcess,
+    connector_running,
+    distributed_props,
     eventually,
-    kconnect_command,
+    put_connector,
+    standalone_pair,
 )
 from kconnect.testing.ports import free_port
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.java, pytest.mark.slow]
-
-POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
-ROWS = 300
 
 #: Fields of Debezium's envelope that differ between two runs of the same changes.
 _RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns")
@@ -50,61 +57,6 @@ _RUN_HEADERS = ("__debezium.context.runId",)
 
 
 # -- PostgreSQL ----------------------------------------------------------------------------------
-
-
-def _table(pg_dsn: str) -> str:
-    """A fresh table of ``ROWS`` varied rows: unicode, nulls, numerics, times, JSON, arrays."""
-    table = f"dbz_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(
-            f"CREATE TABLE {table} (id serial PRIMARY KEY, name text NOT NULL, "
-            "amount numeric(12,3), price double precision, qty integer, big bigint, "
-            "active boolean, born date, seen timestamptz, local_ts timestamp, at_time time, "
-            "doc jsonb, tags text[], note text)"
-        )
-        conn.execute(
-            f"INSERT INTO {table} (name, amount, price, qty, big, active, born, seen, "
-            "local_ts, at_time, doc, tags, note) "
-            "SELECT 'name-' || i || CASE WHEN i % 7 = 0 THEN ' ünïcødé ✓' ELSE '' END, "
-            "i * 1.125, i / 3.0, i % 11, i::bigint * 1000000007, i % 2 = 0, "
-            "DATE '2000-01-01' + i, TIMESTAMPTZ '2024-03-01 12:00:00+00' + i * INTERVAL '1 min', "
-            "TIMESTAMP '2024-03-01 12:00:00.123456' + i * INTERVAL '1 s', "
-            "TIME '08:00:00' + i * INTERVAL '1 s', "
-            "jsonb_build_object('k', i, 'tags', jsonb_build_array('a', i)), "
-            "ARRAY['t' || (i % 5), 'u'], CASE WHEN i % 5 = 0 THEN NULL ELSE 'note ' || i END "
-            f"FROM generate_series(1, {ROWS}) i"
-        )
-    return table
-
-
-def _change(pg_dsn: str, table: str) -> None:
-    """Inserts, updates (one of them two rows in one transaction) and deletes."""
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        conn.execute(
-            f"INSERT INTO {table} (name, amount, note) VALUES ('new-1', 1.5, NULL), "
-            "('new-2 ✓', NULL, 'x')"
-        )
-        with conn.transaction():
-            conn.execute(f"UPDATE {table} SET name = 'updated', amount = 2.25 WHERE id IN (2, 3)")
-            conn.execute(f"UPDATE {table} SET note = NULL, tags = NULL WHERE id = 4")
-        conn.execute(f"DELETE FROM {table} WHERE id IN (5, 6)")
-
-
-def _drop_replication(pg_dsn: str, slots: list[str], publications: list[str]) -> None:
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        for slot in slots:
-            for _ in range(30):  # a slot stays active until its walsender notices the end
-                row = conn.execute(
-                    "SELECT active FROM pg_replication_slots WHERE slot_name = %s", (slot,)
-                ).fetchone()
-                if row is None:
-                    break
-                if not row[0]:
-                    conn.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
-                    break
-                time.sleep(1)
-        for publication in publications:
-            conn.execute(f"DROP PUBLICATION IF EXISTS {publication}")
 
 
 # -- Kafka ---------------------------------------------------------------------------------------
@@ -170,66 +122,6 @@ def _op(value: bytes | None) -> str | None:
 # -- workers -------------------------------------------------------------------------------------
 
 
-def _connector(
-    pg_dsn: str, table: str, prefix: str, slot: str, extra: dict[str, str]
-) -> dict[str, str]:
-    conninfo = psycopg.conninfo.conninfo_to_dict(pg_dsn)
-    return {
-        "connector.class": POSTGRES,
-        "tasks.max": "1",
-        "database.hostname": str(conninfo.get("host", "127.0.0.1")),
-        "database.port": str(conninfo.get("port", "5432")),
-        "database.user": str(conninfo["user"]),
-        "database.password": str(conninfo["password"]),
-        "database.dbname": str(conninfo["dbname"]),
-        "topic.prefix": prefix,
-        "plugin.name": "pgoutput",
-        "table.include.list": f"public.{table}",
-        "slot.name": slot,
-        "publication.name": f"{slot}_pub",
-        "publication.autocreate.mode": "filtered",
-        "decimal.handling.mode": "precise",
-        **extra,
-    }
-
-
-def _standalone_props(bootstrap: str, work: Path, name: str, plugins: Path) -> dict[str, str]:
-    return {
-        "bootstrap.servers": bootstrap,
-        "listeners": f"http://127.0.0.1:{free_port()}",
-        "offset.storage.file.filename": str(work / f"{name}.offsets"),
-        "offset.flush.interval.ms": "1000",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "plugin.path": str(plugins),
-    }
-
-
-def _kconnect(mode: str, work: Path, name: str, props: dict[str, str]) -> WorkerProcess:
-    path = work / f"{name}.properties"
-    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    return WorkerProcess(
-        kconnect_command(mode, path), work / f"{name}.log", url=props["listeners"], label=name
-    )
-
-
-def _put(url: str, name: str, config: dict[str, str]) -> None:
-    answer = httpx.put(f"{url}/connectors/{name}/config", json=config, timeout=120)
-    assert answer.status_code in (200, 201), answer.text
-
-
-def _running(url: str, name: str) -> bool:
-    status = httpx.get(f"{url}/connectors/{name}/status", timeout=10).json()
-    tasks = status.get("tasks", [])
-    if any(t["state"] == "FAILED" for t in tasks):
-        raise AssertionError(f"{name} failed: {status}")
-    return (
-        status["connector"]["state"] == "RUNNING"
-        and bool(tasks)
-        and all(t["state"] == "RUNNING" for t in tasks)
-    )
-
-
 @pytest.fixture(scope="module")
 def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return java_plugin_path(tmp_path_factory.mktemp("plugin-path"))
@@ -240,22 +132,9 @@ def standalone_workers(
     tmp_path_factory: pytest.TempPathFactory, plugin_path: Path, kafka_bootstrap: str
 ) -> Iterator[tuple[str, str]]:
     """(Kafka Connect's URL, kconnect's URL): standalone workers on the same plugin.path."""
-    work = tmp_path_factory.mktemp("dbz-workers")
-    java = JavaWorker(
-        _standalone_props(kafka_bootstrap, work, "java", plugin_path), work,
-        main_class=STANDALONE, name="java",
-    )  # fmt: skip
-    kc = _kconnect(
-        "standalone", work, "kconnect",
-        _standalone_props(kafka_bootstrap, work, "kconnect", plugin_path),
-    )  # fmt: skip
-    try:
-        java.wait_ready()
-        kc.wait_ready()
-        yield java.url, kc.url
-    finally:
-        kc.stop()
-        java.stop()
+    with standalone_pair(kafka_bootstrap, tmp_path_factory.mktemp("dbz-workers"), plugin_path,
+                         settings={"offset.flush.interval.ms": "1000"}) as urls:  # fmt: skip
+        yield urls
 
 
 UNWRAP = {
@@ -270,7 +149,7 @@ def test_snapshot_and_streaming_topics_equal_kafka_connects(
     standalone_workers: tuple[str, str], pg_dsn: str, kafka_bootstrap: str, chain: str
 ) -> None:
     java_url, kc_url = standalone_workers
-    table = _table(pg_dsn)
+    table = create_varied_table(pg_dsn)
     prefix = f"dbz{uuid.uuid4().hex[:6]}"
     transforms = ("unwrap," if chain == "unwrap" else "") + "route"
     topics = {runtime: f"{prefix}-{runtime}" for runtime in ("java", "kc")}
@@ -283,13 +162,17 @@ def test_snapshot_and_streaming_topics_equal_kafka_connects(
             "transforms.route.replacement": topics[runtime],
             **(UNWRAP if chain == "unwrap" else {}),
         }
-        _put(url, prefix, _connector(pg_dsn, table, prefix, slots[runtime], extra))
+        put_connector(
+            url, prefix, postgres_connector_config(pg_dsn, table, prefix, slots[runtime], extra)
+        )
     try:
         for runtime, url in (("java", java_url), ("kc", kc_url)):
-            eventually(lambda u=url: _running(u, prefix), 120, f"{runtime} connector running")
+            eventually(
+                lambda u=url: connector_running(u, prefix), 120, f"{runtime} connector running"
+            )
         for topic in topics.values():
             eventually(lambda t=topic: _count(kafka_bootstrap, t) >= ROWS, 120, f"{topic} snapshot")
-        _change(pg_dsn, table)
+        apply_changes(pg_dsn, table)
         # 2 inserts, 3 updated rows, 2 deletes each followed by a tombstone
         expected = ROWS + 2 + 3 + 2 * 2
         for topic in topics.values():
@@ -307,33 +190,23 @@ def test_snapshot_and_streaming_topics_equal_kafka_connects(
     finally:
         for url in (java_url, kc_url):
             httpx.delete(f"{url}/connectors/{prefix}", timeout=60)
-        _drop_replication(pg_dsn, list(slots.values()), [f"{s}_pub" for s in slots.values()])
+        drop_replication(pg_dsn, list(slots.values()), [f"{s}_pub" for s in slots.values()])
 
 
 # -- take-over between runtimes ------------------------------------------------------------------
 
 
 def _distributed_props(bootstrap: str, group: str, plugins: Path) -> dict[str, str]:
-    return {
-        "bootstrap.servers": bootstrap,
-        "group.id": group,
+    return distributed_props(bootstrap, group, {
         "listeners": f"http://127.0.0.1:{free_port()}",
-        "config.storage.topic": f"{group}-configs",
-        "offset.storage.topic": f"{group}-offsets",
-        "status.storage.topic": f"{group}-status",
-        "config.storage.replication.factor": "1",
-        "offset.storage.replication.factor": "1",
-        "status.storage.replication.factor": "1",
         "offset.storage.partitions": "2",
         "status.storage.partitions": "1",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
         "offset.flush.interval.ms": "500",
         "session.timeout.ms": "6000",
         "heartbeat.interval.ms": "1000",
         "scheduled.rebalance.max.delay.ms": "2000",
         "plugin.path": str(plugins),
-    }
+    })  # fmt: skip
 
 
 def _insert(pg_dsn: str, table: str, names: list[str]) -> None:
@@ -356,12 +229,12 @@ def _names_and_ops(bootstrap: str, topic: str) -> list[tuple[str | None, str | N
 def test_kconnect_and_kafka_connect_take_the_connector_over_from_each_other(
     plugin_path: Path, pg_dsn: str, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
-    table = _table(pg_dsn)
+    table = create_varied_table(pg_dsn)
     prefix = f"dbz{uuid.uuid4().hex[:6]}"
     group = f"dbz-group-{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}.public.{table}"
     slot = f"{prefix}_slot"
-    config = _connector(pg_dsn, table, prefix, slot, {})
+    config = postgres_connector_config(pg_dsn, table, prefix, slot, {})
 
     def seen(names: list[str]) -> bool:
         got = {n for n, _ in _names_and_ops(kafka_bootstrap, topic)}
@@ -369,13 +242,12 @@ def test_kconnect_and_kafka_connect_take_the_connector_over_from_each_other(
 
     workers: list[WorkerProcess] = []
     try:
-        kc = _kconnect(
-            "distributed", tmp_path, "kc-1", _distributed_props(kafka_bootstrap, group, plugin_path)
-        )
+        kc = KconnectWorker(_distributed_props(kafka_bootstrap, group, plugin_path), tmp_path,
+                            mode="distributed", name="kc-1")  # fmt: skip
         workers.append(kc)
         kc.wait_ready()
-        _put(kc.url, prefix, config)
-        eventually(lambda: _running(kc.url, prefix), 120, "connector running on kconnect")
+        put_connector(kc.url, prefix, config)
+        eventually(lambda: connector_running(kc.url, prefix), 120, "connector running on kconnect")
         eventually(lambda: _count(kafka_bootstrap, topic) >= ROWS, 120, "snapshot on kconnect")
         _insert(pg_dsn, table, ["kc-stream-1", "kc-stream-2"])
         eventually(lambda: seen(["kc-stream-1", "kc-stream-2"]), 60, "streaming on kconnect")
@@ -393,7 +265,9 @@ def test_kconnect_and_kafka_connect_take_the_connector_over_from_each_other(
         eventually(lambda: seen(["while-paused"]), 60, "the change made while paused")
         answer = httpx.post(f"{kc.url}/connectors/{prefix}/restart?includeTasks=true", timeout=60)
         assert answer.status_code in (202, 204), answer.text
-        eventually(lambda: _running(kc.url, prefix), 120, "connector running after restart")
+        eventually(
+            lambda: connector_running(kc.url, prefix), 120, "connector running after restart"
+        )
         _insert(pg_dsn, table, ["after-restart"])
         eventually(lambda: seen(["after-restart"]), 60, "streaming after the restart")
         time.sleep(2)  # two offset flushes (500 ms) after the last record
@@ -405,19 +279,20 @@ def test_kconnect_and_kafka_connect_take_the_connector_over_from_each_other(
                           main_class=DISTRIBUTED, name="java-1")  # fmt: skip
         workers.append(java)
         java.wait_ready()
-        eventually(lambda: _running(java.url, prefix), 180, "connector running on Java")
+        eventually(lambda: connector_running(java.url, prefix), 180, "connector running on Java")
         _insert(pg_dsn, table, ["java-stream-1"])
         eventually(lambda: seen(["java-stream-1"]), 120, "streaming on Java")
         time.sleep(2)
         java.stop()
 
         # and back to kconnect, from Java's offsets
-        kc2 = _kconnect(
-            "distributed", tmp_path, "kc-2", _distributed_props(kafka_bootstrap, group, plugin_path)
-        )
+        kc2 = KconnectWorker(_distributed_props(kafka_bootstrap, group, plugin_path), tmp_path,
+                             mode="distributed", name="kc-2")  # fmt: skip
         workers.append(kc2)
         kc2.wait_ready()
-        eventually(lambda: _running(kc2.url, prefix), 180, "connector running on kconnect again")
+        eventually(
+            lambda: connector_running(kc2.url, prefix), 180, "connector running on kconnect again"
+        )
         _insert(pg_dsn, table, ["kc-stream-3"])
         eventually(lambda: seen(["kc-stream-3"]), 120, "streaming on kconnect again")
 
@@ -439,4 +314,4 @@ def test_kconnect_and_kafka_connect_take_the_connector_over_from_each_other(
     finally:
         for worker in workers:
             worker.stop()
-        _drop_replication(pg_dsn, [slot], [f"{slot}_pub"])
+        drop_replication(pg_dsn, [slot], [f"{slot}_pub"])

@@ -11,29 +11,29 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-import orjson
 import pytest
-from confluent_kafka import Consumer, TopicPartition
 
 from kconnect.api import ConfigDef, SourceConnector, SourceRecord, SourceTask, Task
 from kconnect.api.connector import ConnectorTransactionBoundaries, ExactlyOnceSupport
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import TargetState
-from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.plugins.descriptors import PluginEntry
 from kconnect.runtime.plugins.plugins import Plugins
-from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
-from kconnect.runtime.worker.exactly_once_source_task import ExactlyOncePreflight
 from kconnect.runtime.worker.worker import Worker
+from kconnect.testing.exactly_once import (
+    committed_records,
+    exactly_once_worker,
+    last_offset,
+    start_exactly_once_task,
+)
 from kconnect.testing.fakes import RecordingStatusListener
 from tests.integration.worker_support import wait_until
 
 pytestmark = [pytest.mark.kafka]
 
 COUNTING = "test.CountingSource"
-PASS = ExactlyOncePreflight(lambda: None, lambda: None)
+#: The one source partition of the counting task.
+PARTITION = {"p": "x"}
 
 
 class CountingTask(SourceTask):
@@ -106,69 +106,15 @@ def eos_worker(kafka_bootstrap: str, tmp_path: Path):
             ],
         ]
     )
-    group = f"eos-b-{uuid.uuid4().hex[:8]}"
-    config = DistributedConfig(
-        {
-            "bootstrap.servers": kafka_bootstrap,
-            "group.id": group,
-            "config.storage.topic": f"{group}-configs",
-            "offset.storage.topic": f"{group}-offsets",
-            "status.storage.topic": f"{group}-status",
-            "config.storage.replication.factor": "1",
-            "offset.storage.replication.factor": "1",
-            "status.storage.replication.factor": "1",
-            "offset.storage.partitions": "1",
-            "exactly.once.source.support": "enabled",
-            "task.processes": "1",
-            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "offset.flush.interval.ms": "200",
-        }
-    )
-    worker = Worker("eos-worker", config, plugins, KafkaOffsetBackingStore(config))
-    worker.start()
-    yield worker, group
-    worker.stop()
+    settings = {"task.processes": "1"}
+    with exactly_once_worker(
+        kafka_bootstrap, plugins, name="eos-worker", group_prefix="eos-b", settings=settings
+    ) as (worker, group):
+        yield worker, group
 
 
 def run_task(worker: Worker, name: str, props: dict[str, str]) -> RecordingStatusListener:
-    listener = RecordingStatusListener()
-    tid = ConnectorTaskId(name, 0)
-    full = {"connector.class": COUNTING, "name": name, **props}
-    assert worker.start_task(tid, full, full, listener, TargetState.STARTED, PASS)
-    return listener
-
-
-def consume(bootstrap: str, topic: str, idle_s: float = 3.0) -> list[Any]:
-    c = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"r-{uuid.uuid4().hex}",
-            "enable.auto.commit": False,
-            "auto.offset.reset": "earliest",
-            "isolation.level": "read_committed",
-        }
-    )
-    try:
-        c.assign([TopicPartition(topic, 0, 0)])
-        out: list[Any] = []
-        empty = 0.0
-        while empty < idle_s:
-            msgs = [m for m in c.consume(1000, 0.5) if m.error() is None]
-            empty = 0.0 if msgs else empty + 0.5
-            out.extend(msgs)
-        return out
-    finally:
-        c.close()
-
-
-def last_offset(bootstrap: str, offsets_topic: str, name: str) -> Any:
-    found = None
-    for m in consume(bootstrap, offsets_topic, idle_s=2.0):
-        key = orjson.loads(m.key())
-        if key == [name, {"p": "x"}] and m.value() is not None:
-            found = orjson.loads(m.value())
-    return found
+    return start_exactly_once_task(worker, COUNTING, name, props)
 
 
 def test_connector_defined_boundaries_commit_and_abort(eos_worker, kafka_bootstrap):
@@ -185,15 +131,15 @@ def test_connector_defined_boundaries_commit_and_abort(eos_worker, kafka_bootstr
             "abort.batch": "55",
         },
     )
-    wait_until(lambda: len(consume(kafka_bootstrap, topic, idle_s=1.0)) >= 90, 60,
+    wait_until(lambda: len(committed_records(kafka_bootstrap, topic, idle_s=1.0)) >= 90, 60,
                message="the committed records")  # fmt: skip
     worker.stop_and_await_task(ConnectorTaskId("counting", 0))
     assert listener.failure(ConnectorTaskId("counting", 0)) is None
-    values = [m.value().decode() for m in consume(kafka_bootstrap, topic)]
+    values = [m.value().decode() for m in committed_records(kafka_bootstrap, topic)]
     # commits after r-24, r-49, r-74, r-99; the batch r-50..r-59 was aborted (with nothing
     # committed since r-49, all of it); its offsets were still committed
     assert values == [f"r-{n}" for n in range(50)] + [f"r-{n}" for n in range(60, 100)]
-    assert last_offset(kafka_bootstrap, f"{group}-offsets", "counting") == {"n": 99}
+    assert last_offset(kafka_bootstrap, f"{group}-offsets", "counting", PARTITION) == {"n": 99}
 
 
 def test_poll_boundary_and_restart_resume_from_committed_offsets(eos_worker, kafka_bootstrap):
@@ -201,7 +147,7 @@ def test_poll_boundary_and_restart_resume_from_committed_offsets(eos_worker, kaf
     topic = f"eos-b-{uuid.uuid4().hex[:8]}"
     tid = ConnectorTaskId("polled", 0)
     run_task(worker, "polled", {"topic": topic, "count": "40"})
-    wait_until(lambda: len(consume(kafka_bootstrap, topic, idle_s=1.0)) >= 40, 60,
+    wait_until(lambda: len(committed_records(kafka_bootstrap, topic, idle_s=1.0)) >= 40, 60,
                message="40 records")  # fmt: skip
     sizes = {
         n.name: v
@@ -218,10 +164,10 @@ def test_poll_boundary_and_restart_resume_from_committed_offsets(eos_worker, kaf
     worker.stop_and_await_task(tid)
     # a new instance of the task resumes after the committed offset: nothing is repeated
     run_task(worker, "polled", {"topic": topic, "count": "60"})
-    wait_until(lambda: len(consume(kafka_bootstrap, topic, idle_s=1.0)) >= 60, 60,
+    wait_until(lambda: len(committed_records(kafka_bootstrap, topic, idle_s=1.0)) >= 60, 60,
                message="60 records")  # fmt: skip
     worker.stop_and_await_task(tid)
-    values = [m.value().decode() for m in consume(kafka_bootstrap, topic)]
+    values = [m.value().decode() for m in committed_records(kafka_bootstrap, topic)]
     assert values == [f"r-{n}" for n in range(60)]
 
 
@@ -241,14 +187,14 @@ def test_interval_boundary_and_own_offsets_topic(eos_worker, kafka_bootstrap):
             "offsets.storage.topic": own,
         },
     )
-    wait_until(lambda: len(consume(kafka_bootstrap, topic, idle_s=1.0)) >= 200, 60,
+    wait_until(lambda: len(committed_records(kafka_bootstrap, topic, idle_s=1.0)) >= 200, 60,
                message="200 records")  # fmt: skip
     worker.stop_and_await_task(tid)
-    values = [m.value().decode() for m in consume(kafka_bootstrap, topic)]
+    values = [m.value().decode() for m in committed_records(kafka_bootstrap, topic)]
     assert values == [f"r-{n}" for n in range(200)]
     # the offsets went to the connector's own topic (created), not the worker's
-    assert last_offset(kafka_bootstrap, own, "interval") == {"n": 199}
-    assert last_offset(kafka_bootstrap, f"{group}-offsets", "interval") is None
+    assert last_offset(kafka_bootstrap, own, "interval", PARTITION) == {"n": 199}
+    assert last_offset(kafka_bootstrap, f"{group}-offsets", "interval", PARTITION) is None
 
     # a task writing to its own offsets topic fails, as Kafka's does
     listener = run_task(worker, "selfish", {"topic": f"{group}-offsets", "count": "10"})

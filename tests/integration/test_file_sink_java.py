@@ -5,128 +5,29 @@ FileStreamSinkConnectors over the same two topics: one of JsonConverter messages
 schemas (every Connect type: integers, FLOAT32/FLOAT64, booleans, strings, bytes, Decimal,
 Date, Time, Timestamp, arrays, maps with string and with integer keys, nested structs with
 null and defaulted fields, null), one of schemaless JSON (maps whose ``HashMap`` order shows,
-nested lists, numbers in every JSON form). Java's sink prints ``String.valueOf(value)``;
-both output files must be equal line for line, except that ``byte[]`` prints an object
-identity (``[B@1b6d3586``) whose digits differ between any two runs -- those are compared by
-shape.
+nested lists, numbers in every JSON form), both from :mod:`kconnect.testing.file_sink`.
+Java's sink prints ``String.valueOf(value)``; both output files must be equal line for line,
+except that ``byte[]`` prints an object identity (``[B@1b6d3586``) whose digits differ between
+any two runs -- those are compared by shape.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import os
-import re
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from kconnect.api import Date, Decimal, Schema, SchemaBuilder, Struct, Time, Timestamp
-from kconnect.api.data.java_numbers import to_float32
-from kconnect.converters.json_converter import JsonConverter
+from kconnect.testing.file_sink import BYTES_IDENTITY, masked, produce_inputs
 from kconnect.testing.java import STANDALONE, worker_command
 from kconnect.testing.java_worker import WorkerProcess, kconnect_command
 from kconnect.testing.ports import free_port
-from tests.integration.worker_support import produce
 
 pytestmark = [pytest.mark.java, pytest.mark.kafka, pytest.mark.slow]
 
 TZ = "Europe/Berlin"  # not UTC, so both must print the zone's local time and its name
-_IDENTITY = re.compile(r"\[B@[0-9a-f]+")
-
-
-def _schema_values() -> list[tuple[Schema | None, object]]:
-    inner = (
-        SchemaBuilder.struct()
-        .name("inner")
-        .field("f", Schema.FLOAT32_SCHEMA)
-        .field("b", Schema.OPTIONAL_BYTES_SCHEMA)
-        .field("when", Timestamp.SCHEMA)
-        .build()
-    )
-    outer = (
-        SchemaBuilder.struct()
-        .name("outer")
-        .field("id", Schema.INT32_SCHEMA)
-        .field("name", Schema.OPTIONAL_STRING_SCHEMA)
-        .field("dflt", SchemaBuilder.string().optional().default_value("d").build())
-        .field("inner", inner)
-        .field("tags", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
-        .field("counts", SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).build())
-        .build()
-    )
-    moment = dt.datetime(2024, 3, 1, 12, 0, 0, 123000, tzinfo=dt.UTC)
-    many_keys = {f"key{i}": i for i in range(20)}  # past HashMap's first resize (13 entries)
-    return [
-        (Schema.INT8_SCHEMA, -5),
-        (Schema.INT16_SCHEMA, 300),
-        (Schema.INT32_SCHEMA, -7),
-        (Schema.INT64_SCHEMA, 1 << 40),
-        (Schema.FLOAT32_SCHEMA, to_float32(12.2)),
-        (Schema.FLOAT32_SCHEMA, to_float32(1e-5)),
-        (Schema.FLOAT64_SCHEMA, 1e10),
-        (Schema.FLOAT64_SCHEMA, 0.1),
-        (Schema.FLOAT64_SCHEMA, 123456789.125),
-        (Schema.FLOAT64_SCHEMA, 1e-7),
-        (Schema.BOOLEAN_SCHEMA, True),
-        (Schema.BOOLEAN_SCHEMA, False),
-        (Schema.STRING_SCHEMA, "héllo wörld"),
-        (Schema.BYTES_SCHEMA, b"\x01\x02\x03"),
-        (Decimal.schema(2), decimal.Decimal("1.50")),
-        (Decimal.schema(0), decimal.Decimal("123456789012345678901234567890")),
-        (Decimal.schema(-2), decimal.Decimal("1.23E+4")),
-        (Decimal.schema(10), decimal.Decimal("-0.0000012300")),
-        (Date.SCHEMA, dt.date(2024, 2, 29)),
-        (Date.SCHEMA, dt.date(1969, 7, 20)),
-        (Time.SCHEMA, dt.time(13, 14, 15, 678000)),
-        (Timestamp.SCHEMA, moment),
-        (Timestamp.SCHEMA, dt.datetime(1969, 12, 31, 23, 59, 59, tzinfo=dt.UTC)),
-        (SchemaBuilder.array(Schema.STRING_SCHEMA).build(), ["a", "b"]),
-        (SchemaBuilder.array(Schema.FLOAT32_SCHEMA).build(), [to_float32(0.1), 2.0]),
-        (SchemaBuilder.array(Schema.OPTIONAL_INT32_SCHEMA).build(), [1, None]),
-        (SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.INT64_SCHEMA).build(), many_keys),
-        (
-            SchemaBuilder.map(Schema.INT32_SCHEMA, Schema.STRING_SCHEMA).build(),
-            {-1: "m", 17: "s", 16: "t", 3: "x", 1 << 20: "y"},
-        ),
-        (
-            SchemaBuilder.map(Schema.INT64_SCHEMA, Schema.FLOAT64_SCHEMA).build(),
-            {-1: 1.5, 1 << 40: 0.25, 33: 1e300},
-        ),
-        (
-            outer,
-            Struct(outer)
-            .put("id", 1)
-            .put("name", "foo")
-            .put(
-                "inner",
-                Struct(inner).put("f", to_float32(0.3)).put("b", b"\x00").put("when", moment),
-            )
-            .put("tags", ["x", "y"])
-            .put("counts", {"zz": 1, "a": 2, "some_key": 3}),
-        ),
-        (outer.field("inner").schema, Struct(inner).put("f", 1.0).put("when", moment)),
-        (Schema.OPTIONAL_STRING_SCHEMA, None),
-    ]
-
-
-SCHEMALESS = [
-    b'{"some_key":0}',
-    # (no -0.0: kconnect's JsonConverter keeps its sign, Kafka's reads it as 0.0 -- a known
-    # difference of the converter, like "NaN")
-    b'{"b":1,"a":[1,2.5,"x",null,true],"c":{"z":1e10,"y":-0.5,"x":1E+2}}',
-    b'{"name":"n","task":0,"topic":"t","time_ms":1,"seqno":2,"committed":true}',
-    b"[1, 2, [3, [4]]]",
-    b'"just a string"',
-    b"12.0",
-    b"1.0E-7",
-    b"123456789012",
-    b"true",
-    b"null",
-    b'{"nested":{"list":[{"k":"v"}],"empty":{}}}',
-]
 
 
 def _worker_props(tmp: Path, label: str, port: int) -> Path:
@@ -163,17 +64,8 @@ def test_file_sink_prints_every_connect_type_as_java(
     kafka_bootstrap: str, topic_factory, tmp_path: Path
 ) -> None:
     with_schema, schemaless = topic_factory(), topic_factory()
-    converter = JsonConverter()
-    converter.configure({"schemas.enable": "true"}, False)
-    values = _schema_values()
-    produce(
-        kafka_bootstrap,
-        with_schema,
-        [(None, converter.from_connect_data(with_schema, s, v)) for s, v in values],
-    )
-    produce(kafka_bootstrap, with_schema, [(None, None)])  # a tombstone: the sink prints null
-    produce(kafka_bootstrap, schemaless, [(None, v) for v in SCHEMALESS])
-    expected_lines = {"schema": len(values) + 1, "plain": len(SCHEMALESS)}
+    # every Connect type, a tombstone (the sink prints null); the schemaless messages
+    expected_lines = produce_inputs(kafka_bootstrap, with_schema, schemaless)
 
     outputs: dict[str, dict[str, Path]] = {}
     workers: list[WorkerProcess] = []
@@ -210,7 +102,7 @@ def test_file_sink_prints_every_connect_type_as_java(
         assert len(kc) == n, f"kconnect wrote {len(kc)} of {n} {kind} lines"
         for j, k in zip(java, kc, strict=True):
             # byte[] prints an identity hash: only its shape can match
-            assert _IDENTITY.sub("[B@...", j) == _IDENTITY.sub("[B@...", k), (j, k)
+            assert masked(j) == masked(k), (j, k)
     # the byte arrays were printed as identities on both sides, not as data
-    assert _IDENTITY.fullmatch(_lines(outputs["kconnect"]["schema"])[13])
-    assert _IDENTITY.fullmatch(_lines(outputs["java"]["schema"])[13])
+    assert BYTES_IDENTITY.fullmatch(_lines(outputs["kconnect"]["schema"])[13])
+    assert BYTES_IDENTITY.fullmatch(_lines(outputs["java"]["schema"])[13])

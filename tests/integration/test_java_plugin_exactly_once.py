@@ -20,19 +20,23 @@ import pytest
 
 from kconnect.java_host.host_process import shared_host
 from kconnect.runtime.common.ids import ConnectorTaskId
-from kconnect.runtime.common.states import TargetState
-from kconnect.runtime.config.distributed_config import DistributedConfig
 from kconnect.runtime.plugins.plugins import Plugins
-from kconnect.runtime.storage.kafka_offset_store import KafkaOffsetBackingStore
 from kconnect.runtime.worker.worker import Worker
+from kconnect.testing.exactly_once import (
+    committed_records,
+    exactly_once_worker,
+    last_offset,
+    start_exactly_once_task,
+)
 from kconnect.testing.fakes import RecordingStatusListener
 from kconnect.testing.java import compiled_plugin
-from tests.integration.test_exactly_once_boundaries import PASS, consume, last_offset
 from tests.integration.worker_support import wait_until
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.slow]
 
 COUNTING = "test.jeos.CountingSource"
+#: The one source partition of the counting task.
+PARTITION = {"p": "x"}
 
 SOURCES = {
     "test/jeos/CountingSource.java": """
@@ -113,42 +117,20 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def eos_worker(kafka_bootstrap: str, plugin_path: Path) -> Iterator[tuple[Worker, str]]:
     plugins = Plugins.load([str(plugin_path)])
-    group = f"eos-j-{uuid.uuid4().hex[:8]}"
-    config = DistributedConfig(
-        {
-            "bootstrap.servers": kafka_bootstrap,
-            "group.id": group,
-            "config.storage.topic": f"{group}-configs",
-            "offset.storage.topic": f"{group}-offsets",
-            "status.storage.topic": f"{group}-status",
-            "config.storage.replication.factor": "1",
-            "offset.storage.replication.factor": "1",
-            "status.storage.replication.factor": "1",
-            "offset.storage.partitions": "1",
-            "exactly.once.source.support": "enabled",
-            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-            "offset.flush.interval.ms": "200",
-            "plugin.path": str(plugin_path),
-        }
-    )
-    worker = Worker("eos-java-worker", config, plugins, KafkaOffsetBackingStore(config))
-    worker.start()
-    yield worker, group
-    worker.stop()
+    settings = {"plugin.path": str(plugin_path)}
+    with exactly_once_worker(
+        kafka_bootstrap, plugins, name="eos-java-worker", group_prefix="eos-j", settings=settings
+    ) as (worker, group):
+        yield worker, group
     shared_host().stop_jvm()
 
 
 def _run(worker: Worker, name: str, props: dict[str, str]) -> RecordingStatusListener:
-    listener = RecordingStatusListener()
-    full = {"connector.class": COUNTING, "name": name, **props}
-    assert worker.start_task(ConnectorTaskId(name, 0), full, full, listener,
-                             TargetState.STARTED, PASS)  # fmt: skip
-    return listener
+    return start_exactly_once_task(worker, COUNTING, name, props)
 
 
 def _values(bootstrap: str, topic: str) -> list[Any]:
-    return [m.value().decode() for m in consume(bootstrap, topic)]
+    return [m.value().decode() for m in committed_records(bootstrap, topic)]
 
 
 def test_java_task_defines_its_transactions(
@@ -159,14 +141,14 @@ def test_java_task_defines_its_transactions(
     listener = _run(worker, "jcounting", {"topic": topic, "count": "100",
                                           "transaction.boundary": "connector",
                                           "commit.every": "25", "abort.batch": "55"})  # fmt: skip
-    wait_until(lambda: len(consume(kafka_bootstrap, topic, idle_s=1.0)) >= 90, 60,
+    wait_until(lambda: len(committed_records(kafka_bootstrap, topic, idle_s=1.0)) >= 90, 60,
                message="the committed records")  # fmt: skip
     worker.stop_and_await_task(ConnectorTaskId("jcounting", 0))
     assert listener.failure(ConnectorTaskId("jcounting", 0)) is None
     assert _values(kafka_bootstrap, topic) == [f"r-{n}" for n in range(50)] + [
         f"r-{n}" for n in range(60, 100)
     ]
-    assert last_offset(kafka_bootstrap, f"{group}-offsets", "jcounting") == {"n": 99}
+    assert last_offset(kafka_bootstrap, f"{group}-offsets", "jcounting", PARTITION) == {"n": 99}
 
 
 def test_java_task_with_poll_boundaries_resumes_from_committed_offsets(
@@ -175,12 +157,12 @@ def test_java_task_with_poll_boundaries_resumes_from_committed_offsets(
     worker, group = eos_worker
     topic = f"eos-j-{uuid.uuid4().hex[:8]}"
     _run(worker, "jpoll", {"topic": topic, "count": "40"})
-    wait_until(lambda: len(consume(kafka_bootstrap, topic, idle_s=1.0)) >= 40, 60,
+    wait_until(lambda: len(committed_records(kafka_bootstrap, topic, idle_s=1.0)) >= 40, 60,
                message="40 records")  # fmt: skip
     worker.stop_and_await_task(ConnectorTaskId("jpoll", 0))
-    assert last_offset(kafka_bootstrap, f"{group}-offsets", "jpoll") == {"n": 39}
+    assert last_offset(kafka_bootstrap, f"{group}-offsets", "jpoll", PARTITION) == {"n": 39}
     _run(worker, "jpoll", {"topic": topic, "count": "60"})
-    wait_until(lambda: len(consume(kafka_bootstrap, topic, idle_s=1.0)) >= 60, 60,
+    wait_until(lambda: len(committed_records(kafka_bootstrap, topic, idle_s=1.0)) >= 60, 60,
                message="60 records")  # fmt: skip
     worker.stop_and_await_task(ConnectorTaskId("jpoll", 0))
     assert _values(kafka_bootstrap, topic) == [f"r-{n}" for n in range(60)]

@@ -20,9 +20,7 @@ own as Debezium does. Checked on the worker's side:
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,8 +34,14 @@ from kconnect.runtime.common.child_processes import resident_memory_bytes, runni
 from kconnect.runtime.common.log_context import CONNECTOR_CONTEXT
 from kconnect.runtime.common.loggers import Loggers
 from kconnect.runtime.metrics import ConnectMetrics
-from tests.integration.test_java_plugin_host_protocol import host_deps  # noqa: F401  (fixture)
-from tests.integration.test_java_plugin_host_tasks import _javac
+from kconnect.testing.java import compiled_plugin
+from kconnect.testing.java_worker import (
+    KconnectWorker,
+    create_connector,
+    eventually,
+    standalone_props,
+)
+from kconnect.testing.plugin_host import host_deps
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
@@ -139,24 +143,12 @@ LOGGING_SOURCES = {
 T = TypeVar("T")
 
 
-def _eventually(check: Callable[[], T], what: str, timeout: float = 30.0) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
-def logging_plugin_path(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Path:  # noqa: F811
+def logging_plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A plugin.path whose one location is ``test.log`` as a class directory."""
-    root = tmp_path_factory.mktemp("logging-plugins")
-    classes = _javac(LOGGING_SOURCES, host_deps, tmp_path_factory.mktemp("logging-build"))
-    shutil.copytree(classes, root / "logging-plugin")
-    return root
+    return compiled_plugin(LOGGING_SOURCES, tmp_path_factory.mktemp("logging-build"),
+                           tmp_path_factory.mktemp("logging-plugins"), "logging-plugin",
+                           jars=host_deps())  # fmt: skip
 
 
 class _Keep(logging.Handler):
@@ -221,7 +213,7 @@ def test_java_log_lines_reach_pythons_logging_with_context_levels_and_traces(
         task = task_proxy_class(TASK, "source", lambda: host)()
         _in_context("[logsrc|task-0]", lambda: task.start(props))
         task.poll()  # on a thread without a context: the task's handle gives it
-        info = _eventually(lambda: kept.find("info poll 1"), "the task's INFO line")
+        info = eventually(lambda: kept.find("info poll 1"), 30, "the task's INFO line")
 
         # -- names, levels, context, thread, MDC
         record = kept.find("connector starting for topic log-topic")
@@ -235,9 +227,9 @@ def test_java_log_lines_reach_pythons_logging_with_context_levels_and_traces(
             "connector.context": "[logsrc|task-0] ",
             "dbz.connectorName": "logsrc",
         }
-        warn = _eventually(lambda: kept.find("warn poll 1 of many"), "the WARN line")
+        warn = eventually(lambda: kept.find("warn poll 1 of many"), 30, "the WARN line")
         assert (warn.name, warn.levelname) == (TASK, "WARNING")
-        error = _eventually(lambda: kept.find("error poll 1"), "the ERROR line")
+        error = eventually(lambda: kept.find("error poll 1"), 30, "the ERROR line")
         assert (error.name, error.levelname) == (TASK, "ERROR")
         assert error.getMessage() == "[logsrc|task-0] error poll 1"
         trace = error.exc_text or ""
@@ -245,7 +237,9 @@ def test_java_log_lines_reach_pythons_logging_with_context_levels_and_traces(
         assert "test.log.LoggingTask.poll(LoggingTask.java:" in trace.splitlines()[1]
         assert "Caused by: java.io.IOException: disk full" in trace
         # a thread the plugin started inherits no context (as on Kafka Connect's log4j)
-        own = _eventually(lambda: kept.find("from a thread of the task's own"), "its thread's line")
+        own = eventually(
+            lambda: kept.find("from a thread of the task's own"), 30, "its thread's line"
+        )
         assert own.getMessage() == "from a thread of the task's own"
         assert own.threadName == "logging-task-helper" and own.__dict__["java_mdc"] == {}
         # INFO is the root's default: no DEBUG or TRACE yet
@@ -254,21 +248,22 @@ def test_java_log_lines_reach_pythons_logging_with_context_levels_and_traces(
         assert not [m for m in kept.messages("kconnect.java_host.jvm") if "SLF4J" in m]
 
         # -- /admin/loggers: Kafka's answer names the Java loggers; DEBUG from then on
-        _eventually(
+        eventually(
             lambda: TASK in logging.Logger.manager.loggerDict,
+            30,
             "the host's announcement of its loggers",
         )
         changed = Loggers().set_level("test.log", "DEBUG")
         assert {"test.log", CONNECTOR, TASK} <= set(changed), changed
         task.poll()
-        debug = _eventually(lambda: kept.find("debug poll 2 enabled=true"), "the DEBUG line")
+        debug = eventually(lambda: kept.find("debug poll 2 enabled=true"), 30, "the DEBUG line")
         assert (debug.name, debug.levelname) == (TASK, "DEBUG")
         assert not [m for m in kept.messages() if "trace poll" in m]  # DEBUG, not TRACE
         assert Loggers().set_level(TASK, "WARN") == [TASK]
         task.poll()  # INFO and DEBUG lines not written
         assert Loggers().set_level(TASK, "INFO") == [TASK]
         task.poll()
-        _eventually(lambda: kept.find("[logsrc|task-0] info poll 4"), "poll 4's INFO line")
+        eventually(lambda: kept.find("[logsrc|task-0] info poll 4"), 30, "poll 4's INFO line")
         # one thread's lines come in order: poll 3's would have come before
         assert kept.find("info poll 3") is None
         assert kept.find("debug poll 3 enabled=true") is None
@@ -289,15 +284,15 @@ def test_java_log_lines_reach_pythons_logging_with_context_levels_and_traces(
         # -- a JVM started later takes the levels the loggers have now (DEBUG, not INFO)
         task.stop()
         _in_context("[logsrc|worker]", connector.stop)
-        _eventually(lambda: kept.find("[logsrc|worker] connector stopping"), "the stop line")
+        eventually(lambda: kept.find("[logsrc|worker] connector stopping"), 30, "the stop line")
         host.stop_jvm()
         assert host.pid is None and ("java-plugin-host", pid) not in running_child_processes()
         Loggers().set_level(TASK, "DEBUG")  # no JVM to tell: the next one starts with it
         again = task_proxy_class(TASK, "source", lambda: host)()
         _in_context("[logsrc|task-1]", lambda: again.start(props))
         again.poll()
-        _eventually(
-            lambda: kept.find("[logsrc|task-1] debug poll 1 enabled=true"), "DEBUG in a new JVM"
+        eventually(
+            lambda: kept.find("[logsrc|task-1] debug poll 1 enabled=true"), 30, "DEBUG in a new JVM"
         )
         assert host.pid not in (None, pid)
         again.stop()
@@ -308,60 +303,31 @@ def test_java_log_lines_reach_pythons_logging_with_context_levels_and_traces(
 # ------------------------------------------------------------------ a kconnect worker process
 
 
-def _worker_props(bootstrap: str, work: Path, plugin_path: Path, port: int) -> dict[str, str]:
-    return {
-        "bootstrap.servers": bootstrap,
-        "listeners": f"http://127.0.0.1:{port}",
-        "offset.storage.file.filename": str(work / "offsets"),
-        "offset.flush.interval.ms": "1000",
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "plugin.path": str(plugin_path),
-        "task.processes": "2",
-    }
-
-
 @pytest.mark.kafka
 def test_a_worker_logs_java_lines_and_follows_admin_loggers(
     tmp_path: Path, logging_plugin_path: Path, kafka_bootstrap: str, topic_factory: Any
 ) -> None:
     from kconnect.cli.status import collect, render
-    from kconnect.testing.java_worker import WorkerProcess, kconnect_command
-    from kconnect.testing.ports import free_port
 
-    props = _worker_props(kafka_bootstrap, tmp_path, logging_plugin_path, free_port())
-    config = tmp_path / "worker.properties"
-    config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    worker = WorkerProcess(
-        kconnect_command("standalone", config), tmp_path / "worker.log",
-        url=props["listeners"], label="kconnect", env={"KAFKA_HEAP_OPTS": "-Xmx96m"},
-    )  # fmt: skip
+    props = standalone_props(kafka_bootstrap, tmp_path, "kconnect", logging_plugin_path,
+                             settings={"offset.flush.interval.ms": "1000",
+                                       "task.processes": "2"})  # fmt: skip
+    worker = KconnectWorker(props, tmp_path, env={"KAFKA_HEAP_OPTS": "-Xmx96m"})
     url = worker.url
     try:
         worker.wait_ready()
         topic = topic_factory()
-        answer = httpx.post(
-            f"{url}/connectors",
-            json={
-                "name": "logsrc",
-                "config": {
-                    "connector.class": CONNECTOR,
-                    "tasks.max": "1",
-                    "topic": topic,
-                    "poll.ms": "300",
-                },
-            },
-            timeout=120,
-        )
-        assert answer.status_code == 201, answer.text
+        create_connector(url, "logsrc", {
+            "connector.class": CONNECTOR, "tasks.max": "1", "topic": topic, "poll.ms": "300",
+        })  # fmt: skip
 
         # the connector's lines and the task's (both in the worker process), as kconnect's
         # own lines: "[time] LEVEL [name|scope] message (logger) [thread]"
         def lines(text: str) -> list[str]:
             return [line for line in worker.log().splitlines() if text in line]
 
-        _eventually(lambda: lines("] INFO [logsrc|task-0] info poll 1 (test.log.LoggingTask)"),
-                    "the task's INFO line", 120)  # fmt: skip
+        eventually(lambda: lines("] INFO [logsrc|task-0] info poll 1 (test.log.LoggingTask)"),
+                   120, "the task's INFO line")  # fmt: skip
         assert lines("INFO [logsrc|worker] connector starting for topic")
         (error,) = lines("ERROR [logsrc|task-0] error poll 1 (test.log.LoggingTask)")
         log_text = worker.log()
@@ -375,7 +341,7 @@ def test_a_worker_logs_java_lines_and_follows_admin_loggers(
         put = httpx.put(f"{url}/admin/loggers/test.log", json={"level": "DEBUG"}, timeout=30)
         assert put.status_code == 200, put.text
         assert {"test.log", CONNECTOR} <= set(put.json()), put.json()
-        _eventually(lambda: lines("DEBUG [logsrc|task-0] debug poll"), "DEBUG lines", 60)
+        eventually(lambda: lines("DEBUG [logsrc|task-0] debug poll"), 60, "DEBUG lines")
         levels = httpx.get(f"{url}/admin/loggers", timeout=30).json()
         assert levels["test.log"]["level"] == "DEBUG"
         assert levels[CONNECTOR]["level"] == "DEBUG"
@@ -391,7 +357,7 @@ def test_a_worker_logs_java_lines_and_follows_admin_loggers(
                 found = [p for ps in data["processes"].values() for p in ps]
                 return data if found else None
 
-            data = _eventually(with_a_jvm, "the JVM in the worker's metrics", 60)
+            data = eventually(with_a_jvm, 60, "the JVM in the worker's metrics")
         text = render(data)
         (row,) = [line for line in text.splitlines() if "JVM pid" in line]
         assert row.count("JVM pid") == 1 and row.count("MiB") == 1, text

@@ -33,18 +33,12 @@ compiled against: on Kafka Connect that jar is on the worker's class path, and D
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import queue
 import shutil
 import signal
-import struct
 import subprocess
 import sys
-import tempfile
-import textwrap
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,7 +46,18 @@ from typing import Any
 
 import pytest
 
-from kconnect.java_host.frames import read_frame
+from kconnect.testing import plugin_host
+from kconnect.testing.java import (
+    API_JAR_PREFIXES,
+    CONNECT_VERSION,
+    DEBEZIUM_VERSION,
+    classpath,
+    compile_harness,
+    compiled_plugin,
+    pick_jars,
+)
+from kconnect.testing.java_worker import exited
+from kconnect.testing.plugin_host import PluginHostProcess, plugin_host_command
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
@@ -60,157 +65,32 @@ REPO = Path(__file__).resolve().parents[2]
 ORACLE_SRC = REPO / "tests" / "java" / "PluginScanOracle.java"
 RULES_CHECK_SRC = REPO / "tests" / "java" / "HostRulesCheck.java"
 
-KAFKA = "4.1.2"
-DEBEZIUM = "3.6.1.Final"
-#: What the host is compiled against (file-name prefixes among connect-api's resolved jars).
-HOST_DEPS = ("connect-api-", "kafka-clients-", "slf4j-api-")
-#: Kafka's own API jars, which a plugin directory must not carry (the host provides them).
-API_JARS = ("connect-api-", "kafka-clients-", "slf4j-api-")
+KAFKA = CONNECT_VERSION
+DEBEZIUM = DEBEZIUM_VERSION
 
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_SINK = "org.apache.kafka.connect.file.FileStreamSinkConnector"
 PG_CONNECTOR = "io.debezium.connector.postgresql.PostgresConnector"
-REPLY_TIMEOUT_S = 60.0
 
 
 # ----------------------------------------------------------------------------- the host
 
 
-class PluginHostProcess:
-    """A running host; a reader thread collects replies by id (they may come in any order)."""
-
-    def __init__(self, classpath: list[Path], stderr_path: Path) -> None:
-        from kconnect.local import maven
-
-        self.stderr_path = stderr_path
-        self._stderr = stderr_path.open("wb")
-        self.proc = subprocess.Popen(
-            [
-                maven.require_java(),
-                "-XX:+UseSerialGC",
-                "-cp",
-                _join(classpath),
-                "dev.kconnect.host.PluginHost",
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-        )
-        self._replies: dict[Any, dict[str, Any]] = {}
-        self._arrived: queue.Queue[Any] = queue.Queue()
-        self._next_id = 0
-        self._lock = threading.Lock()
-        threading.Thread(target=self._read_replies, daemon=True).start()
-
-    def _read_replies(self) -> None:
-        assert self.proc.stdout is not None
-        while True:
-            # the product's reader: it also puts binary attachments (protocol v8) in place
-            reply = read_frame(self.proc.stdout)
-            if reply is None:
-                self._arrived.put(EOFError)
-                return
-            with self._lock:
-                self._replies[reply.get("id")] = reply
-            self._arrived.put(reply.get("id"))
-
-    def send_raw(self, body: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(struct.pack(">I", len(body)) + body)
-        self.proc.stdin.flush()
-
-    def send(self, op: str, **fields: Any) -> int:
-        with self._lock:
-            self._next_id += 1
-            request_id = self._next_id
-        self.send_raw(json.dumps({"id": request_id, "op": op, **fields}).encode())
-        return request_id
-
-    def reply(self, request_id: Any, timeout: float = REPLY_TIMEOUT_S) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
-                if request_id in self._replies:
-                    return self._replies.pop(request_id)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError(f"no reply to {request_id!r}; host stderr:\n{self.stderr()}")
-            try:
-                if self._arrived.get(timeout=remaining) is EOFError:
-                    self._arrived.put(EOFError)
-                    with self._lock:
-                        if request_id in self._replies:
-                            return self._replies.pop(request_id)
-                    raise EOFError(f"host closed stdout; stderr:\n{self.stderr()}")
-            except queue.Empty:
-                continue
-
-    def call(self, op: str, **fields: Any) -> dict[str, Any]:
-        return self.reply(self.send(op, **fields))
-
-    def result(self, op: str, **fields: Any) -> dict[str, Any]:
-        reply = self.call(op, **fields)
-        assert reply["ok"] is True, reply
-        result: dict[str, Any] = reply["result"]
-        return result
-
-    def stderr(self) -> str:
-        self._stderr.flush()
-        return self.stderr_path.read_text(errors="replace")
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=30)
-        self._stderr.close()
-
-
-def _join(paths: list[Path]) -> str:
-    return os.pathsep.join(str(p) for p in paths)
-
-
-def _pick(jars: list[Path], prefixes: tuple[str, ...]) -> list[Path]:
-    picked: dict[str, Path] = {}
-    for jar in jars:
-        for prefix in prefixes:
-            if jar.name.startswith(prefix) and prefix not in picked:
-                picked[prefix] = jar
-    missing = [p for p in prefixes if p not in picked]
-    assert not missing, f"not among the resolved jars: {missing}"
-    return [picked[p] for p in prefixes]
-
-
 @pytest.fixture(scope="module")
 def host_deps() -> list[Path]:
     """connect-api, kafka-clients and slf4j-api, as connect-api 4.1.2 brings them."""
-    from kconnect.local import maven
-    from kconnect.testing.services import require_java
-
-    require_java()
-    return _pick(maven.resolve_classpath([f"org.apache.kafka:connect-api:{KAFKA}"]), HOST_DEPS)
+    return plugin_host.host_deps()
 
 
 @pytest.fixture(scope="module")
-def connect_transforms_jar() -> Path:
-    from kconnect.local import maven
-
-    jars = maven.resolve_classpath([f"org.apache.kafka:connect-transforms:{KAFKA}"])
-    return _pick(jars, (f"connect-transforms-{KAFKA}",))[0]
-
-
-@pytest.fixture(scope="module")
-def host_jar(host_deps: list[Path]) -> Path:
+def host_jar() -> Path:
     """plugin-host.jar as the worker builds it (kconnect.java_host.host_jar), cached."""
-    from kconnect.java_host.host_jar import host_classpath
-
-    return host_classpath()[0]
+    return plugin_host.host_jar()
 
 
 @pytest.fixture(scope="module")
-def host_classpath(
-    host_jar: Path, host_deps: list[Path], connect_transforms_jar: Path
-) -> list[Path]:
-    return [host_jar, *host_deps, connect_transforms_jar]
+def host_classpath() -> list[Path]:
+    return plugin_host.host_classpath()
 
 
 @pytest.fixture
@@ -350,41 +230,11 @@ BASE_SOURCE = """
 
 
 def _build_location(
-    name: str, files: dict[str, str], root: Path, classpath: list[Path], work: Path
+    name: str, files: dict[str, str], root: Path, jars: list[Path], work: Path
 ) -> None:
-    src = work / name / "src"
-    classes = work / name / "classes"
+    """``name`` in ``root``: an uber-jar when it ends in ``.jar``, else a class directory."""
     sources = {"test/BaseSource.java": BASE_SOURCE, **files}
-    java_files = []
-    for rel, text in sources.items():
-        path = (src if rel.endswith(".java") else classes) / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        if rel.endswith(".java"):
-            java_files.append(str(path))
-    done = subprocess.run(
-        [
-            "javac",
-            "--release",
-            "17",
-            "-nowarn",
-            "-cp",
-            _join(classpath),
-            "-d",
-            str(classes),
-            *java_files,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    if name.endswith(".jar"):
-        subprocess.run(
-            ["jar", "--create", "--file", str(root / name), "-C", str(classes), "."], check=True
-        )
-    else:
-        shutil.copytree(classes, root / name)
+    compiled_plugin(sources, work / name, root, name, jars=jars)
 
 
 @pytest.fixture(scope="module")
@@ -400,25 +250,23 @@ def debezium_jars() -> list[Path] | None:
             pytest.fail(f"Debezium {DEBEZIUM} could not be resolved (CI must run these tests): {e}")
         print(f"Debezium {DEBEZIUM} could not be resolved, its checks are skipped: {e}")
         return None
-    return [j for j in jars if not j.name.startswith(API_JARS)]
+    return [j for j in jars if not j.name.startswith(API_JAR_PREFIXES)]
 
 
 @pytest.fixture(scope="module")
 def plugin_path(
     tmp_path_factory: pytest.TempPathFactory,
     host_deps: list[Path],
-    connect_transforms_jar: Path,
     debezium_jars: list[Path] | None,
 ) -> dict[str, Path]:
     """Two plugin.path entries: ``real`` (Maven Central jars) and ``synthetic`` (built here)."""
-    from kconnect.local import maven
-
     base = tmp_path_factory.mktemp("plugin-path")
     real = base / "real"
     (real / "connect-file").mkdir(parents=True)
-    file_jars = maven.resolve_classpath([f"org.apache.kafka:connect-file:{KAFKA}"])
-    shutil.copy2(_pick(file_jars, (f"connect-file-{KAFKA}",))[0], real / "connect-file")
-    shutil.copy2(connect_transforms_jar, real / connect_transforms_jar.name)
+    file_jars = classpath([f"org.apache.kafka:connect-file:{KAFKA}"])
+    shutil.copy2(pick_jars(file_jars, (f"connect-file-{KAFKA}",))[0], real / "connect-file")
+    transforms_jar = plugin_host.connect_transforms_jar()
+    shutil.copy2(transforms_jar, real / transforms_jar.name)
     if debezium_jars is not None:
         pg = real / "debezium-connector-postgres"
         pg.mkdir()
@@ -439,14 +287,11 @@ def host_scan(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[PluginHostProcess, dict[str, Any]]]:
     """One host that has scanned both plugin.path entries, shared by the read-only tests."""
-    host = PluginHostProcess(host_classpath, tmp_path_factory.mktemp("host") / "host.err")
-    try:
+    with PluginHostProcess(host_classpath, tmp_path_factory.mktemp("host") / "host.err") as host:
         scan = host.result(
             "scan", plugin_path=[str(plugin_path["real"]), str(plugin_path["synthetic"])]
         )
         yield host, scan
-    finally:
-        host.close()
 
 
 # ----------------------------------------------------------------------------- Java's answers
@@ -460,31 +305,6 @@ def connect_runtime() -> list[Path]:
     return maven.resolve_classpath([f"org.apache.kafka:connect-runtime:{KAFKA}"])
 
 
-def _compile_check(source: Path, classpath: list[Path]) -> Path:
-    """Compiles a test-side Java source once per content and class path (cached)."""
-    from kconnect.local.paths import cache_dir
-
-    digest = hashlib.sha256(source.read_bytes())
-    for jar in classpath:  # the host jar's path already names its sources' hash
-        digest.update(str(jar).encode())
-    classes = cache_dir() / "java-harness" / f"{source.stem}-{digest.hexdigest()[:16]}"
-    if not classes.is_dir():
-        classes.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix="build.", dir=classes.parent))
-        done = subprocess.run(
-            ["javac", "-nowarn", "-cp", _join(classpath), "-d", str(staging), str(source)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        try:
-            os.replace(staging, classes)
-        except OSError:  # another process compiled it meanwhile
-            shutil.rmtree(staging, ignore_errors=True)
-    return classes
-
-
 @pytest.fixture(scope="module")
 def oracle(
     plugin_path: dict[str, Path], debezium_jars: list[Path] | None, connect_runtime: list[Path]
@@ -493,7 +313,7 @@ def oracle(
     from kconnect.local import maven
 
     runtime = connect_runtime
-    classes = _compile_check(ORACLE_SRC, runtime)
+    classes = compile_harness(ORACLE_SRC, runtime)
     request = {
         "plugin_path": [str(plugin_path["real"]), str(plugin_path["synthetic"])],
         "config_def": [FILE_SOURCE] + ([PG_CONNECTOR] if debezium_jars else []),
@@ -506,7 +326,7 @@ def oracle(
             maven.require_java(),
             "-XX:+UseSerialGC",
             "-cp",
-            _join([classes, *runtime]),
+            os.pathsep.join(map(str, [classes, *runtime])),
             "PluginScanOracle",
             json.dumps(request),
         ],
@@ -583,28 +403,9 @@ time.sleep(600)
 """
 
 
-def _gone(pid: int) -> bool:
-    """True when the process no longer exists or is a zombie (its parent died: init reaps it)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
-
-
 def test_kill_9_of_the_python_parent_leaves_no_jvm(host_classpath: list[Path]) -> None:
-    from kconnect.local import maven
-
     parent = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            _PARENT,
-            maven.require_java(),
-            "-cp",
-            _join(host_classpath),
-            "dev.kconnect.host.PluginHost",
-        ],
+        [sys.executable, "-c", _PARENT, *plugin_host_command(host_classpath)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -612,13 +413,13 @@ def test_kill_9_of_the_python_parent_leaves_no_jvm(host_classpath: list[Path]) -
     try:
         assert parent.stdout is not None
         jvm_pid = int(parent.stdout.readline())
-        assert not _gone(jvm_pid)
+        assert not exited(jvm_pid)
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(timeout=10)
         deadline = time.monotonic() + 5
-        while not _gone(jvm_pid) and time.monotonic() < deadline:
+        while not exited(jvm_pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _gone(jvm_pid), f"JVM {jvm_pid} outlived its killed parent"
+        assert exited(jvm_pid), f"JVM {jvm_pid} outlived its killed parent"
     finally:
         if parent.poll() is None:
             parent.kill()
@@ -785,15 +586,17 @@ def test_isolation_and_version_rules_agree_with_kafkas(
     (and Debezium's) jars, and PluginVersion's order against Maven's DefaultArtifactVersion."""
     from kconnect.local import maven
 
-    classpath = [host_jar, *connect_runtime]
-    classes = _compile_check(RULES_CHECK_SRC, classpath)
+    check_classpath = [host_jar, *connect_runtime]
+    classes = compile_harness(
+        RULES_CHECK_SRC, check_classpath, main_class="dev.kconnect.host.HostRulesCheck"
+    )
     jars = [*connect_runtime, *(debezium_jars or [])]
     done = subprocess.run(
         [
             maven.require_java(),
             "-XX:+UseSerialGC",
             "-cp",
-            _join([classes, *classpath]),
+            os.pathsep.join(map(str, [classes, *check_classpath])),
             "dev.kconnect.host.HostRulesCheck",
             *map(str, jars),
         ],

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
 import struct
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,14 +26,13 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_java_plugin_host_protocol import (  # noqa: F401  (fixtures)
+from kconnect.testing.java import compiled_plugin, java_plugin_path
+from kconnect.testing.plugin_host import (
+    SCHEMA_TYPES,
     PluginHostProcess,
-    connect_transforms_jar,
     host_classpath,
     host_deps,
-    host_jar,
 )
-from tests.integration.test_java_plugin_host_tasks import TaskHost, _javac
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
 
@@ -50,31 +48,6 @@ EMPTY_CONTEXT = {
     "resume": [],
     "request_commit": False,
 }
-
-
-# ----------------------------------------------------------------------------- the host
-
-
-class SinkHost(TaskHost):
-    """A host whose reader answers ``report`` callbacks: kept in ``reports``; answered ok, or
-    ok:false with ``fail_reports`` as the message when it is set."""
-
-    def __init__(self, classpath: list[Path], stderr_path: Path) -> None:
-        self.reports: list[dict[str, Any]] = []
-        self.fail_reports: str | None = None
-        super().__init__(classpath, stderr_path)
-
-    def _answer(self, callback: dict[str, Any]) -> dict[str, Any]:
-        if callback["op"] != "report":
-            return super()._answer(callback)
-        self.reports.append(callback)
-        if self.fail_reports is not None:
-            return {
-                "callback": callback["callback"],
-                "ok": False,
-                "error": {"message": self.fail_reports},
-            }
-        return {"callback": callback["callback"], "ok": True, "result": {}}
 
 
 # ----------------------------------------------------------------------------- plugins
@@ -281,44 +254,25 @@ CHECK_SOURCES = {
 
 
 @pytest.fixture(scope="module")
-def sink_plugin_path(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Path:  # noqa: F811
+def sink_plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """connect-file (as the kconnect test kit lays it out) and ``test.sink`` as a class directory."""
-    from kconnect.testing.java import java_plugin_path
-
     root = java_plugin_path(tmp_path_factory.mktemp("sink-plugins"), debezium=False)
-    classes = _javac(CHECK_SOURCES, host_deps, tmp_path_factory.mktemp("check-build"))
-    shutil.copytree(classes, root / "check-plugin")
-    return root
+    return compiled_plugin(CHECK_SOURCES, tmp_path_factory.mktemp("check-build"), root,
+                           "check-plugin", jars=host_deps())  # fmt: skip
 
 
 @pytest.fixture
-def host(tmp_path: Path, host_classpath: list[Path], sink_plugin_path: Path) -> Iterator[SinkHost]:  # noqa: F811
-    started = SinkHost(host_classpath, tmp_path / "host.err")
-    try:
+def host(tmp_path: Path, sink_plugin_path: Path) -> Iterator[PluginHostProcess]:
+    """A host (answering ``report`` callbacks) that has scanned ``sink_plugin_path``."""
+    with PluginHostProcess(host_classpath(), tmp_path / "host.err") as started:
         scan = started.result("scan", plugin_path=[str(sink_plugin_path)])
         classes = {p["class"] for p in scan["plugins"]}
         assert {FILE_SINK, CHECK_CONNECTOR} <= classes, scan
         yield started
-    finally:
-        started.close()
 
 
 # ----------------------------------------------------------------------------- the batch encoder
 
-TYPES = [
-    "INT8",
-    "INT16",
-    "INT32",
-    "INT64",
-    "FLOAT32",
-    "FLOAT64",
-    "BOOLEAN",
-    "STRING",
-    "BYTES",
-    "ARRAY",
-    "MAP",
-    "STRUCT",
-]
 FIXED = {"INT8": "b", "INT16": "h", "INT32": "i", "INT64": "q", "FLOAT32": "f", "FLOAT64": "d"}
 TIMESTAMP_TYPES = {None: 0, "CreateTime": 1, "LogAppendTime": 2}
 
@@ -413,7 +367,7 @@ class SinkBatch:
             | (16 if "params" in s else 0)
             | (32 if "default" in s else 0)
         )
-        self.u8(TYPES.index(s["type"]))
+        self.u8(SCHEMA_TYPES.index(s["type"]))
         self.u8(flags)
         if "name" in s:
             self.text(s["name"])
@@ -507,7 +461,7 @@ class SinkBatch:
 
 
 def _put(
-    host: SinkHost, handle: str, batch: SinkBatch, records: list[dict[str, Any]]
+    host: PluginHostProcess, handle: str, batch: SinkBatch, records: list[dict[str, Any]]
 ) -> dict[str, Any]:
     return host.call("sink_task_put", handle=handle, batch=batch.encode(records))
 
@@ -519,7 +473,7 @@ OPT_STRING = {"type": "STRING", "optional": True}
 # ----------------------------------------------------------------------------- FileStreamSink
 
 
-def test_file_stream_sink_writes_what_java_writes(host: SinkHost, tmp_path: Path) -> None:
+def test_file_stream_sink_writes_what_java_writes(host: PluginHostProcess, tmp_path: Path) -> None:
     out = tmp_path / "sink.txt"
     props = {"name": "file-sink", "topics": "in", "file": str(out)}
     assert host.result("connector_start", handle="c-f", **{"class": FILE_SINK}, props=props) == {}
@@ -636,7 +590,7 @@ EVERYTHING_SHOWN = (
 )
 
 
-def _start_check_task(host: SinkHost, tmp_path: Path, handle: str) -> Path:
+def _start_check_task(host: PluginHostProcess, tmp_path: Path, handle: str) -> Path:
     log = tmp_path / f"{handle}.log"
     props = {"name": "check", "topics": "in", "log.file": str(log)}
     assert host.result("sink_task_start", handle=handle, **{"class": CHECK_TASK}, props=props) == {}
@@ -648,7 +602,7 @@ def _lines(log: Path, start: int = 0) -> list[str]:
 
 
 def test_records_of_every_type_reach_the_task_as_connect_values(
-    host: SinkHost, tmp_path: Path
+    host: PluginHostProcess, tmp_path: Path
 ) -> None:
     log = _start_check_task(host, tmp_path, "t-c")
     assert _lines(log) == [
@@ -819,7 +773,9 @@ def _cmd(offset: int, command: str, partition: int = 0) -> dict[str, Any]:
     }
 
 
-def test_context_requests_reports_retriable_and_assignment(host: SinkHost, tmp_path: Path) -> None:
+def test_context_requests_reports_retriable_and_assignment(
+    host: PluginHostProcess, tmp_path: Path
+) -> None:
     log = _start_check_task(host, tmp_path, "t-x")
     assert host.result("sink_task_open", handle="t-x", partitions=[["in", 0], ["in", 1]]) == {
         "context": EMPTY_CONTEXT

@@ -19,11 +19,9 @@ real protocol (``src/kconnect/java_host/java/PROTOCOL.md``, v2) from Python.
 from __future__ import annotations
 
 import json
-import queue
+import os
 import struct
 import subprocess
-import textwrap
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,17 +29,20 @@ from typing import Any
 
 import pytest
 
-from kconnect.java_host.frames import read_frame
-from tests.integration.test_java_plugin_host_protocol import (  # noqa: F401  (fixtures)
-    KAFKA,
+from kconnect.testing.java import (
+    CONNECT_VERSION,
+    classpath,
+    compiled_plugin,
+    java_plugin_path,
+    javac,
+    pick_jars,
+)
+from kconnect.testing.plugin_host import (
     REPLY_TIMEOUT_S,
+    SCHEMA_TYPES,
     PluginHostProcess,
-    _join,
-    _pick,
-    connect_transforms_jar,
     host_classpath,
     host_deps,
-    host_jar,
 )
 
 pytestmark = [pytest.mark.java, pytest.mark.slow]
@@ -50,64 +51,6 @@ FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 FILE_TASK = "org.apache.kafka.connect.file.FileStreamSourceTask"
 TYPES_CONNECTOR = "test.run.TypesConnector"
 TYPES_TASK = "test.run.TypesTask"
-
-
-# ----------------------------------------------------------------------------- the host
-
-
-class TaskHost(PluginHostProcess):
-    """A host whose reader also takes events and answers the host's callbacks.
-
-    ``offsets`` maps a partition (as canonical JSON) to the offset the ``offsets`` callback
-    answers; every callback is kept in ``callbacks``, every event put in ``events``.
-    """
-
-    def __init__(self, classpath: list[Path], stderr_path: Path) -> None:
-        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
-        self.callbacks: list[dict[str, Any]] = []
-        self.offsets: dict[str, Any] = {}
-        self.fail_callbacks: str | None = None
-        self._write_lock = threading.Lock()
-        super().__init__(classpath, stderr_path)
-
-    def send_raw(self, body: bytes) -> None:
-        with self._write_lock:
-            super().send_raw(body)
-
-    def _read_replies(self) -> None:
-        assert self.proc.stdout is not None
-        while True:
-            message = read_frame(self.proc.stdout)  # attachments (protocol v8) put in place
-            if message is None:
-                self._arrived.put(EOFError)
-                return
-            if "event" in message:
-                self.events.put(message)
-            elif "callback" in message:
-                self.callbacks.append(message)
-                self.send_raw(json.dumps(self._answer(message)).encode())
-            else:
-                with self._lock:
-                    self._replies[message.get("id")] = message
-                self._arrived.put(message.get("id"))
-
-    def _answer(self, callback: dict[str, Any]) -> dict[str, Any]:
-        if self.fail_callbacks is not None:
-            return {
-                "callback": callback["callback"],
-                "ok": False,
-                "error": {"message": self.fail_callbacks},
-            }
-        assert callback["op"] == "offsets", callback
-        offsets = [self.offsets.get(_canonical(p)) for p in callback["partitions"]]
-        return {"callback": callback["callback"], "ok": True, "result": {"offsets": offsets}}
-
-    def event(self, timeout: float = 30.0) -> dict[str, Any]:
-        return self.events.get(timeout=timeout)
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
 
 
 # ----------------------------------------------------------------------------- plugins
@@ -309,58 +252,22 @@ FILE_ORACLE = """
 """
 
 
-def _javac(sources: dict[str, str], classpath: list[Path], work: Path) -> Path:
-    src, classes = work / "src", work / "classes"
-    files = []
-    for rel, text in sources.items():
-        path = src / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        files.append(str(path))
-    classes.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(
-        [
-            "javac",
-            "--release",
-            "17",
-            "-nowarn",
-            "-cp",
-            _join(classpath),
-            "-d",
-            str(classes),
-            *files,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return classes
-
-
 @pytest.fixture(scope="module")
-def task_plugin_path(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Path:  # noqa: F811
+def task_plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """connect-file (as the kconnect test kit lays it out) and ``test.run`` as a class directory."""
-    import shutil
-
-    from kconnect.testing.java import java_plugin_path
-
     root = java_plugin_path(tmp_path_factory.mktemp("task-plugins"), debezium=False)
-    classes = _javac(TYPES_SOURCES, host_deps, tmp_path_factory.mktemp("types-build"))
-    shutil.copytree(classes, root / "types-plugin")
-    return root
+    return compiled_plugin(TYPES_SOURCES, tmp_path_factory.mktemp("types-build"), root,
+                           "types-plugin", jars=host_deps())  # fmt: skip
 
 
 @pytest.fixture
-def host(tmp_path: Path, host_classpath: list[Path], task_plugin_path: Path) -> Iterator[TaskHost]:  # noqa: F811
-    started = TaskHost(host_classpath, tmp_path / "host.err")
-    try:
+def host(tmp_path: Path, task_plugin_path: Path) -> Iterator[PluginHostProcess]:
+    """A host (answering ``offsets`` callbacks) that has scanned ``task_plugin_path``."""
+    with PluginHostProcess(host_classpath(), tmp_path / "host.err") as started:
         scan = started.result("scan", plugin_path=[str(task_plugin_path)])
         classes = {p["class"] for p in scan["plugins"]}
         assert {FILE_SOURCE, TYPES_CONNECTOR} <= classes, scan
         yield started
-    finally:
-        started.close()
 
 
 # ----------------------------------------------------------------------------- the batch decoder
@@ -416,23 +323,8 @@ class Batch:
         self.pos += n
         return value
 
-    TYPES = [
-        "INT8",
-        "INT16",
-        "INT32",
-        "INT64",
-        "FLOAT32",
-        "FLOAT64",
-        "BOOLEAN",
-        "STRING",
-        "BYTES",
-        "ARRAY",
-        "MAP",
-        "STRUCT",
-    ]
-
     def schema(self) -> dict[str, Any]:
-        kind, flags = self.TYPES[self.u8()], self.u8()
+        kind, flags = SCHEMA_TYPES[self.u8()], self.u8()
         s: dict[str, Any] = {"type": kind, "optional": bool(flags & 1)}
         if flags & 2:
             s["name"] = self.text()
@@ -534,7 +426,7 @@ def _hashable(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def _poll(host: TaskHost, handle: str, batch: Batch) -> list[dict[str, Any]]:
+def _poll(host: PluginHostProcess, handle: str, batch: Batch) -> list[dict[str, Any]]:
     result = host.result("source_task_poll", handle=handle)
     if result["count"] == 0:
         assert result["batch"] is None
@@ -544,7 +436,7 @@ def _poll(host: TaskHost, handle: str, batch: Batch) -> list[dict[str, Any]]:
     return records
 
 
-def _poll_until(host: TaskHost, handle: str, batch: Batch, n: int) -> list[dict[str, Any]]:
+def _poll_until(host: PluginHostProcess, handle: str, batch: Batch, n: int) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     deadline = time.monotonic() + 30
     while len(records) < n:
@@ -557,23 +449,24 @@ def _poll_until(host: TaskHost, handle: str, batch: Batch, n: int) -> list[dict[
 
 
 @pytest.fixture(scope="module")
-def file_oracle(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path]) -> Any:  # noqa: F811
+def file_oracle(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """Runs FileStreamSourceConnector in a plain JVM: (task class, task configs) for props."""
     from kconnect.local import maven
 
-    file_jar = _pick(
-        maven.resolve_classpath([f"org.apache.kafka:connect-file:{KAFKA}"]),
-        (f"connect-file-{KAFKA}",),
+    file_jar = pick_jars(
+        classpath([f"org.apache.kafka:connect-file:{CONNECT_VERSION}"]),
+        (f"connect-file-{CONNECT_VERSION}",),
     )
-    classpath = [*host_deps, *file_jar]
-    classes = _javac(
-        {"FileTaskConfigs.java": FILE_ORACLE}, classpath, tmp_path_factory.mktemp("file-oracle")
+    jars = [*host_deps(), *file_jar]
+    classes = javac(
+        {"FileTaskConfigs.java": FILE_ORACLE}, jars, tmp_path_factory.mktemp("file-oracle")
     )
+    run_classpath = os.pathsep.join(map(str, [classes, *jars]))
 
     def run(props: dict[str, str]) -> tuple[str, list[dict[str, str]]]:
         args = [x for kv in props.items() for x in kv]
         done = subprocess.run(
-            [maven.require_java(), "-cp", _join([classes, *classpath]), "FileTaskConfigs", *args],
+            [maven.require_java(), "-cp", run_classpath, "FileTaskConfigs", *args],
             capture_output=True,
             text=True,
             check=True,
@@ -586,7 +479,7 @@ def file_oracle(tmp_path_factory: pytest.TempPathFactory, host_deps: list[Path])
 
 
 def test_file_stream_source_runs_in_the_host(
-    host: TaskHost, tmp_path: Path, file_oracle: Any
+    host: PluginHostProcess, tmp_path: Path, file_oracle: Any
 ) -> None:
     data = tmp_path / "input.txt"
     data.write_text("alpha\nbeta\ngamma\n")
@@ -649,7 +542,7 @@ def test_file_stream_source_runs_in_the_host(
     )
 
     # a new task resumes from the offset the worker gives it
-    host.offsets[_canonical({"filename": str(data)})] = {"position": 11}
+    host.set_offset({"filename": str(data)}, {"position": 11})
     assert (
         host.result("source_task_start", handle="t-2", **{"class": FILE_TASK}, props=configs[0])
         == {}
@@ -669,7 +562,9 @@ def test_file_stream_source_runs_in_the_host(
 # ----------------------------------------------------------------------------- every type
 
 
-def _start_types_task(host: TaskHost, tmp_path: Path, handle: str, mode: str, **extra: str) -> Path:
+def _start_types_task(
+    host: PluginHostProcess, tmp_path: Path, handle: str, mode: str, **extra: str
+) -> Path:
     log = tmp_path / f"{handle}.log"
     props = {
         "mode": mode,
@@ -734,7 +629,9 @@ EVERYTHING = {
 }
 
 
-def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: Path) -> None:
+def test_records_of_every_type_decode_value_by_value(
+    host: PluginHostProcess, tmp_path: Path
+) -> None:
     assert (
         host.result(
             "connector_start", handle="c-t", **{"class": TYPES_CONNECTOR}, props={"name": "types"}
@@ -748,7 +645,7 @@ def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: P
         {"name": "types", "task.index": "1", "start.loader": "plugin"},
     ]
 
-    host.offsets[_canonical({"task": "types"})] = {"n": 5, "x": 0.5}  # start() asks for it
+    host.set_offset({"task": "types"}, {"n": 5, "x": 0.5})  # start() asks for it
     log = _start_types_task(host, tmp_path, "t-t", "types")
     batch = Batch({})
     first, second = _poll(host, "t-t", batch)
@@ -891,7 +788,7 @@ def test_records_of_every_type_decode_value_by_value(host: TaskHost, tmp_path: P
 # ----------------------------------------------------------------------------- events, stop, errors
 
 
-def test_connector_context_events_come_from_the_connectors_thread(host: TaskHost) -> None:
+def test_connector_context_events_come_from_the_connectors_thread(host: PluginHostProcess) -> None:
     props = {"name": "eventful", "events": "true"}
     assert (
         host.result("connector_start", handle="c-e", **{"class": TYPES_CONNECTOR}, props=props)
@@ -907,7 +804,7 @@ def test_connector_context_events_come_from_the_connectors_thread(host: TaskHost
     assert host.result("close", handle="c-e") == {}
 
 
-def test_stop_runs_while_poll_blocks(host: TaskHost, tmp_path: Path) -> None:
+def test_stop_runs_while_poll_blocks(host: PluginHostProcess, tmp_path: Path) -> None:
     log = _start_types_task(host, tmp_path, "t-b", "block")
     pending = host.send("source_task_poll", handle="t-b")
     time.sleep(0.5)
@@ -926,7 +823,7 @@ def test_stop_runs_while_poll_blocks(host: TaskHost, tmp_path: Path) -> None:
     assert log.read_text().splitlines() == ["start 0 plugin plugin", "stop plugin"]
 
 
-def test_errors_come_back_and_the_host_lives_on(host: TaskHost, tmp_path: Path) -> None:
+def test_errors_come_back_and_the_host_lives_on(host: PluginHostProcess, tmp_path: Path) -> None:
     _start_types_task(host, tmp_path, "t-x", "throw")
     reply = host.call("source_task_poll", handle="t-x")
     assert reply["ok"] is False

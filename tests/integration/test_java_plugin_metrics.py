@@ -21,19 +21,25 @@ from __future__ import annotations
 
 import os
 import signal
-import textwrap
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from kconnect.testing.java import CONNECT_VERSION, classpath
-from kconnect.testing.java_worker import WorkerProcess, eventually, kconnect_command
-from kconnect.testing.ports import free_port
+from kconnect.testing.java import compiled_plugin, java_plugin_path
+from kconnect.testing.java_worker import (
+    STRING_CONVERTER,
+    KconnectWorker,
+    WorkerProcess,
+    child_processes,
+    create_connector,
+    eventually,
+    running,
+    standalone_props,
+)
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.slow]
 
@@ -284,93 +290,39 @@ EXPORTER_CASES: list[tuple[str, dict[str, str], float]] = [
 ]
 
 
-def _compile_plugin(target: Path, work: Path) -> None:
-    """``test.metrics`` compiled against Kafka's API jars into ``target/metrics-plugin.jar``."""
-    import subprocess
-
-    jars = classpath([f"org.apache.kafka:connect-api:{CONNECT_VERSION}"])
-    src, classes = work / "src", work / "classes"
-    files = []
-    for rel, text in SOURCES.items():
-        path = src / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        files.append(str(path))
-    done = subprocess.run(
-        ["javac", "--release", "17", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
-         "-d", str(classes), *files],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    target.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        ["jar", "--create", "--file", str(target / "metrics-plugin.jar"), "-C", str(classes), "."],
-        check=True,
-    )
-
-
 @pytest.fixture(scope="module")
 def worker(
     tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
 ) -> Iterator[WorkerProcess]:
     """A standalone kconnect worker (two task processes) whose plugin.path holds
-    ``test.metrics``."""
+    ``test.metrics`` (as ``metrics-plugin/metrics-plugin.jar``)."""
     work = tmp_path_factory.mktemp("jmx")
-    plugins = work / "plugins"
-    _compile_plugin(plugins / "metrics-plugin", work / "build")
-    port = free_port()
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "listeners": f"http://127.0.0.1:{port}",
-        "offset.storage.file.filename": str(work / "offsets"),
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "plugin.path": str(plugins),
+    plugins = compiled_plugin(SOURCES, work / "build", work / "plugins",
+                              "metrics-plugin/metrics-plugin.jar")  # fmt: skip
+    props = standalone_props(kafka_bootstrap, work, "kconnect", plugins, settings={
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
         "task.processes": "2",
         # the test kills the JVMs and checks their metrics are gone: kconnect's automatic
         # restart of the failed task would (rightly) bring a new JVM and its metrics back
         "auto.restart.enable": "false",
-    }
-    path = work / "worker.properties"
-    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    kc = WorkerProcess(
-        kconnect_command("standalone", path), work / "worker.log", url=props["listeners"],
-        label="kconnect",
-    )  # fmt: skip
-    try:
-        kc.wait_ready()
+    })  # fmt: skip
+    kc = KconnectWorker(props, work)
+    with running(kc):
         yield kc
-    finally:
-        kc.stop()
 
 
 # ---------------------------------------------------------------------------- processes
 
 
-def _children(pid: int) -> list[tuple[int, str]]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-        if ppid == pid:
-            found.append((int(entry), comm))
-    return found
-
-
 def _jvms(worker_pid: int) -> dict[str, list[int]]:
     """The plugin host JVMs of the worker (``worker``) and of its task processes (``tasks``)."""
     own, tasks = [], []
-    for pid, comm in _children(worker_pid):
+    for pid, comm in child_processes(worker_pid):
         if comm == "java":
             own.append(pid)
         else:
-            tasks.extend(p for p, c in _children(pid) if c == "java")
+            tasks.extend(p for p, c in child_processes(pid) if c == "java")
     return {"worker": own, "tasks": tasks}
 
 
@@ -397,12 +349,6 @@ def _sample(samples: Samples, name: str, /, **labels: str) -> float | None:
     return samples.get((name, tuple(sorted(labels.items()))))
 
 
-def _create(url: str) -> None:
-    config = {"connector.class": CONNECTOR, "tasks.max": "1", "server": "s1"}
-    answer = httpx.post(f"{url}/connectors", json={"name": NAME, "config": config}, timeout=120)
-    assert answer.status_code == 201, answer.text
-
-
 def test_java_plugin_metrics_on_the_worker(worker: WorkerProcess) -> None:
     url = worker.url
     # a scrape starts no JVM (none runs: the plugins were listed from the scan's cache)
@@ -411,7 +357,7 @@ def test_java_plugin_metrics_on_the_worker(worker: WorkerProcess) -> None:
     assert not [k for k in samples if k[0].startswith("kconnect_test")]
     assert _jvms(worker.proc.pid)["worker"] == []
 
-    _create(url)
+    create_connector(url, NAME, {"connector.class": CONNECTOR, "tasks.max": "1", "server": "s1"})
 
     def polled() -> Samples:
         s, _ = _scrape(url)
@@ -503,31 +449,13 @@ def debezium_worker(
 ) -> Iterator[WorkerProcess]:
     """A standalone kconnect worker whose plugin.path holds Debezium's
     PostgreSQL connector 3.6.1.Final."""
-    from kconnect.testing.java import java_plugin_path
-
     work = tmp_path_factory.mktemp("debezium")
     plugins = java_plugin_path(work / "plugins")
-    port = free_port()
-    props = {
-        "bootstrap.servers": kafka_bootstrap,
-        "listeners": f"http://127.0.0.1:{port}",
-        "offset.storage.file.filename": str(work / "offsets"),
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "plugin.path": str(plugins),
-        "task.processes": "1",
-    }
-    path = work / "worker.properties"
-    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    kc = WorkerProcess(
-        kconnect_command("standalone", path), work / "worker.log", url=props["listeners"],
-        label="kconnect",
-    )  # fmt: skip
-    try:
-        kc.wait_ready()
+    props = standalone_props(kafka_bootstrap, work, "kconnect", plugins,
+                             settings={"task.processes": "1"})  # fmt: skip
+    kc = KconnectWorker(props, work)
+    with running(kc):
         yield kc
-    finally:
-        kc.stop()
 
 
 def _debezium_sample(samples: Samples, name: str, **labels: str) -> float | None:

@@ -10,7 +10,6 @@ worker is killed with SIGKILL.
 
 from __future__ import annotations
 
-import os
 import signal
 import time
 from collections.abc import Iterator
@@ -20,13 +19,16 @@ from typing import Any
 import httpx
 import pytest
 
+from kconnect.testing.file_sink import masked, produce_inputs
 from kconnect.testing.java import java_plugin_path
 from kconnect.testing.java_worker import (
-    STANDALONE,
-    JavaWorker,
-    WorkerProcess,
+    KconnectWorker,
+    child_processes,
+    create_connector,
     eventually,
-    kconnect_command,
+    exited,
+    standalone_pair,
+    standalone_props,
 )
 from kconnect.testing.ports import free_port
 from tests.integration.test_rest_compat_java import _same_plugins
@@ -37,26 +39,18 @@ POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
 FILE_SOURCE = "org.apache.kafka.connect.file.FileStreamSourceConnector"
 
 
+# (``_worker_props``, ``_kconnect``, ``_create``, ``_java_children``, ``_task_state`` and
+# ``_topic_lines`` are imported by test_java_converters.py as well.)
+
+
 def _worker_props(
     bootstrap: str, work: Path, name: str, plugin_path: Path, port: int
 ) -> dict[str, str]:
-    return {
-        "bootstrap.servers": bootstrap,
-        "listeners": f"http://127.0.0.1:{port}",
-        "offset.storage.file.filename": str(work / f"{name}.offsets"),
-        "key.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
-        "plugin.path": str(plugin_path),
-    }
+    return standalone_props(bootstrap, work, name, plugin_path, port=port)
 
 
-def _kconnect(work: Path, name: str, props: dict[str, str]) -> WorkerProcess:
-    path = work / f"{name}.properties"
-    path.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    return WorkerProcess(
-        kconnect_command("standalone", path), work / f"{name}.log", url=props["listeners"],
-        label=name,
-    )  # fmt: skip
+def _kconnect(work: Path, name: str, props: dict[str, str]) -> KconnectWorker:
+    return KconnectWorker(props, work, name=name)
 
 
 @pytest.fixture(scope="module")
@@ -70,19 +64,9 @@ def workers(
 ) -> Iterator[tuple[str, str]]:
     """(Kafka Connect's URL, kconnect's URL): standalone workers on the same plugin.path;
     kconnect prefers the Java FileStream connectors over its own (``plugin.java.preferred``)."""
-    work = tmp_path_factory.mktemp("workers")
-    java_props = _worker_props(kafka_bootstrap, work, "java", plugin_path, free_port())
-    java = JavaWorker(java_props, work, main_class=STANDALONE, name="java")
-    props = _worker_props(kafka_bootstrap, work, "kconnect", plugin_path, free_port())
-    props["plugin.java.preferred"] = "true"
-    kc = _kconnect(work, "kconnect", props)
-    try:
-        java.wait_ready()
-        kc.wait_ready()
-        yield java.url, kc.url
-    finally:
-        kc.stop()
-        java.stop()
+    with standalone_pair(kafka_bootstrap, tmp_path_factory.mktemp("workers"), plugin_path,
+                         kconnect_settings={"plugin.java.preferred": "true"}) as urls:  # fmt: skip
+        yield urls
 
 
 def _plugins(url: str) -> dict[str, dict[str, str]]:
@@ -159,27 +143,7 @@ def _by_name(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _java_children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
-        if ppid == pid and comm == "java":
-            found.append(int(entry))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    return [child for child, command in child_processes(pid) if command == "java"]
 
 
 def test_no_jvm_without_java_plugins(tmp_path: Path, kafka_bootstrap: str) -> None:
@@ -215,7 +179,7 @@ def test_the_jvm_runs_only_while_needed_and_dies_with_the_worker(
         assert len(jvms) == 1, jvms
         kc.proc.send_signal(signal.SIGKILL)
         kc.proc.wait(30)
-        eventually(lambda: not _alive(jvms[0]), 15, "the plugin host JVM to exit")
+        eventually(lambda: exited(jvms[0]), 15, "the plugin host JVM to exit")
     finally:
         if kc.running():
             kc.stop()
@@ -224,9 +188,7 @@ def test_the_jvm_runs_only_while_needed_and_dies_with_the_worker(
 # ------------------------------------------------------------------- running a Java source
 
 
-def _create(url: str, name: str, config: dict[str, str]) -> None:
-    answer = httpx.post(f"{url}/connectors", json={"name": name, "config": config}, timeout=120)
-    assert answer.status_code == 201, answer.text
+_create = create_connector
 
 
 def _task_state(url: str, name: str) -> str:
@@ -304,22 +266,8 @@ def test_kafkas_java_file_sink_runs_on_kconnect_as_on_kafka_connect(
     the same file as Kafka Connect running it: every Connect type through JsonConverter
     (structs, arrays, maps, logical types, nulls, a tombstone) and schemaless values -- the
     records cross to the plugin host in kconnect's binary sink batches."""
-    from kconnect.converters.json_converter import JsonConverter
-    from tests.integration.test_file_sink_java import _IDENTITY, SCHEMALESS, _schema_values
-    from tests.integration.worker_support import produce
-
     with_schema, schemaless = topic_factory(), topic_factory()
-    converter = JsonConverter()
-    converter.configure({"schemas.enable": "true"}, False)
-    values = _schema_values()
-    produce(
-        kafka_bootstrap,
-        with_schema,
-        [(None, converter.from_connect_data(with_schema, s, v)) for s, v in values],
-    )
-    produce(kafka_bootstrap, with_schema, [(None, None)])
-    produce(kafka_bootstrap, schemaless, [(None, v) for v in SCHEMALESS])
-    expected = {"schema": len(values) + 1, "plain": len(SCHEMALESS)}
+    expected = produce_inputs(kafka_bootstrap, with_schema, schemaless)
     outputs: dict[str, dict[str, Path]] = {}
     for url, label in zip(workers, ("java", "kconnect"), strict=True):
         outputs[label] = {}
@@ -335,7 +283,7 @@ def test_kafkas_java_file_sink_runs_on_kconnect_as_on_kafka_connect(
     def lines(path: Path) -> list[str]:
         # a byte[] prints as its identity ([B@1b6d3586), different in any two JVMs
         text = path.read_text(encoding="utf-8") if path.exists() else ""
-        return _IDENTITY.sub("[B@...", text).splitlines()
+        return masked(text).splitlines()
 
     eventually(
         lambda: all(

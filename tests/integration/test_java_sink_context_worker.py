@@ -23,8 +23,12 @@ from confluent_kafka import Consumer, TopicPartition
 
 from kconnect.kafka.tools.admin_ping import create_topic
 from kconnect.testing.java import compiled_plugin
-from kconnect.testing.java_worker import STANDALONE, JavaWorker, eventually
-from tests.integration.test_debezium_postgres import _kconnect, _put
+from kconnect.testing.java_worker import (
+    STRING_CONVERTER,
+    eventually,
+    put_connector,
+    standalone_pair,
+)
 from tests.integration.worker_support import produce
 
 pytestmark = [pytest.mark.kafka, pytest.mark.java, pytest.mark.slow]
@@ -162,36 +166,18 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
                            tmp_path_factory.mktemp("ctx-plugins"), "context-sink")  # fmt: skip
 
 
-def _props(bootstrap: str, work: Path, name: str, plugins: Path) -> dict[str, str]:
-    from kconnect.testing.ports import free_port
-
-    return {
-        "bootstrap.servers": bootstrap,
-        "listeners": f"http://127.0.0.1:{free_port()}",
-        "offset.storage.file.filename": str(work / f"{name}.offsets"),
-        "offset.flush.interval.ms": "60000",  # commits come from requestCommit and stop
-        "key.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "value.converter": "org.apache.kafka.connect.storage.StringConverter",
-        "plugin.path": str(plugins),
-    }
-
-
 @pytest.fixture(scope="module")
 def workers(
     tmp_path_factory: pytest.TempPathFactory, plugin_path: Path, kafka_bootstrap: str
 ) -> Iterator[dict[str, str]]:
-    work = tmp_path_factory.mktemp("ctx-workers")
-    java = JavaWorker(_props(kafka_bootstrap, work, "java", plugin_path), work,
-                      main_class=STANDALONE, name="java")  # fmt: skip
-    kc = _kconnect("standalone", work, "kconnect",
-                   _props(kafka_bootstrap, work, "kconnect", plugin_path))  # fmt: skip
-    try:
-        java.wait_ready()
-        kc.wait_ready()
-        yield {"java": java.url, "kc": kc.url}
-    finally:
-        kc.stop()
-        java.stop()
+    settings = {
+        "offset.flush.interval.ms": "60000",  # commits come from requestCommit and stop
+        "key.converter": STRING_CONVERTER,
+        "value.converter": STRING_CONVERTER,
+    }
+    with standalone_pair(kafka_bootstrap, tmp_path_factory.mktemp("ctx-workers"), plugin_path,
+                         settings=settings) as (java_url, kc_url):  # fmt: skip
+        yield {"java": java_url, "kc": kc_url}
 
 
 def _records(bootstrap: str, topic: str) -> list[Any]:
@@ -227,7 +213,7 @@ def test_a_java_sinks_context_on_kconnect_as_on_kafka_connect(
     files = {rt: tmp_path / f"{rt}.txt" for rt in workers}
     dlqs = {rt: f"{topic}-dlq-{rt}" for rt in workers}
     for rt, url in workers.items():
-        _put(url, f"ctx-{rt}", {
+        put_connector(url, f"ctx-{rt}", {
             "connector.class": SINK, "tasks.max": "1", "topics": topic, "file": str(files[rt]),
             "errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlqs[rt],
             "errors.deadletterqueue.topic.replication.factor": "1",

@@ -11,7 +11,11 @@ next to it. This module is the one place that knows how:
 - :func:`java_command` / :func:`worker_command` -- the ``java`` command line of a main class,
   of ``ConnectStandalone`` / ``ConnectDistributed`` in particular;
 - :func:`compile_harness` and :class:`HarnessProcess` -- a ``tests/java/*Harness.java`` compiled
-  once against a classpath and run as a long-lived JVM that answers one line per request line.
+  once against a classpath and run as a long-lived JVM that answers one line per request line;
+- :func:`javac` / :func:`compiled_plugin` -- Java sources given as text compiled against a
+  classpath, and laid out in a ``plugin.path`` as a class directory or an uber-jar
+  (:func:`place_classes`); :func:`java_plugin_path` -- real plugins from Maven Central;
+  :func:`pick_jars` -- named jars out of a resolved classpath.
 
 Worker processes built on these (the Java worker and kconnect's, started, awaited and stopped
 alike) are in :mod:`kconnect.testing.java_worker`.
@@ -23,11 +27,13 @@ import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 __all__ = [
+    "API_JAR_PREFIXES",
     "CONNECT_VERSION",
     "DEBEZIUM_JDBC_SINK_VERSION",
     "DEBEZIUM_VERSION",
@@ -40,7 +46,10 @@ __all__ = [
     "compile_harness",
     "compiled_plugin",
     "java_command",
+    "javac",
     "kafka_artifacts",
+    "pick_jars",
+    "place_classes",
     "worker_artifacts",
     "worker_command",
 ]
@@ -54,8 +63,10 @@ DEBEZIUM_VERSION = "3.6.1.Final"
 #: Central mirror (nor 3.6.0.Final); 3.5.0.Final is the newest that resolves. It lives in its own
 #: plugin directory, so its Debezium jars never meet the PostgreSQL connector's.
 DEBEZIUM_JDBC_SINK_VERSION = "3.5.0.Final"
-#: Jars a plugin directory must not carry: the worker's class path gives them (Kafka's rule).
-_WORKER_API_JARS = ("connect-api-", "kafka-clients-", "slf4j-api-")
+#: File-name prefixes of Kafka's plugin API jars (connect-api and what it brings): a plugin
+#: directory must not carry them, the worker's class path gives them (Kafka's rule); they are
+#: also what the Java plugin host is compiled against.
+API_JAR_PREFIXES = ("connect-api-", "kafka-clients-", "slf4j-api-")
 DISTRIBUTED = "org.apache.kafka.connect.cli.ConnectDistributed"
 STANDALONE = "org.apache.kafka.connect.cli.ConnectStandalone"
 
@@ -161,9 +172,11 @@ def worker_command(
 def compile_harness(source: Path, jars: Sequence[Path], *, main_class: str | None = None) -> Path:
     """The directory of ``source`` compiled with ``javac`` against ``jars``.
 
-    Compiled once per source text and classpath, into ``<home>/cache/java-harness/<digest>``;
+    Compiled once per source text and classpath, into ``<home>/cache/java-harness/<digest>``
+    (built aside and moved in place, so concurrent sessions never see half of it);
     ``main_class`` (default: the file's name) names the class file whose presence says the
-    compilation is done (``org.example.Harness`` for a file in a package).
+    compilation is done (``org.example.Harness`` for a file in a package). AssertionError with
+    javac's errors when it fails.
     """
     from kconnect.local.paths import cache_dir
 
@@ -173,14 +186,84 @@ def compile_harness(source: Path, jars: Sequence[Path], *, main_class: str | Non
     out = cache_dir() / "java-harness" / digest.hexdigest()[:16]
     class_file = (main_class or source.stem).replace(".", "/") + ".class"
     if not (out / class_file).is_file():
-        out.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["javac", "-nowarn", "-cp", os.pathsep.join(map(str, jars)), "-d", str(out),
-             str(source)],
-            check=True,
-            capture_output=True,
-        )  # fmt: skip
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix="build.", dir=out.parent))
+        _run_javac([source], jars, staging, release=None)
+        if out.is_dir() and not (out / class_file).is_file():
+            shutil.rmtree(out, ignore_errors=True)  # an unfinished build of an older kit
+        try:
+            os.replace(staging, out)
+        except OSError:  # another process compiled it meanwhile
+            shutil.rmtree(staging, ignore_errors=True)
     return out
+
+
+def _run_javac(
+    files: Sequence[Path], jars: Sequence[Path], classes: Path, *, release: str | None
+) -> None:
+    classes.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        ["javac", *(["--release", release] if release else []), "-nowarn",
+         "-cp", os.pathsep.join(map(str, jars)), "-d", str(classes), *map(str, files)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise AssertionError(f"javac failed:\n{done.stderr}")
+
+
+def javac(sources: Mapping[str, str], jars: Sequence[Path], work: Path) -> Path:
+    """Java sources given as text, compiled with ``javac --release 17`` against ``jars``.
+
+    ``sources`` maps each file's path under the source root (``test/x/MySink.java``) to its
+    text (dedented here); an entry not ending in ``.java`` is a resource
+    (``META-INF/services/...``), copied as it is among the classes. The sources go to
+    ``<work>/src``, the classes to ``<work>/classes``, which is returned. AssertionError with
+    javac's errors when it fails; skips the calling test without Java (fails it under CI).
+    """
+    from kconnect.testing.services import require_java
+
+    require_java()
+    classes = work / "classes"
+    files = []
+    for rel, text in sources.items():
+        java_file = rel.endswith(".java")
+        path = (work / "src" if java_file else classes) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        if java_file:
+            files.append(path)
+    _run_javac(files, jars, classes, release="17")
+    return classes
+
+
+def place_classes(classes: Path, target: Path) -> Path:
+    """Compiled ``classes`` laid out at ``target`` as a plugin.path location: a class directory,
+    or an uber-jar (``jar --create``) when ``target``'s name ends in ``.jar`` (its parent
+    directories are created: ``<plugin_path>/my-plugin/my-plugin.jar`` is a directory of jars).
+    Returns ``target``."""
+    if target.name.endswith(".jar"):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["jar", "--create", "--file", str(target), "-C", str(classes), "."], check=True
+        )
+    else:
+        shutil.copytree(classes, target)
+    return target
+
+
+def pick_jars(jars: Sequence[Path], prefixes: Sequence[str]) -> list[Path]:
+    """The first jar of ``jars`` whose file name starts with each of ``prefixes``, in the order
+    of ``prefixes`` (``"connect-file-4.1.2"`` picks ``connect-file-4.1.2.jar`` out of a resolved
+    classpath). AssertionError naming the prefixes no jar has."""
+    picked: dict[str, Path] = {}
+    for jar in jars:
+        for prefix in prefixes:
+            if jar.name.startswith(prefix) and prefix not in picked:
+                picked[prefix] = jar
+    missing = [p for p in prefixes if p not in picked]
+    if missing:
+        raise AssertionError(f"not among the resolved jars: {missing}")
+    return [picked[p] for p in prefixes]
 
 
 class HarnessProcess:
@@ -254,33 +337,25 @@ def java_plugin_path(target: Path, *, debezium: bool = True, jdbc_sink: bool = F
             # Debezium's archive leaves Jackson to the worker, as here.
             jars = [j for j in jars if not j.name.startswith("jackson-")]
         for jar in jars:
-            if not jar.name.startswith(_WORKER_API_JARS):
+            if not jar.name.startswith(API_JAR_PREFIXES):
                 shutil.copy2(jar, directory / jar.name)
     return target
 
 
-def compiled_plugin(sources: Mapping[str, str], work: Path, plugin_path: Path, name: str) -> Path:
-    """A Java plugin compiled from source, laid out as a class directory in ``plugin_path``
-    (``<plugin_path>/<name>``): ``sources`` maps each file's path under the source root
-    (``test/x/MySink.java``) to its text (dedented here); compiled with ``javac --release 17``
-    against Kafka's ``connect-api`` :data:`CONNECT_VERSION` (and what it brings), in ``work``.
+def compiled_plugin(
+    sources: Mapping[str, str],
+    work: Path,
+    plugin_path: Path,
+    name: str,
+    *,
+    jars: Sequence[Path] | None = None,
+) -> Path:
+    """A Java plugin compiled from source (:func:`javac`, in ``work``) and laid out in
+    ``plugin_path`` as ``<plugin_path>/<name>`` (:func:`place_classes`: a class directory, or an
+    uber-jar when ``name`` ends in ``.jar``). ``jars`` is the classpath it is compiled against;
+    by default Kafka's ``connect-api`` :data:`CONNECT_VERSION` and what it brings.
     Returns ``plugin_path``. Skips the calling test without Java (fails it under CI)."""
-    from kconnect.testing.services import require_java
-
-    require_java()
-    jars = classpath([f"org.apache.kafka:connect-api:{CONNECT_VERSION}"])
-    files = []
-    for rel, text in sources.items():
-        path = work / "src" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        files.append(str(path))
-    done = subprocess.run(
-        ["javac", "--release", "17", "-nowarn", "-cp", os.pathsep.join(map(str, jars)),
-         "-d", str(work / "classes"), *files],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise AssertionError(f"javac failed:\n{done.stderr}")
-    shutil.copytree(work / "classes", plugin_path / name)
+    if jars is None:
+        jars = classpath([f"org.apache.kafka:connect-api:{CONNECT_VERSION}"])
+    place_classes(javac(sources, jars, work), plugin_path / name)
     return plugin_path

@@ -36,6 +36,7 @@ FILENAME_FIELD = "filename"
 POSITION_FIELD = "position"
 READ_CHUNK = 1 << 20
 WAIT_S = 1.0
+_monotonic = time.monotonic  # the idle clock (a test replaces it)
 
 
 class FileStreamSourceTask(SourceTask):
@@ -56,6 +57,8 @@ class FileStreamSourceTask(SourceTask):
         self._wake = threading.Lock()
         self._wake.acquire()
         self._lock = threading.Lock()
+        # when the next idle wait ends (time.monotonic()): see _wait
+        self._next_wake = 0.0
 
     def version(self) -> str:
         return VERSION
@@ -201,8 +204,22 @@ class FileStreamSourceTask(SourceTask):
         ]
 
     def _wait(self, seconds: float) -> None:
-        """Sleep ``seconds`` or until :meth:`stop`."""
-        if self._wake.acquire(timeout=seconds):
+        """Sleep until the next tick of this task's idle clock (at most ``seconds``) or until
+        :meth:`stop`.
+
+        Consecutive idle waits end on a fixed-rate schedule, ``seconds`` apart, rather than
+        ``seconds`` after each wait starts (Java's ``wait(1000)``): with relative waits every
+        task's period is one second plus its own work, so the wake-ups of a worker's idle tasks
+        drift into each other and stay together, and in one Python process tasks that wake
+        together queue for the interpreter lock (each handover two futex calls and a task
+        switch; at 500 idle tasks per process most wake-ups were handovers after a few
+        minutes). A fixed-rate tick keeps each task on the phase it started with."""
+        now = _monotonic()
+        due = self._next_wake
+        if due <= now or due > now + seconds:
+            due = now + seconds  # the first wait, or after work: a new phase
+        self._next_wake = due + seconds
+        if self._wake.acquire(timeout=due - now):
             self._wake.release()  # stopped: any later wait returns at once too
 
     def stop(self) -> None:

@@ -97,6 +97,38 @@ def test_source_stop_wakes_a_waiting_poll_and_later_polls_return_at_once(
     assert time.monotonic() - started < 30
 
 
+def test_source_idle_waits_end_on_a_fixed_rate_tick(tmp_path, monkeypatch) -> None:
+    """Idle polls wait until the next tick of the task's own one-second clock: the work
+    between two polls shortens the next wait instead of shifting every later wake-up."""
+    import kconnect.connectors.file.source_task as source_task
+
+    now = [1000.0]
+    monkeypatch.setattr(source_task, "_monotonic", lambda: now[0])
+    path = tmp_path / "f.txt"
+    path.write_text("")
+    t = _task(path, MemoryOffsetBackingStore())
+    waits: list[float] = []
+
+    class _Wake:
+        def acquire(self, timeout: float) -> bool:
+            waits.append(round(timeout, 6))
+            now[0] += timeout
+            return False
+
+    monkeypatch.setattr(t, "_wake", _Wake())
+    assert t.poll() is None  # first idle wait: a whole period
+    now[0] += 0.25  # the worker's loop between two polls
+    assert t.poll() is None
+    now[0] += 0.001
+    assert t.poll() is None
+    assert waits == [1.0, 0.75, 0.999]  # wake-ups at 1001, 1002, 1003
+    path.write_text("a\n")
+    assert [r.value for r in t.poll()] == ["a"]
+    now[0] += 3.5  # busy longer than a period: the next idle wait starts a new phase
+    assert t.poll() is None
+    assert waits[-1] == 1.0
+
+
 def test_source_connector_configs_and_alter_offsets() -> None:
     c = FileStreamSourceConnector()
     props = {"connector.class": "FileStreamSource", "file": "/x", "topic": "t"}

@@ -15,6 +15,7 @@ registry's own lock only guards adding/removing metrics. Record once per batch, 
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -88,21 +89,22 @@ filter."""
 
 
 class _Metric:
-    """One registered metric: a stat's ``measure(config, now)`` under its sensor's lock, or
-    (``lock`` None, ``gauge`` True) a gauge's ``fn()``, called without arguments."""
+    """One registered metric: a stat's ``measure(config, now)`` under its ``sensor``'s lock
+    (after the values the sensor was given to record later), or (``sensor`` None, ``gauge``
+    True) a gauge's ``fn()``, called without arguments."""
 
-    __slots__ = ("gauge", "lock", "measure", "name")
+    __slots__ = ("gauge", "measure", "name", "sensor")
 
     def __init__(
         self,
         name: MetricName,
         measure: Callable[..., MetricValue],
-        lock: threading.Lock | None,
+        sensor: Sensor | None,
         gauge: bool = False,
     ) -> None:
         self.name = name
         self.measure = measure
-        self.lock = lock
+        self.sensor = sensor
         self.gauge = gauge
 
 
@@ -122,10 +124,14 @@ class MetricLayout:
         self.names = tuple(m.name for m in metrics)
 
 
+#: values a sensor keeps to record later (:meth:`Sensor.record_later`) before it records them
+LATER_MAX = 64
+
+
 class Sensor:
     """Records values into its stats under one lock; ``record`` is the hot-path call."""
 
-    __slots__ = ("_clock", "_config", "_lock", "_stats", "name")
+    __slots__ = ("_clock", "_config", "_later", "_lock", "_stats", "name")
 
     def __init__(self, name: str, config: MetricConfig, clock: Clock) -> None:
         self.name = name
@@ -133,6 +139,7 @@ class Sensor:
         self._clock = clock
         self._lock = threading.Lock()
         self._stats: list[MeasurableStat] = []
+        self._later: deque[tuple[float, float]] = deque()
 
     def record(self, value: float = 1.0, now_ms: float | None = None) -> None:
         """Record ``value`` (default 1: one event) into every stat of this sensor."""
@@ -140,7 +147,39 @@ class Sensor:
             now_ms = self._clock.monotonic_ms()
         config = self._config
         with self._lock:
+            if self._later:
+                self._record_later_values()
             for stat in self._stats:
+                stat.record(config, value, now_ms)
+
+    def record_later(self, value: float, now_ms: float) -> None:
+        """Record ``value`` at ``now_ms`` -- when the sensor is next measured or recorded, or
+        once :data:`LATER_MAX` values wait. Each value keeps its own time, so every stat reads
+        exactly as if it had been recorded now. For a record that must cost next to nothing
+        where it happens: an idle task's offset commit, once a second per task (a thousand
+        tasks on a worker), recorded on a thread whose caches are cold, where the stats' code
+        cost ~20 µs; the values then go in together, in a warm loop.
+
+        Without the lock: ``deque.append`` is atomic, and whoever records the waiting values
+        takes them one by one with ``popleft``, so a value appended meanwhile is never lost.
+        """
+        later = self._later
+        later.append((value, now_ms))
+        if len(later) >= LATER_MAX:
+            with self._lock:
+                self._record_later_values()
+
+    def _record_later_values(self) -> None:
+        """Record the values :meth:`record_later` queued, in order (the lock held)."""
+        later = self._later
+        config = self._config
+        stats = self._stats
+        while True:
+            try:
+                value, now_ms = later.popleft()
+            except IndexError:
+                return
+            for stat in stats:
                 stat.record(config, value, now_ms)
 
     def record_many(self, values: Sequence[float], now_ms: float | None = None) -> None:
@@ -153,6 +192,8 @@ class Sensor:
         config = self._config
         batch = Batch(values)
         with self._lock:
+            if self._later:
+                self._record_later_values()
             for stat in self._stats:
                 stat.record_many(config, batch, now_ms)
 
@@ -190,7 +231,7 @@ class MetricsRegistry:
     def add_stat(self, sensor: Sensor, name: MetricName, stat: MeasurableStat) -> None:
         """Register ``stat`` under ``name`` and feed it from ``sensor``."""
         sensor._stats.append(stat)
-        self._add(_Metric(name, stat.measure, sensor._lock))
+        self._add(_Metric(name, stat.measure, sensor))
 
     def add_frequencies(
         self,
@@ -205,7 +246,7 @@ class MetricsRegistry:
                 _Metric(
                     name,
                     partial(_frequency, stat, center),
-                    sensor._lock,
+                    sensor,
                 )
             )
 
@@ -251,11 +292,12 @@ class MetricsRegistry:
         return self._measure(metric, self.clock.monotonic_ms())
 
     def _measure(self, metric: _Metric, now: float) -> MetricValue:
-        if metric.gauge:
-            return metric.measure()
-        if metric.lock is None:
-            return metric.measure(self.config, now)
-        with metric.lock:
+        sensor = metric.sensor
+        if sensor is None:
+            return metric.measure() if metric.gauge else metric.measure(self.config, now)
+        with sensor._lock:
+            if sensor._later:
+                sensor._record_later_values()
             return metric.measure(self.config, now)
 
     def layout(

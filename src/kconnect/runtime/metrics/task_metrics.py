@@ -136,13 +136,18 @@ class TaskMetrics:
         if records:
             self.python_fallbacks.record(records)
 
-    def record_commit_success(self, duration_ms: float) -> None:
-        self.commit_time.record(duration_ms)
-        self.commit_attempts.record(1.0)
+    def record_commit_success(self, duration_ms: float, now_ms: float | None = None) -> None:
+        """An offset commit that succeeded, ending at ``now_ms`` (an idle task's empty one
+        too, every ``offset.flush.interval.ms``, as Kafka counts it): recorded later
+        (:meth:`Sensor.record_later`), so that each idle task's commit stays cheap."""
+        now = self.clock.monotonic_ms() if now_ms is None else now_ms
+        self.commit_time.record_later(duration_ms, now)
+        self.commit_attempts.record_later(1.0, now)
 
-    def record_commit_failure(self, duration_ms: float) -> None:
-        self.commit_time.record(duration_ms)
-        self.commit_attempts.record(0.0)
+    def record_commit_failure(self, duration_ms: float, now_ms: float | None = None) -> None:
+        now = self.clock.monotonic_ms() if now_ms is None else now_ms
+        self.commit_time.record_later(duration_ms, now)
+        self.commit_attempts.record_later(0.0, now)
 
     def idle_seconds(self) -> float:
         return max(0.0, self.clock.monotonic_ms() - self._last_activity) / 1000.0

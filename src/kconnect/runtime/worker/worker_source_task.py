@@ -615,11 +615,11 @@ class WorkerSourceTask(WorkerTask):
         """Write committable offsets to the store, then call ``SourceTask.commit()``."""
         started = self.clock.monotonic_ms()
         ok = self._commit_offsets()
-        duration = self.clock.monotonic_ms() - started
+        ended = self.clock.monotonic_ms()
         if ok:
-            self.metrics.task.record_commit_success(duration)
+            self.metrics.task.record_commit_success(ended - started, ended)
         else:
-            self.metrics.task.record_commit_failure(duration)
+            self.metrics.task.record_commit_failure(ended - started, ended)
         return ok
 
     def _commit_offsets(self) -> bool:

@@ -133,3 +133,75 @@ def test_state_tracker_ratios() -> None:
     assert st.ratio("running") == pytest.approx(0.6)
     assert st.ratio("paused") == pytest.approx(0.2)
     assert st.state == "paused"
+
+
+def _values(reg: MetricsRegistry) -> dict[str, object]:
+    return {n.name: v for n, v in reg.snapshot()}
+
+
+def test_values_recorded_later_read_as_if_recorded_at_their_time() -> None:
+    """``record_later`` keeps each value's time: after any mix of later and immediate records,
+    every stat (windowed, maximum, average, rate, frequencies) reads what immediate records
+    give, measured at any later time."""
+    clock = MockClock(0)
+    regs = MetricsRegistry(CFG, clock), MetricsRegistry(CFG, clock)
+    pairs = []
+    for reg in regs:
+        g = MetricGroup(reg, "g")
+        s = g.sensor("s", ("max", "", Max()), ("avg", "", Avg()), ("rate", "", Rate()),
+                     ("total", "", CumulativeSum()))  # fmt: skip
+        f = g.frequencies("f", {"ok": ("", 1.0), "bad": ("", 0.0)}, Frequencies.for_booleans())
+        pairs.append((s, f))
+    (s_later, f_later), (s_now, f_now) = pairs
+    at = 0
+    for value, ok, step in [(5.0, 1.0, 0), (9.0, 0.0, 400), (2.0, 1.0, 900), (7.0, 1.0, 1300)]:
+        clock.advance(step)
+        at += step
+        s_later.record_later(value, at)
+        f_later.record_later(ok, at)
+        s_now.record(value)
+        f_now.record(ok)
+    clock.advance(100)
+    s_later.record(4.0)  # an immediate record after waiting ones keeps their order
+    s_now.record(4.0)
+    clock.advance(250)
+    later, now = _values(regs[0]), _values(regs[1])
+    assert later.keys() == now.keys() == {"max", "avg", "rate", "total", "ok", "bad"}
+    for name, value in now.items():
+        assert later[name] == pytest.approx(value), name
+    # the windows that are left hold 2 (from 1300 ms) and 7, 4 (from 2600 ms): 9 has expired
+    assert now["total"] == 27.0 and now["max"] == 7.0
+
+
+def test_values_recorded_later_go_in_once_enough_wait() -> None:
+    from kconnect.runtime.metrics.registry import LATER_MAX
+
+    reg = MetricsRegistry(CFG, MockClock(0))
+    total = CumulativeSum()
+    s = MetricGroup(reg, "g").sensor("s", ("total", "", total))
+    for _ in range(LATER_MAX - 1):
+        s.record_later(1.0, 0)
+    assert total.measure(CFG, 0) == 0.0  # waiting: nothing measured or recorded since
+    s.record_later(1.0, 0)
+    assert total.measure(CFG, 0) == LATER_MAX
+
+
+def test_values_recorded_later_from_many_threads_are_never_lost() -> None:
+    import threading
+
+    reg = MetricsRegistry(CFG, MockClock(0))
+    s = MetricGroup(reg, "g").sensor("s", ("total", "", CumulativeSum()))
+    per_thread, threads = 5000, 4
+
+    def record() -> None:
+        for _ in range(per_thread):
+            s.record_later(1.0, 0)
+
+    workers = [threading.Thread(target=record) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    while any(w.is_alive() for w in workers):
+        _values(reg)  # records what waits, while the threads append
+    for w in workers:
+        w.join()
+    assert _values(reg)["total"] == per_thread * threads

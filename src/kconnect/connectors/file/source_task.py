@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import random
 import select
 import sys
 import threading
@@ -37,6 +38,7 @@ POSITION_FIELD = "position"
 READ_CHUNK = 1 << 20
 WAIT_S = 1.0
 _monotonic = time.monotonic  # the idle clock (a test replaces it)
+_random = random.random  # an idle schedule's phase (a test replaces it)
 
 
 class FileStreamSourceTask(SourceTask):
@@ -213,11 +215,14 @@ class FileStreamSourceTask(SourceTask):
         drift into each other and stay together, and in one Python process tasks that wake
         together queue for the interpreter lock (each handover two futex calls and a task
         switch; at 500 idle tasks per process most wake-ups were handovers after a few
-        minutes). A fixed-rate tick keeps each task on the phase it started with."""
+        minutes). The schedule's phase is random, chosen when the task goes idle (its first
+        wait, or one after work that outlasted a period, is a random part of ``seconds``), so
+        that tasks that go idle together -- a worker's tasks after a restart -- do not wake
+        together forever."""
         now = _monotonic()
         due = self._next_wake
         if due <= now or due > now + seconds:
-            due = now + seconds  # the first wait, or after work: a new phase
+            due = now + seconds * (1.0 - _random())  # a new phase, in (0, seconds]
         self._next_wake = due + seconds
         if self._wake.acquire(timeout=due - now):
             self._wake.release()  # stopped: any later wait returns at once too

@@ -99,11 +99,14 @@ def test_source_stop_wakes_a_waiting_poll_and_later_polls_return_at_once(
 
 def test_source_idle_waits_end_on_a_fixed_rate_tick(tmp_path, monkeypatch) -> None:
     """Idle polls wait until the next tick of the task's own one-second clock: the work
-    between two polls shortens the next wait instead of shifting every later wake-up."""
+    between two polls shortens the next wait instead of shifting every later wake-up; a task
+    going idle starts a new phase at a random point of the period."""
     import kconnect.connectors.file.source_task as source_task
 
     now = [1000.0]
+    phases = iter([0.0, 0.5])  # a new phase: (1 - random) of a period
     monkeypatch.setattr(source_task, "_monotonic", lambda: now[0])
+    monkeypatch.setattr(source_task, "_random", lambda: next(phases))
     path = tmp_path / "f.txt"
     path.write_text("")
     t = _task(path, MemoryOffsetBackingStore())
@@ -126,7 +129,9 @@ def test_source_idle_waits_end_on_a_fixed_rate_tick(tmp_path, monkeypatch) -> No
     assert [r.value for r in t.poll()] == ["a"]
     now[0] += 3.5  # busy longer than a period: the next idle wait starts a new phase
     assert t.poll() is None
-    assert waits[-1] == 1.0
+    now[0] += 0.1
+    assert t.poll() is None
+    assert waits[-2:] == [0.5, 0.9]
 
 
 def test_source_connector_configs_and_alter_offsets() -> None:

@@ -1,0 +1,207 @@
+"""One PostgreSQL column as Debezium's PostgreSQL connector maps it (``PostgresValueConverter``):
+the Connect schema of its field, the parser of its text output into the field's value, and the
+value a NOT NULL column stands for when its value is missing (the non-key columns of a delete's
+old row under ``REPLICA IDENTITY DEFAULT``).
+
+Lengths and scales come from the type modifier as pgjdbc derives them: a numeric's precision and
+scale from ``(typmod - 4)``; time types' fraction digits from the typmod, 6 when undeclared.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kconnect.api import Schema, SchemaBuilder
+from kconnect.api.data.logical import Date as ConnectDate
+from kconnect.api.data.logical import Decimal as ConnectDecimal
+from kconnect.api.data.logical import Time as ConnectTime
+from kconnect.api.data.logical import Timestamp as ConnectTimestamp
+from kconnect.connectors.debezium.common import semantic_types as st
+from kconnect.connectors.debezium.postgres.catalog import Column
+from kconnect.connectors.debezium.postgres.text_values import TextParser, ValueOptions, value_parser
+
+__all__ = ["ColumnMapping", "map_column", "time_scale"]
+
+#: Types whose text is kept as it is, as plain strings (Debezium gives them no semantic name).
+_PLAIN_STRING_TYPES = frozenset(
+    {
+        "text", "varchar", "bpchar", "char", "name", "citext", "inet", "cidr", "macaddr",
+        "macaddr8", "int4range", "int8range", "numrange", "tsrange", "tstzrange", "daterange",
+    }
+)  # fmt: skip
+_SEMANTIC_STRING_TYPES: dict[str, Callable[[], SchemaBuilder]] = {
+    "json": st.json_builder,
+    "jsonb": st.json_builder,
+    "uuid": st.uuid_builder,
+    "xml": st.xml_builder,
+}
+_SIMPLE: dict[str, Callable[[], SchemaBuilder]] = {
+    "bool": SchemaBuilder.bool,
+    "int2": SchemaBuilder.int16,
+    "int4": SchemaBuilder.int32,
+    "int8": SchemaBuilder.int64,
+    "oid": SchemaBuilder.int64,
+    "float4": SchemaBuilder.float32,
+    "float8": SchemaBuilder.float64,
+}
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnMapping:
+    """A column's field: its schema (optional when the column is nullable), the parser of a
+    non-null text, and what a missing NOT NULL value becomes."""
+
+    column: Column
+    schema: Schema
+    parser: TextParser
+    fallback: Any
+
+    def value(self, text: str | None) -> Any:
+        if text is None:
+            return None if self.column.nullable else self.fallback
+        return self.parser(text)
+
+
+def numeric_precision_scale(type_modifier: int) -> tuple[int, int] | None:
+    """A numeric's declared (precision, scale), or None when it has none (``numeric``)."""
+    if type_modifier < 4:
+        return None
+    return ((type_modifier - 4) >> 16) & 0xFFFF, (type_modifier - 4) & 0xFFFF
+
+
+def time_scale(type_modifier: int) -> int:
+    """The fraction digits of a time, timestamp or interval type: 6 unless declared."""
+    return 6 if type_modifier < 0 else type_modifier & 0xFFFF
+
+
+def _element_builder(
+    type_name: str, type_modifier: int, options: ValueOptions, enum_labels: tuple[str, ...]
+) -> SchemaBuilder | None:
+    """The schema builder of a (non-array) type, None when Debezium has no mapping for it."""
+    if enum_labels:
+        return st.enum_builder(list(enum_labels))
+    if type_name in _SIMPLE:
+        return _SIMPLE[type_name]()
+    if type_name in _PLAIN_STRING_TYPES:
+        return SchemaBuilder.string()
+    if type_name in _SEMANTIC_STRING_TYPES:
+        return _SEMANTIC_STRING_TYPES[type_name]()
+    mode = options.time_precision_mode
+    if type_name == "numeric":
+        declared = numeric_precision_scale(type_modifier)
+        if options.decimal_handling_mode == "double":
+            return SchemaBuilder.float64()
+        if options.decimal_handling_mode == "string":
+            return SchemaBuilder.string()
+        if declared is None:
+            return st.variable_scale_decimal_builder()
+        precision, scale = declared
+        return ConnectDecimal.builder(scale).parameter("connect.decimal.precision", str(precision))
+    if type_name == "money":
+        if options.decimal_handling_mode == "double":
+            return SchemaBuilder.float64()
+        if options.decimal_handling_mode == "string":
+            return SchemaBuilder.string()
+        return ConnectDecimal.builder(options.money_fraction_digits)
+    if type_name == "bytea":
+        return (
+            SchemaBuilder.bytes()
+            if options.binary_handling_mode == "bytes"
+            else SchemaBuilder.string()
+        )
+    if type_name == "date":
+        return ConnectDate.builder() if mode == "connect" else st.date_builder()
+    if type_name == "time":
+        if mode == "connect":
+            return ConnectTime.builder()
+        if mode == "adaptive" and time_scale(type_modifier) <= 3:
+            return st.time_builder()
+        return st.micro_time_builder()
+    if type_name == "timestamp":
+        if mode == "connect":
+            return ConnectTimestamp.builder()
+        if time_scale(type_modifier) <= 3:
+            return st.timestamp_builder()
+        return st.micro_timestamp_builder()
+    if type_name == "timestamptz":
+        return st.zoned_timestamp_builder()
+    if type_name == "timetz":
+        return st.zoned_time_builder()
+    if type_name == "interval":
+        if options.interval_handling_mode == "string":
+            return st.interval_builder()
+        return st.micro_duration_builder()
+    return None
+
+
+def _fallback(schema: Schema) -> Any:
+    """What a missing value of a NOT NULL column becomes (``JdbcValueConverters``' fallbacks)."""
+    if schema.default_value is not None:
+        return schema.default_value
+    name = schema.name
+    kind = schema.type.value
+    if name == ConnectDecimal.LOGICAL_NAME:
+        return _decimal.Decimal(0).scaleb(-ConnectDecimal.scale(schema))
+    if name == st.VARIABLE_SCALE_DECIMAL:
+        return st.variable_scale_decimal(_decimal.Decimal(0), schema)
+    if name == ConnectDate.LOGICAL_NAME:
+        return _EPOCH.date()
+    if name == ConnectTime.LOGICAL_NAME:
+        return _dt.time(0)
+    if name == ConnectTimestamp.LOGICAL_NAME:
+        return _EPOCH
+    if name == st.ZONED_TIMESTAMP:
+        return st.format_zoned_timestamp(0, 0, 6)
+    if name == st.ZONED_TIME:
+        return st.format_zoned_time(0)
+    return {
+        "int8": 0, "int16": 0, "int32": 0, "int64": 0, "float32": 0.0, "float64": 0.0,
+        "boolean": False, "string": "", "bytes": b"", "array": [],
+    }.get(kind)  # fmt: skip
+
+
+def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
+    """``column``'s field as Debezium builds it, or None when Debezium drops the column (a type
+    it has no mapping for)."""
+    type_name = column.base_type_name
+    is_array = type_name.startswith("_")
+    labels = column.enum_labels
+    if is_array:
+        builder = _element_builder(type_name[1:], column.type_modifier, options, ())
+        if builder is None:
+            return None
+        element = builder.optional().build()
+        field = SchemaBuilder.array(element)
+    else:
+        built = _element_builder(type_name, column.type_modifier, options, labels)
+        if built is None:
+            return None
+        field = built
+    if column.nullable:
+        field = field.optional()
+    schema = field.build()
+    scale: int | None
+    declared = numeric_precision_scale(column.type_modifier)
+    if type_name.lstrip("_") == "numeric":
+        scale = None if declared is None else declared[1]
+    elif type_name.lstrip("_") in ("time", "timestamp", "timestamptz", "timetz", "interval"):
+        scale = time_scale(column.type_modifier)
+    else:
+        scale = None
+    parser = value_parser(
+        type_name,
+        options,
+        scale=scale,
+        variable_scale=type_name.lstrip("_") == "numeric" and declared is None,
+        schema=schema.value_schema if is_array else schema,
+        column=column.name,
+        is_enum=bool(labels),
+    )
+    if parser is None:
+        return None
+    return ColumnMapping(column, schema, parser, _fallback(schema))

@@ -58,6 +58,18 @@ class Table:
     def column(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name == name), None)
 
+    def with_columns(self, names: Sequence[str]) -> Table:
+        """This table with exactly the columns ``names``, in that order (a pgoutput Relation's
+        columns: the catalog's may include generated columns pgoutput does not send).
+        LookupError naming the first column the catalog does not have."""
+        by_name = {c.name: c for c in self.columns}
+        missing = next((n for n in names if n not in by_name), None)
+        if missing is not None:
+            raise LookupError(f"table {self.id} has no column {missing!r} in the catalog")
+        return Table(
+            self.id, tuple(by_name[n] for n in names), self.key_columns, self.replica_identity
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class TableFilter:

@@ -24,7 +24,7 @@ from kconnect.connectors.debezium.common import semantic_types as st
 from kconnect.connectors.debezium.postgres.catalog import Column
 from kconnect.connectors.debezium.postgres.text_values import TextParser, ValueOptions, value_parser
 
-__all__ = ["ColumnMapping", "map_column", "time_scale"]
+__all__ = ["UNCHANGED_TOAST", "ColumnMapping", "ColumnText", "map_column", "time_scale"]
 
 #: Types whose text is kept as it is, as plain strings (Debezium gives them no semantic name).
 _PLAIN_STRING_TYPES = frozenset(
@@ -51,20 +51,40 @@ _SIMPLE: dict[str, Callable[[], SchemaBuilder]] = {
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 
 
+class _UnchangedToast:
+    """The type of :data:`UNCHANGED_TOAST`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNCHANGED_TOAST"
+
+
+#: A row's value that pgoutput did not send: a TOASTed value an update left unchanged.
+UNCHANGED_TOAST = _UnchangedToast()
+
+#: A column's text in a row: the value's text, None for NULL, or :data:`UNCHANGED_TOAST`.
+ColumnText = str | None | _UnchangedToast
+
+
 @dataclass(frozen=True, slots=True)
 class ColumnMapping:
     """A column's field: its schema (optional when the column is nullable), the parser of a
-    non-null text, and what a missing NOT NULL value becomes."""
+    non-null text, what a missing NOT NULL value becomes and what an unchanged TOASTed value
+    that was not sent becomes (``unavailable.value.placeholder`` as the field's type allows)."""
 
     column: Column
     schema: Schema
     parser: TextParser
     fallback: Any
+    unavailable: Any
 
-    def value(self, text: str | None) -> Any:
+    def value(self, text: ColumnText) -> Any:
         if text is None:
             return None if self.column.nullable else self.fallback
-        return self.parser(text)
+        if isinstance(text, str):
+            return self.parser(text)
+        return self.unavailable
 
 
 def numeric_precision_scale(type_modifier: int) -> tuple[int, int] | None:
@@ -204,4 +224,18 @@ def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
     )
     if parser is None:
         return None
-    return ColumnMapping(column, schema, parser, _fallback(schema))
+    return ColumnMapping(column, schema, parser, _fallback(schema), _unavailable(schema, options))
+
+
+def _unavailable(schema: Schema, options: ValueOptions) -> Any:
+    """The placeholder of an unchanged TOASTed value, in the field's type: the text for
+    strings, its UTF-8 bytes for bytes, a list of it for arrays of strings, else null."""
+    placeholder = options.unavailable_value_placeholder
+    kind = schema.type.value
+    if kind == "string":
+        return placeholder
+    if kind == "bytes" and schema.name is None:
+        return placeholder.encode("utf-8")
+    if kind == "array" and schema.value_schema.type.value == "string":
+        return [placeholder]  # VERIFY against the jar (issue 35)
+    return None

@@ -16,7 +16,11 @@ from dataclasses import dataclass
 from kconnect.api import Schema, SchemaBuilder, Struct
 from kconnect.connectors.debezium.common.envelope import envelope_schema, envelope_schema_name
 from kconnect.connectors.debezium.postgres.catalog import Table
-from kconnect.connectors.debezium.postgres.column_mapping import ColumnMapping, map_column
+from kconnect.connectors.debezium.postgres.column_mapping import (
+    ColumnMapping,
+    ColumnText,
+    map_column,
+)
 from kconnect.connectors.debezium.postgres.source_info import SOURCE_SCHEMA
 from kconnect.connectors.debezium.postgres.text_values import ValueOptions
 
@@ -53,14 +57,14 @@ class TableSchema:
     fields: tuple[tuple[int, ColumnMapping], ...]
     key_fields: tuple[tuple[int, ColumnMapping], ...]
 
-    def value(self, row: Sequence[str | None]) -> Struct:
+    def value(self, row: Sequence[ColumnText]) -> Struct:
         """The value struct of a full row's text."""
         struct = Struct(self.value_schema)
         for i, mapping in self.fields:
             struct.put(mapping.column.name, mapping.value(row[i]))
         return struct
 
-    def key(self, row: Sequence[str | None]) -> Struct | None:
+    def key(self, row: Sequence[ColumnText]) -> Struct | None:
         """The key struct of a full row's text (None when the table has no key)."""
         if self.key_schema is None:
             return None

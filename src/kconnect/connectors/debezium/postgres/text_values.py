@@ -108,13 +108,16 @@ _EXACT = _decimal.Context(prec=_decimal.MAX_PREC, traps=[_decimal.Inexact])
 class ValueOptions:
     """The connector settings that change values: ``decimal.handling.mode``,
     ``binary.handling.mode``, ``time.precision.mode``, ``interval.handling.mode``,
-    ``money.fraction.digits``."""
+    ``money.fraction.digits``, ``unavailable.value.placeholder``."""
 
     decimal_handling_mode: str = "precise"
     binary_handling_mode: str = "bytes"
     time_precision_mode: str = "adaptive"
     interval_handling_mode: str = "numeric"
     money_fraction_digits: int = 2
+    #: ``unavailable.value.placeholder``: what an unchanged TOASTed value that was not sent
+    #: becomes
+    unavailable_value_placeholder: str = "__debezium_unavailable_value"
 
     def __post_init__(self) -> None:
         for value, allowed, key in (

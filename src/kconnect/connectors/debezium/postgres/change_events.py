@@ -1,0 +1,256 @@
+"""Streamed pgoutput messages turned into Debezium's change records, in order.
+
+Per transaction: ``Begin`` sets the transaction's id and commit time (the ``source`` block's
+``txId`` and ``ts_*``); each ``Insert`` / ``Update`` / ``Delete`` of a captured table becomes an
+``op`` ``c`` / ``u`` / ``d`` envelope (a delete followed by a tombstone when
+``tombstones.on.delete``; an update that changes the key becomes a delete of the old key, its
+tombstone and a create of the new key, with ``__debezium.newkey`` / ``__debezium.oldkey``
+headers); a ``Truncate`` one ``op=t`` record per captured table, without a key, when ``t`` is
+not among ``skipped.operations``; ``Commit`` becomes the ``lsn_commit`` of what follows.
+``Relation`` messages (re)describe a table through the caller's ``describe``.
+
+Each record's offset is Debezium's streaming offset: ``lsn`` = ``lsn_proc`` = the message's LSN,
+``lsn_commit`` the last commit before it, ``txId``, ``ts_usec`` the commit time, ``messageType``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kconnect.api import Headers, SourceRecord, Struct
+from kconnect.connectors.debezium.common import envelope
+from kconnect.connectors.debezium.postgres.column_mapping import UNCHANGED_TOAST, ColumnText
+from kconnect.connectors.debezium.postgres.offsets import source_partition, streaming_offset
+from kconnect.connectors.debezium.postgres.replication.pgoutput import (
+    Begin,
+    ColumnKind,
+    Commit,
+    Delete,
+    Insert,
+    OldTupleKind,
+    Origin,
+    PgOutputMessage,
+    Relation,
+    Truncate,
+    TupleData,
+    Update,
+)
+from kconnect.connectors.debezium.postgres.replication.protocol import pg_time_to_epoch_us
+from kconnect.connectors.debezium.postgres.snapshot import RecordContext, context_headers
+from kconnect.connectors.debezium.postgres.source_info import SnapshotRecord, SourceInfo
+from kconnect.connectors.debezium.postgres.table_schema import TableSchema
+
+__all__ = ["ChangeEvents", "row_of"]
+
+Row = list[ColumnText]
+
+
+def row_of(data: TupleData) -> Row:
+    """A pgoutput tuple as a row of column texts."""
+    return [
+        c.text if c.kind is ColumnKind.TEXT
+        else None if c.kind is ColumnKind.NULL
+        else UNCHANGED_TOAST
+        for c in data
+    ]  # fmt: skip
+
+
+class ChangeEvents:
+    """The records of one replication stream's messages (see the module).
+
+    ``describe(relation)``: the schemas of a captured table as the Relation message shows it,
+    its columns in the message's order; None for a table that is not captured.
+    ``lsn_commit``: the last commit LSN known when the stream starts (from the offset)."""
+
+    def __init__(
+        self,
+        context: RecordContext,
+        source: SourceInfo,
+        describe: Callable[[Relation], TableSchema | None],
+        *,
+        skipped_operations: frozenset[str] = frozenset({"t"}),
+        tombstones_on_delete: bool = True,
+        lsn_commit: int | None = None,
+    ) -> None:
+        self._context = context
+        self._source = source
+        self._describe = describe
+        self._skipped = skipped_operations
+        self._tombstones = tombstones_on_delete
+        self._tables: dict[int, TableSchema | None] = {}
+        self._partition = source_partition(context.prefix)
+        self._xid: int | None = None
+        self._commit_us = 0
+        self.lsn_commit = lsn_commit
+        source.snapshot = SnapshotRecord.FALSE
+
+    def on_message(self, lsn: int, message: PgOutputMessage) -> list[SourceRecord]:
+        """The records of one message (at ``lsn``, the XLogData's start), possibly none."""
+        if isinstance(message, Insert | Update | Delete):
+            table = self._tables.get(message.relation_id)
+            if table is None:
+                return []
+            if isinstance(message, Insert):
+                return self._insert(lsn, table, message)
+            if isinstance(message, Update):
+                return self._update(lsn, table, message)
+            return self._delete(lsn, table, message)
+        if isinstance(message, Begin):
+            self._xid = message.xid
+            self._commit_us = pg_time_to_epoch_us(message.commit_time_us)
+            self._source.origin = self._source.origin_lsn = None
+        elif isinstance(message, Commit):
+            self.lsn_commit = lsn
+        elif isinstance(message, Relation):
+            self._tables[message.relation_id] = self._describe(message)
+        elif isinstance(message, Truncate):
+            return self._truncate(lsn, message)
+        elif isinstance(message, Origin):
+            self._source.origin = message.name
+            self._source.origin_lsn = message.commit_lsn
+        return []
+
+    # -- one record kind each -------------------------------------------------------------------
+
+    def _insert(self, lsn: int, table: TableSchema, message: Insert) -> list[SourceRecord]:
+        if "c" in self._skipped:
+            return []
+        row = row_of(message.new_tuple)
+        source = self._source_struct(lsn, table)
+        value = envelope.create(table.envelope_schema, table.value(row), source, self._now())
+        return [self._record(lsn, "INSERT", table, table.key(row), value)]
+
+    def _update(self, lsn: int, table: TableSchema, message: Update) -> list[SourceRecord]:
+        if "u" in self._skipped:
+            return []
+        new = row_of(message.new_tuple)
+        old = None if message.old_tuple is None else row_of(message.old_tuple)
+        if old is not None:  # an unchanged TOASTed value the old row carries is known
+            new = [o if n is UNCHANGED_TOAST and o is not UNCHANGED_TOAST else n
+                   for n, o in zip(new, old, strict=False)]  # fmt: skip
+        new_key = table.key(new)
+        if message.old_kind is OldTupleKind.KEY and old is not None:
+            old_key = table.key(old)
+            if old_key is not None and old_key != new_key:
+                return self._key_change(lsn, table, old, old_key, new, new_key)
+        before = table.value(old) if message.old_kind is OldTupleKind.OLD and old else None
+        source = self._source_struct(lsn, table)
+        value = envelope.update(
+            table.envelope_schema, before, table.value(new), source, self._now()
+        )
+        return [self._record(lsn, "UPDATE", table, new_key, value)]
+
+    def _key_change(
+        self,
+        lsn: int,
+        table: TableSchema,
+        old: Row,
+        old_key: Struct,
+        new: Row,
+        new_key: Struct | None,
+    ) -> list[SourceRecord]:
+        """An update of the key: the old key's delete (and tombstone), the new key's create."""
+        source = self._source_struct(lsn, table)
+        deleted = envelope.delete(table.envelope_schema, table.value(old), source, self._now())
+        out = [self._record(lsn, "UPDATE", table, old_key, deleted, ("__debezium.newkey", new_key))]
+        if self._tombstones:
+            out.append(self._tombstone(out[0]))
+        created = envelope.create(table.envelope_schema, table.value(new), source, self._now())
+        out.append(
+            self._record(lsn, "UPDATE", table, new_key, created, ("__debezium.oldkey", old_key))
+        )
+        return out
+
+    def _delete(self, lsn: int, table: TableSchema, message: Delete) -> list[SourceRecord]:
+        if "d" in self._skipped:
+            return []
+        old = row_of(message.old_tuple)
+        source = self._source_struct(lsn, table)
+        value = envelope.delete(table.envelope_schema, table.value(old), source, self._now())
+        record = self._record(lsn, "DELETE", table, table.key(old), value)
+        return [record, self._tombstone(record)] if self._tombstones else [record]
+
+    def _truncate(self, lsn: int, message: Truncate) -> list[SourceRecord]:
+        if "t" in self._skipped:
+            return []
+        out = []
+        for relation_id in message.relation_ids:
+            table = self._tables.get(relation_id)
+            if table is None:
+                continue
+            source = self._source_struct(lsn, table)
+            value = envelope.truncate(table.envelope_schema, source, self._now())
+            out.append(self._record(lsn, "TRUNCATE", table, None, value, key_schema=False))
+        return out
+
+    # -- shared ---------------------------------------------------------------------------------
+
+    def _now(self) -> int:
+        return self._context.clock_ns()
+
+    def _source_struct(self, lsn: int, table: TableSchema) -> Struct:
+        source = self._source
+        source.timestamp_ns = self._commit_us * 1000
+        source.tx_id = self._xid
+        source.lsn = lsn
+        source.last_commit_lsn = self.lsn_commit
+        source.schema_name = table.table.id.schema
+        source.table_name = table.table.id.table
+        return source.struct()
+
+    def _record(
+        self,
+        lsn: int,
+        message_type: str,
+        table: TableSchema,
+        key: Struct | None,
+        value: Struct,
+        key_header: tuple[str, Struct | None] | None = None,
+        *,
+        key_schema: bool = True,
+    ) -> SourceRecord:
+        offset = streaming_offset(
+            lsn, lsn, self.lsn_commit, self._xid, self._commit_us, message_type
+        )
+        headers = context_headers(self._context)
+        if key_header is not None:
+            name, struct = key_header
+            keyed = Headers()
+            keyed.add(name, struct, table.key_schema)
+            for header in headers or ():
+                keyed.add(header.key, header.value, header.schema)
+            headers = keyed
+        return SourceRecord(
+            self._partition,
+            offset,
+            table.topic,
+            None,
+            table.key_schema if key_schema else None,
+            key,
+            table.envelope_schema,
+            value,
+            headers=headers,
+        )
+
+    def _tombstone(self, record: SourceRecord) -> SourceRecord:
+        return SourceRecord(
+            record.source_partition,
+            record.source_offset,
+            record.topic,
+            None,
+            record.key_schema,
+            record.key,
+            None,
+            None,
+            headers=_copy(record.headers),
+        )
+
+
+def _copy(headers: Any) -> Headers | None:
+    if headers is None:
+        return None
+    out = Headers()
+    for header in headers:
+        out.add(header.key, header.value, header.schema)
+    return out

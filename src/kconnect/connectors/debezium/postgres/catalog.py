@@ -104,13 +104,26 @@ def _any_full_match(patterns: Sequence[str], text: str) -> bool:
 
 
 def captured_tables(conn: Any, table_filter: TableFilter) -> list[TableId]:
-    """The ordinary and partitioned tables of the database that the filter accepts, sorted."""
+    """The ordinary and partitioned tables of the database that the filter accepts, in the
+    order a snapshot reads them: by the first ``table.include.list`` pattern each matches (the
+    list's order, as Debezium snapshots), then by name."""
     rows = conn.execute(
         "SELECT n.nspname, c.relname FROM pg_class c "
         "JOIN pg_namespace n ON n.oid = c.relnamespace "
         "WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition"
     ).fetchall()
-    return sorted(t for t in (TableId(s, n) for s, n in rows) if table_filter.accepts(t))
+    accepted = [t for t in (TableId(s, n) for s, n in rows) if table_filter.accepts(t)]
+    patterns = table_filter.table_include
+
+    def order(table: TableId) -> tuple[int, TableId]:
+        name = str(table)
+        first = next(
+            (i for i, p in enumerate(patterns) if re.fullmatch(p, name, re.IGNORECASE)),
+            len(patterns),
+        )
+        return first, table
+
+    return sorted(accepted, key=order)
 
 
 _COLUMNS = """

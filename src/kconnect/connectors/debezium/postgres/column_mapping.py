@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal as _decimal
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -160,9 +161,16 @@ def _element_builder(
 
 
 def _fallback(schema: Schema) -> Any:
-    """What a missing value of a NOT NULL column becomes (``JdbcValueConverters``' fallbacks)."""
+    """What a missing value of a NOT NULL column becomes (``JdbcValueConverters``' fallbacks):
+    the field's default, else the zero of its type."""
     if schema.default_value is not None:
         return schema.default_value
+    return _type_zero(schema)
+
+
+def _type_zero(schema: Schema) -> Any:
+    """The zero of a field's type: 0, 0.0, false, "", no bytes, an empty list, the epoch for
+    times, 0 at the scale for decimals."""
     name = schema.name
     kind = schema.type.value
     if name == ConnectDecimal.LOGICAL_NAME:
@@ -187,24 +195,28 @@ def _fallback(schema: Schema) -> Any:
 
 def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
     """``column``'s field as Debezium builds it, or None when Debezium drops the column (a type
-    it has no mapping for)."""
+    it has no mapping for). The field carries the column's default (:func:`_default`)."""
     type_name = column.base_type_name
     is_array = type_name.startswith("_")
     labels = column.enum_labels
-    if is_array:
-        builder = _element_builder(type_name[1:], column.type_modifier, options, ())
-        if builder is None:
-            return None
-        element = builder.optional().build()
-        field = SchemaBuilder.array(element)
-    else:
-        built = _element_builder(type_name, column.type_modifier, options, labels)
-        if built is None:
-            return None
-        field = built
-    if column.nullable:
-        field = field.optional()
-    schema = field.build()
+
+    def field() -> SchemaBuilder | None:
+        if is_array:
+            builder = _element_builder(type_name[1:], column.type_modifier, options, ())
+            if builder is None:
+                return None
+            built = SchemaBuilder.array(builder.optional().build())
+        else:
+            element = _element_builder(type_name, column.type_modifier, options, labels)
+            if element is None:
+                return None
+            built = element
+        return built.optional() if column.nullable else built
+
+    first = field()
+    if first is None:
+        return None
+    schema = first.build()
     scale: int | None
     declared = numeric_precision_scale(column.type_modifier)
     if type_name.lstrip("_") == "numeric":
@@ -224,7 +236,56 @@ def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
     )
     if parser is None:
         return None
+    default = None if is_array else _default(column, schema, parser)
+    if default is not None:
+        again = field()
+        assert again is not None
+        schema = again.default_value(default).build()
     return ColumnMapping(column, schema, parser, _fallback(schema), _unavailable(schema, options))
+
+
+#: ``'text'::type`` as ``pg_get_expr`` writes a literal default (quotes doubled inside)
+_QUOTED_DEFAULT = re.compile(r"'((?:[^']|'')*)'(?:::[\w .\"\[\]]+)?")
+_NUMBER_DEFAULT = re.compile(r"\(?(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\)?(?:::[\w .\"]+)?")
+
+
+def _default(column: Column, schema: Schema, parser: TextParser) -> Any:
+    """The field default Debezium gives a column with a default expression
+    (``PostgresDefaultValueConverter``): a literal's value as the column's values are parsed; an
+    expression it cannot evaluate (a function call: ``nextval(...)``, ``now()``,
+    ``gen_random_uuid()``) a placeholder of the field's type (0, epoch, zero UUID ...); none
+    for ``NULL`` and for struct-valued fields."""
+    expression = column.default
+    if expression is None or expression.upper().startswith("NULL"):
+        return None
+    if schema.type.value == "struct":
+        return None
+    text: str | None = None
+    quoted = _QUOTED_DEFAULT.fullmatch(expression)
+    if quoted is not None:
+        text = quoted.group(1).replace("''", "'")
+    else:
+        number = _NUMBER_DEFAULT.fullmatch(expression)
+        if number is not None:
+            text = number.group(1)
+        elif expression in ("true", "false"):
+            text = expression
+    if text is not None:
+        try:
+            return parser(text)
+        except Exception:  # a literal the parser does not read: as Debezium, a placeholder
+            pass
+    return _placeholder(schema)
+
+
+def _placeholder(schema: Schema) -> Any:
+    """The default of a column whose default expression is not a literal."""
+    name = schema.name
+    if name == st.UUID:
+        return "00000000-0000-0000-0000-000000000000"
+    if name == st.JSON:
+        return "{}"
+    return _type_zero(schema)
 
 
 def _unavailable(schema: Schema, options: ValueOptions) -> Any:

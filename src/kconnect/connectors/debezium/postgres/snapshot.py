@@ -11,6 +11,7 @@ last one can be marked ``last`` even when the tables after it are empty.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -25,8 +26,9 @@ from kconnect.connectors.debezium.postgres.source_info import (
     snapshot_marker,
 )
 from kconnect.connectors.debezium.postgres.table_schema import TableSchema
+from kconnect.connectors.debezium.postgres.text_values import ValueOptions
 
-__all__ = ["RecordContext", "context_headers", "snapshot_records"]
+__all__ = ["RecordContext", "context_headers", "snapshot_records", "snapshot_value_options"]
 
 Row = Sequence[str | None]
 
@@ -57,6 +59,12 @@ def context_headers(context: RecordContext) -> Headers | None:
     return headers
 
 
+def snapshot_value_options(options: ValueOptions) -> ValueOptions:
+    """The value settings of a snapshot's table schemas: Debezium reads a snapshot through
+    JDBC, and a few values come out differently from the stream's (``jdbc_snapshot``)."""
+    return dataclasses.replace(options, jdbc_snapshot=True)
+
+
 def snapshot_records(
     tables: Sequence[TableSchema],
     rows: Callable[[TableSchema], Iterable[Row]],
@@ -65,7 +73,8 @@ def snapshot_records(
     context: RecordContext,
 ) -> Iterator[SourceRecord]:
     """The snapshot's records: ``rows(table)`` gives each table's rows (full rows, every column
-    in table order, as text); ``source`` is updated as the tables go by."""
+    in table order, as text); ``source`` is updated as the tables go by. ``tables`` are built
+    with :func:`snapshot_value_options`."""
     partition = source_partition(context.prefix)
     source.timestamp_ns = position.started_us * 1000
     source.tx_id = position.tx_id
@@ -74,15 +83,20 @@ def snapshot_records(
     last_table = len(tables) - 1
     for t, table in enumerate(tables):
         it = iter(rows(table))
-        row = next(it, None)
-        first = True
-        while row is not None:
-            following = next(it, None)
-            marker = snapshot_marker(t == 0, t == last_table, first, following is None)
-            if pending is not None:
-                yield _record(*pending, source, position, context, partition, last=False)
-            pending = (table, row, marker)
-            row, first = following, False
+        try:
+            row = next(it, None)
+            first = True
+            while row is not None:
+                following = next(it, None)
+                marker = snapshot_marker(t == 0, t == last_table, first, following is None)
+                if pending is not None:
+                    yield _record(*pending, source, position, context, partition, last=False)
+                pending = (table, row, marker)
+                row, first = following, False
+        finally:  # a reader left mid-table (a failure, a stop) ends its query now
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
     if pending is not None:
         yield _record(pending[0], pending[1], SnapshotRecord.LAST, source, position, context,
                       partition, last=True)  # fmt: skip

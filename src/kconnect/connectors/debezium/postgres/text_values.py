@@ -100,6 +100,9 @@ _POSITIVE_INFINITY_DAYS = epoch_day(-5_877_611, 6, 21)
 _NEGATIVE_INFINITY_DAYS = epoch_day(-5_877_611, 6, 22)
 
 _MICROS_PER_DAY = 86_400_000_000
+# pgjdbc's PGStatement.DATE_POSITIVE_INFINITY / DATE_NEGATIVE_INFINITY (ms since 1970)
+_JDBC_DATE_POSITIVE_INFINITY_MS = 9_223_372_036_825_200_000
+_JDBC_DATE_NEGATIVE_INFINITY_MS = -9_223_372_036_832_400_000
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 _EXACT = _decimal.Context(prec=_decimal.MAX_PREC, traps=[_decimal.Inexact])
 
@@ -118,6 +121,9 @@ class ValueOptions:
     #: ``unavailable.value.placeholder``: what an unchanged TOASTed value that was not sent
     #: becomes
     unavailable_value_placeholder: str = "__debezium_unavailable_value"
+    #: read values as Debezium's snapshot does through JDBC, where that differs from the
+    #: stream (dates: :func:`parse_date`'s ``jdbc``)
+    jdbc_snapshot: bool = False
 
     def __post_init__(self) -> None:
         for value, allowed, key in (
@@ -297,18 +303,28 @@ def _no_match(kind: str, text: str) -> ConnectException:
     )
 
 
-def parse_date(text: str, mode: str = "adaptive") -> Any:
+def parse_date(text: str, mode: str = "adaptive", *, jdbc: bool = False) -> Any:
     """date as days since 1970-01-01 (``connect`` mode: ``datetime.date``). Years BC and past
-    9999 are supported; ``infinity`` / ``-infinity`` become Debezium's sentinel dates."""
-    if text == "infinity":
-        days = _POSITIVE_INFINITY_DAYS
-    elif text == "-infinity":
-        days = _NEGATIVE_INFINITY_DAYS
+    9999 are supported; ``infinity`` / ``-infinity`` become Debezium's sentinel dates.
+
+    ``jdbc``: as Debezium's snapshot reads a date (pgjdbc's ``java.sql.Date``, which the
+    oracle fixture shows): the era of a BC date is lost (``0044-03-15 BC`` is read as 44 AD),
+    and ``±infinity`` are pgjdbc's millisecond sentinels, whose day count overflows Java's int."""
+    if text in ("infinity", "-infinity"):
+        if jdbc:
+            millis = (
+                _JDBC_DATE_POSITIVE_INFINITY_MS
+                if text == "infinity"
+                else _JDBC_DATE_NEGATIVE_INFINITY_MS
+            )
+            days = ((millis // 86_400_000 + 2**31) % 2**32) - 2**31
+        else:
+            days = _POSITIVE_INFINITY_DAYS if text == "infinity" else _NEGATIVE_INFINITY_DAYS
     else:
         m = _DATE_RE.fullmatch(text)
         if m is None:
             raise _no_match("date", text)
-        days = epoch_day(_year(m[1], m[4]), int(m[2]), int(m[3]))
+        days = epoch_day(_year(m[1], None if jdbc else m[4]), int(m[2]), int(m[3]))
     if mode == "connect":
         return _connect_value(lambda: _EPOCH.date() + _dt.timedelta(days=days), text)
     return days
@@ -564,14 +580,10 @@ def _parse_level(text: str, i: int) -> tuple[list[Any], int]:
 def array_parser(element: TextParser) -> TextParser:
     """A parser of array literals applying ``element`` to each non-null element."""
 
-    def convert(items: list[Any]) -> list[Any]:
-        # VERIFY against the jar (issue 35): multidimensional arrays stay nested here.
-        return [
-            None if v is None else convert(v) if isinstance(v, list) else element(v) for v in items
-        ]
-
     def parse(text: str) -> list[Any]:
-        return convert(parse_array(text))
+        # A multidimensional array's inner arrays are nulls: Debezium 3.6.1 writes
+        # {{1,2},{3,4}} as [null,null] (and logs a warning), as the oracle fixture shows.
+        return [None if v is None or isinstance(v, list) else element(v) for v in parse_array(text)]
 
     return parse
 
@@ -658,7 +670,7 @@ def value_parser(
         ),
         "money": lambda t: parse_money(t, opts.decimal_handling_mode, opts.money_fraction_digits),
         "bytea": lambda t: parse_bytea(t, opts.binary_handling_mode),
-        "date": lambda t: parse_date(t, opts.time_precision_mode),
+        "date": lambda t: parse_date(t, opts.time_precision_mode, jdbc=opts.jdbc_snapshot),
         "time": lambda t: parse_time(t, precision, opts.time_precision_mode),
         "timestamp": lambda t: parse_timestamp(t, precision, opts.time_precision_mode),
         "timestamptz": lambda t: parse_timestamptz(t, precision),

@@ -45,6 +45,11 @@ __all__ = ["ChangeEvents", "row_of"]
 
 Row = list[ColumnText]
 
+_MESSAGE_TYPES: dict[type, str] = {
+    Begin: "BEGIN", Commit: "COMMIT", Insert: "INSERT", Update: "UPDATE", Delete: "DELETE",
+    Truncate: "TRUNCATE", Relation: "RELATION", Origin: "ORIGIN",
+}  # fmt: skip
+
 
 def row_of(data: TupleData) -> Row:
     """A pgoutput tuple as a row of column texts."""
@@ -83,10 +88,21 @@ class ChangeEvents:
         self._xid: int | None = None
         self._commit_us = 0
         self.lsn_commit = lsn_commit
+        self._last: tuple[int, str] | None = None
         source.snapshot = SnapshotRecord.FALSE
+
+    def current_offset(self) -> dict[str, Any] | None:
+        """The offset of the stream's position (what a heartbeat carries): the last message's,
+        a transaction's commit once it ended; None before any message."""
+        if self._last is None:
+            return None
+        lsn, message_type = self._last
+        return streaming_offset(lsn, lsn, self.lsn_commit, self._xid, self._commit_us, message_type)
 
     def on_message(self, lsn: int, message: PgOutputMessage) -> list[SourceRecord]:
         """The records of one message (at ``lsn``, the XLogData's start), possibly none."""
+        if lsn:
+            self._last = (lsn, _MESSAGE_TYPES.get(type(message), "MESSAGE"))
         if isinstance(message, Insert | Update | Delete):
             table = self._tables.get(message.relation_id)
             if table is None:

@@ -1,0 +1,346 @@
+"""``PostgresConnectorTask``: the native Debezium PostgreSQL source task.
+
+**Start** (:meth:`start`): the settings are parsed; a general connection checks ``wal_level``,
+lists the captured tables and sets up the publication; the stored offset is read; the snapshot
+decision is made from ``snapshot.mode`` and that offset (``initial``: no offset, or one of an
+unfinished snapshot; ``always``; ``when_needed``: also when the slot is gone; ``no_data`` and
+``initial_only``); the replication slot is found or created (exporting its snapshot when one is
+taken now).
+
+**Poll** (:meth:`poll`, the task thread): first the snapshot's records, ``max.batch.size`` at a
+time, from one snapshot transaction (the slot's exported snapshot when the slot was made for it);
+then the stream from the slot (``initial_only``: nothing after the snapshot). A stream that
+resumes from an offset skips what was already delivered: whole transactions committed at or
+before the offset's ``lsn_commit``, and, of the transaction the offset is in (its ``txId``), the
+changes up to its ``lsn_proc``. Heartbeats (``heartbeat.interval.ms``) carry the stream's
+position; ``heartbeat.action.query`` runs with each.
+
+**Commit**: ``commit_record`` remembers the last delivered record's offset; ``commit`` marks it
+committed; the next poll confirms its LSN to the slot (``lsn_commit``, else ``lsn_proc``;
+snapshot offsets never), so PostgreSQL keeps the WAL until the worker committed the records.
+
+**Stop** (:meth:`stop`, another thread): signals; the poll in progress returns within
+``poll.interval.ms`` and the task thread closes the connections (dropping the slot with
+``slot.drop.on.stop``).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from kconnect.api import ConnectException, RecordMetadata, SourceRecord, SourceTask
+from kconnect.connectors.debezium.common.heartbeat import Heartbeat
+from kconnect.connectors.debezium.postgres.catalog import captured_tables, read_table
+from kconnect.connectors.debezium.postgres.change_events import ChangeEvents
+from kconnect.connectors.debezium.postgres.config import PostgresConnectorConfig
+from kconnect.connectors.debezium.postgres.offsets import (
+    PostgresOffset,
+    load_offset,
+    source_partition,
+)
+from kconnect.connectors.debezium.postgres.publication import (
+    TableId,
+    check_wal_level,
+    ensure_publication,
+    find_slot,
+)
+from kconnect.connectors.debezium.postgres.replication.connection import (
+    ReplicationConnection,
+    publications_option,
+)
+from kconnect.connectors.debezium.postgres.replication.pgoutput import (
+    Begin,
+    Commit,
+    Relation,
+    decode,
+)
+from kconnect.connectors.debezium.postgres.snapshot import (
+    RecordContext,
+    snapshot_records,
+    snapshot_value_options,
+)
+from kconnect.connectors.debezium.postgres.snapshot_reader import (
+    begin_snapshot,
+    read_rows,
+    snapshot_position,
+)
+from kconnect.connectors.debezium.postgres.source_info import DEBEZIUM_VERSION, SourceInfo
+from kconnect.connectors.debezium.postgres.table_schema import TableSchema, build_table_schema
+
+__all__ = ["PostgresConnectorTask"]
+
+log = logging.getLogger(__name__)
+
+
+class PostgresConnectorTask(SourceTask):
+    """See the module for the lifecycle."""
+
+    def __init__(self) -> None:
+        self._stopping = threading.Event()
+        self._config: PostgresConnectorConfig | None = None
+        self._general: Any = None
+        self._snapshot_conn: Any = None
+        self._repl: ReplicationConnection | None = None
+        self._snapshot: Iterator[SourceRecord] | None = None
+        self._changes: ChangeEvents | None = None
+        self._heartbeat: Heartbeat | None = None
+        self._stream_from = 0
+        self._streaming = False
+        self._resume: PostgresOffset | None = None
+        self._skipping_tx = False
+        self._in_offset_tx = False
+        self._io = threading.Lock()  # poll's use of the connections; stop() closes them under it
+        self._delivered: int | None = None  # flush LSN of the last delivered record
+        self._committed: int | None = None  # ... once the worker committed its offset
+        self._flushed: int | None = None
+        self._tables: list[TableId] = []
+        self._context: RecordContext | None = None
+        self._source: SourceInfo | None = None
+
+    def version(self) -> str:
+        return DEBEZIUM_VERSION
+
+    # -- start ----------------------------------------------------------------------------------
+
+    def start(self, props: Mapping[str, str]) -> None:
+        import psycopg
+
+        config = self._config = PostgresConnectorConfig(props)
+        settings: dict[str, Any] = {"password": config.password.value() if config.password else None,
+                    "application_name": "Debezium General"}  # fmt: skip
+        try:
+            self._general = psycopg.connect(config.conninfo(), autocommit=True, **settings)
+        except psycopg.Error as e:
+            raise ConnectException(f"Couldn't connect to PostgreSQL at {config.hostname}:"
+                                   f"{config.port}/{config.dbname}: {e}") from e  # fmt: skip
+        check_wal_level(self._general)
+        self._tables = captured_tables(self._general, config.table_filter)
+        ensure_publication(self._general, config.publication_name, config.publication_mode,
+                           self._tables)  # fmt: skip
+        partition = source_partition(config.topic_prefix)
+        stored = self.context.offset_storage_reader().offset(partition)
+        offset = load_offset(stored) if stored else None
+        slot = find_slot(self._general, config.slot_name, config.dbname)
+        snapshot = self._wants_snapshot(config.snapshot_mode, offset, slot is not None)
+        self._context = RecordContext(config.topic_prefix, "0", str(uuid.uuid4()),
+                                      config.extended_headers, _now_ns)  # fmt: skip
+        self._source = SourceInfo(config.topic_prefix, config.dbname)
+        self._heartbeat = Heartbeat(config.heartbeat_topic, config.topic_prefix,
+                                    config.heartbeat_interval_s)  # fmt: skip
+        repl = self._repl = ReplicationConnection.connect(
+            config.conninfo(),
+            settings={**settings, "application_name": "Debezium Streaming"},
+            status_interval_s=config.status_interval_s,
+        )
+        exported: str | None = None
+        slot_point: int | None = None
+        if slot is None and config.snapshot_mode != "initial_only":
+            created = repl.create_slot(config.slot_name, export_snapshot=snapshot)
+            exported, slot_point = created.snapshot_name, created.consistent_point
+            self._stream_from = created.consistent_point
+        elif slot is not None:
+            self._stream_from = slot.confirmed_flush_lsn or 0
+        if offset is not None and not (snapshot or offset.snapshot_running):
+            self._resume = offset
+            self._stream_from = max(self._stream_from, offset.start_lsn or 0)
+        if snapshot:
+            self._snapshot = self._snapshot_records(exported, slot_point)
+        log.info("Debezium PostgreSQL (native) %s: %d tables, snapshot %s, streaming from %s",
+                 config.topic_prefix, len(self._tables), "yes" if snapshot else "no",
+                 self._stream_from)  # fmt: skip
+
+    @staticmethod
+    def _wants_snapshot(mode: str, offset: PostgresOffset | None, slot_exists: bool) -> bool:
+        if mode in ("always",):
+            return True
+        if mode == "no_data":
+            return False
+        if offset is None or offset.snapshot_running:
+            return mode in ("initial", "initial_only", "when_needed")
+        return mode == "when_needed" and not slot_exists
+
+    # -- the snapshot ---------------------------------------------------------------------------
+
+    def _snapshot_records(
+        self, exported: str | None, slot_point: int | None
+    ) -> Iterator[SourceRecord]:
+        import psycopg
+
+        config = self._config
+        assert config is not None and self._context is not None and self._source is not None
+        conn = self._snapshot_conn = psycopg.connect(
+            config.conninfo(),
+            password=config.password.value() if config.password else None,
+            application_name="Debezium General",
+        )
+        begin_snapshot(conn, exported, config.snapshot_isolation)
+        position = snapshot_position(conn, slot_point)
+        options = snapshot_value_options(config.value_options)
+        schemas = [self._schema(read_table(conn, t), options) for t in self._tables]
+        yield from snapshot_records(schemas, lambda ts: read_rows(conn, ts.table), self._source,
+                                    position, self._context)  # fmt: skip
+        conn.rollback()
+        conn.close()
+        self._snapshot_conn = None
+        if not self._stream_from:
+            self._stream_from = position.lsn
+
+    def _schema(self, table: Any, options: Any) -> TableSchema:
+        config = self._config
+        assert config is not None
+        return build_table_schema(table, config.topic_prefix, options,
+                                  keep_column=config.keep_column,
+                                  key_columns=config.key_columns_of(str(table.id)))  # fmt: skip
+
+    # -- poll -----------------------------------------------------------------------------------
+
+    def poll(self) -> Sequence[SourceRecord] | None:
+        with self._io:
+            if self._stopping.is_set():
+                return None
+            return self._poll()
+
+    def _poll(self) -> Sequence[SourceRecord] | None:
+        config = self._config
+        assert config is not None
+        if self._snapshot is not None:
+            batch = []
+            for record in self._snapshot:
+                batch.append(record)
+                if len(batch) >= config.max_batch_size:
+                    return batch
+            self._snapshot = None
+            if batch:
+                return batch
+        if config.snapshot_mode == "initial_only":
+            self._stopping.wait(config.poll_interval_s)
+            return None
+        if not self._streaming:
+            self._start_streaming()
+        return self._stream_batch()
+
+    def _start_streaming(self) -> None:
+        config, repl = self._config, self._repl
+        assert config is not None and repl is not None
+        assert self._context is not None and self._source is not None
+        lsn_commit = self._resume.lsn_commit if self._resume is not None else None
+        self._changes = ChangeEvents(self._context, self._source, self._describe,
+                                     skipped_operations=config.skipped_operations,
+                                     tombstones_on_delete=config.tombstones_on_delete,
+                                     lsn_commit=lsn_commit)  # fmt: skip
+        options = {"proto_version": "1",
+                   "publication_names": publications_option([config.publication_name])}  # fmt: skip
+        repl.start(config.slot_name, self._stream_from, options)
+        self._streaming = True
+
+    def _describe(self, relation: Relation) -> TableSchema | None:
+        table_id = TableId(relation.namespace, relation.name)
+        if table_id not in self._tables:
+            if self._config is None or not self._config.table_filter.accepts(table_id):
+                return None
+            self._tables.append(table_id)  # a table created since the start
+        table = read_table(self._general, table_id).with_columns([c.name for c in relation.columns])
+        assert self._config is not None
+        return self._schema(table, self._config.value_options)
+
+    def _stream_batch(self) -> list[SourceRecord] | None:
+        config, repl, changes = self._config, self._repl, self._changes
+        assert config is not None and repl is not None and changes is not None
+        if self._committed is not None and self._committed != self._flushed:
+            repl.acknowledge(self._committed)
+            self._flushed = self._committed
+        batch: list[SourceRecord] = []
+        while len(batch) < config.max_batch_size and not self._stopping.is_set():
+            message = repl.read(config.poll_interval_s if not batch else 0.0)
+            if message is None:
+                break
+            decoded = decode(message.payload)
+            if self._already_delivered(message.wal_start, decoded):
+                continue
+            batch.extend(changes.on_message(message.wal_start, decoded))
+            if isinstance(decoded, Commit):
+                self._maybe_heartbeat(batch)
+        if not batch:
+            self._maybe_heartbeat(batch)
+        return batch or None
+
+    def _already_delivered(self, lsn: int, message: Any) -> bool:
+        """Whether a resumed stream already delivered this message (see the module)."""
+        resume = self._resume
+        if resume is None or isinstance(message, Relation):
+            return False
+        if isinstance(message, Begin):
+            commit = resume.lsn_commit
+            self._skipping_tx = commit is not None and message.final_lsn <= commit
+            self._in_offset_tx = message.xid == resume.tx_id
+            return self._skipping_tx
+        if self._skipping_tx:
+            if isinstance(message, Commit):
+                self._skipping_tx = False
+            return True
+        if isinstance(message, Commit):
+            if self._in_offset_tx:
+                self._resume = None  # the offset's transaction is over: nothing more to skip
+            return False
+        return self._in_offset_tx and resume.lsn_proc is not None and lsn <= resume.lsn_proc
+
+    def _maybe_heartbeat(self, batch: list[SourceRecord]) -> None:
+        heartbeat, changes, config = self._heartbeat, self._changes, self._config
+        if heartbeat is None or changes is None or config is None or not heartbeat.due():
+            return
+        if config.heartbeat_action_query:
+            self._general.execute(config.heartbeat_action_query)
+        record = heartbeat.record(source_partition(config.topic_prefix), changes.current_offset())
+        if record is not None:
+            batch.append(record)
+
+    # -- commit ---------------------------------------------------------------------------------
+
+    def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        offset = record.source_offset
+        if offset and "snapshot" not in offset:
+            lsn = offset.get("lsn_commit", offset.get("lsn_proc"))
+            if isinstance(lsn, int):
+                self._delivered = lsn
+
+    def commit(self) -> None:
+        self._committed = self._delivered
+
+    # -- stop -----------------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Signal the poll (it returns within ``poll.interval.ms``), then close the connections
+        once it did."""
+        self._stopping.set()
+        with self._io:
+            self._close()
+
+    def _close(self) -> None:
+        config = self._config
+        for closing in (self._repl, self._snapshot_conn):
+            if closing is not None:
+                try:
+                    closing.close()
+                except Exception as e:  # pragma: no cover - closing a broken connection
+                    log.debug("Closing a connection failed: %s", e)
+        self._repl = self._snapshot_conn = None
+        if self._general is not None:
+            if config is not None and config.slot_drop_on_stop:
+                try:
+                    self._general.execute(
+                        "SELECT pg_drop_replication_slot(%s)", (config.slot_name,)
+                    )
+                except Exception as e:
+                    log.warning("Could not drop replication slot %s: %s", config.slot_name, e)
+            self._general.close()
+            self._general = None
+
+
+def _now_ns() -> int:
+    import time
+
+    return time.time_ns()

@@ -16,9 +16,9 @@ import psycopg
 import pytest
 from confluent_kafka import Consumer, TopicPartition
 
-from kconnect.connectors.debezium.postgres.replication.protocol import parse_lsn
 from kconnect.testing.debezium import (
     ROWS,
+    confirmed_flush_lsn,
     create_varied_table,
     drop_replication,
     postgres_connector_config,
@@ -60,15 +60,6 @@ def _events(values: list[Any]) -> list[tuple[str, Any]]:
     ]  # fmt: skip
 
 
-def _confirmed(pg_dsn: str, slot: str) -> int:
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = %s",
-            (slot,),
-        ).fetchone()
-    return 0 if row is None or row[0] is None else parse_lsn(row[0])
-
-
 def test_snapshot_stream_restart_and_slot(
     pg_dsn: str, kafka_bootstrap: str, tmp_path: Path
 ) -> None:
@@ -85,7 +76,7 @@ def test_snapshot_stream_restart_and_slot(
             worker.wait_ready()
             put_connector(worker.url, "native-dbz", config)
             eventually(lambda: len(_values(kafka_bootstrap, topic)) >= ROWS, 90, "the snapshot")
-            start = _confirmed(pg_dsn, slot)
+            start = confirmed_flush_lsn(pg_dsn, slot)
             with psycopg.connect(pg_dsn, autocommit=True) as conn:
                 conn.execute(f"INSERT INTO {table} (name) VALUES ('streamed-1')")
                 conn.execute(f"UPDATE {table} SET name = 'changed' WHERE id = 1")
@@ -94,7 +85,7 @@ def test_snapshot_stream_restart_and_slot(
             # offsets committed every second; the next poll confirms them to the slot
             with psycopg.connect(pg_dsn, autocommit=True) as conn:
                 conn.execute(f"UPDATE {table} SET note = 'nudge' WHERE id = 3")
-            eventually(lambda: _confirmed(pg_dsn, slot) > start, 60, "the slot to move")
+            eventually(lambda: confirmed_flush_lsn(pg_dsn, slot) > start, 60, "the slot to move")
         finally:
             worker.stop()
 

@@ -19,8 +19,8 @@ from kconnect.connectors.debezium.postgres.replication.connection import (
     ReplicationConnection,
     publications_option,
 )
-from kconnect.connectors.debezium.postgres.replication.protocol import XLogData, parse_lsn
-from kconnect.testing.debezium import drop_replication
+from kconnect.connectors.debezium.postgres.replication.protocol import XLogData
+from kconnect.testing.debezium import confirmed_flush_lsn, drop_replication
 
 pytestmark = pytest.mark.postgres
 
@@ -58,16 +58,6 @@ def _read_until(repl: ReplicationConnection, tag: bytes, limit_s: float = 20.0) 
     raise AssertionError(
         f"no {tag!r} message within {limit_s} s; got {[m.payload[:1] for m in got]}"
     )
-
-
-def _confirmed_flush(pg_dsn: str, slot: str) -> int:
-    with psycopg.connect(pg_dsn, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = %s",
-            (slot,),
-        ).fetchone()
-    assert row is not None
-    return parse_lsn(row[0])
 
 
 def _execute(pg_dsn: str, *statements: str) -> None:
@@ -124,15 +114,15 @@ def test_the_slot_moves_only_when_acknowledged_and_a_new_stream_resumes_there(
         repl.start(slot, created.consistent_point, _options(publication))
         first = _read_until(repl, b"C")
         _read_until(repl, b"C")
-        assert _confirmed_flush(pg_dsn, slot) == created.consistent_point
+        assert confirmed_flush_lsn(pg_dsn, slot) == created.consistent_point
 
         commit_lsn = first[-1].wal_start  # the end of the first transaction's commit
         repl.acknowledge(commit_lsn)
         repl.acknowledge(created.consistent_point)  # never backwards
         deadline = time.monotonic() + 10
-        while _confirmed_flush(pg_dsn, slot) != commit_lsn and time.monotonic() < deadline:
+        while confirmed_flush_lsn(pg_dsn, slot) != commit_lsn and time.monotonic() < deadline:
             repl.read(0.2)
-        assert _confirmed_flush(pg_dsn, slot) == commit_lsn
+        assert confirmed_flush_lsn(pg_dsn, slot) == commit_lsn
         assert repl.flushed_lsn == commit_lsn
     finally:
         repl.close()

@@ -6,7 +6,7 @@ on the test PostgreSQL, as the side-by-side tests run it on kconnect and on Kafk
 - :func:`postgres_connector_config` -- the connector's config for one table, with a
   replication slot and publication of its own;
 - :func:`drop_replication` -- those slots and publications dropped once their connector is
-  gone.
+  gone; :func:`confirmed_flush_lsn` -- where a slot stands.
 
 Needs psycopg (``kconnect[jdbc]``), imported on first use.
 """
@@ -21,6 +21,7 @@ __all__ = [
     "POSTGRES_CONNECTOR",
     "ROWS",
     "apply_changes",
+    "confirmed_flush_lsn",
     "create_varied_table",
     "drop_replication",
     "postgres_connector_config",
@@ -123,3 +124,19 @@ def drop_replication(pg_dsn: str, slots: Sequence[str], publications: Sequence[s
                 time.sleep(1)
         for publication in publications:
             conn.execute(f"DROP PUBLICATION IF EXISTS {publication}")
+
+
+def confirmed_flush_lsn(pg_dsn: str, slot: str) -> int:
+    """The slot's ``confirmed_flush_lsn`` as an integer (0 when the slot or its position is
+    missing)."""
+    import psycopg
+
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = %s",
+            (slot,),
+        ).fetchone()
+    if row is None or row[0] is None:
+        return 0
+    high, _, low = row[0].partition("/")
+    return (int(high, 16) << 32) | int(low, 16)

@@ -234,9 +234,7 @@ class ChangeEvents:
             name, struct = key_header
             keyed = Headers()
             keyed.add(name, struct, table.key_schema)
-            for header in headers or ():
-                keyed.add(header.key, header.value, header.schema)
-            headers = keyed
+            headers = _copy(headers, keyed)
         return SourceRecord(
             self._partition,
             offset,
@@ -263,10 +261,12 @@ class ChangeEvents:
         )
 
 
-def _copy(headers: Any) -> Headers | None:
+def _copy(headers: Any, out: Headers | None = None) -> Headers | None:
+    """``headers`` copied (after whatever ``out`` already holds); None stays None without ``out``."""
     if headers is None:
-        return None
-    out = Headers()
+        return out
+    if out is None:
+        out = Headers()
     for header in headers:
         out.add(header.key, header.value, header.schema)
     return out

@@ -243,11 +243,15 @@ class PostgresConnectorConfig(AbstractConfig):
                 tuple(m.value for m in SnapshotIsolation),
             )
         )
+        schema_include, schema_exclude = self._exclusive(
+            "schema.include.list", "schema.exclude.list"
+        )
+        table_include, table_exclude = self._exclusive("table.include.list", "table.exclude.list")
         self.table_filter = TableFilter(
-            schema_include=self._exclusive("schema.include.list", "schema.exclude.list")[0],
-            schema_exclude=self._exclusive("schema.include.list", "schema.exclude.list")[1],
-            table_include=self._exclusive("table.include.list", "table.exclude.list")[0],
-            table_exclude=self._exclusive("table.include.list", "table.exclude.list")[1],
+            schema_include=schema_include,
+            schema_exclude=schema_exclude,
+            table_include=table_include,
+            table_exclude=table_exclude,
         )
         self.column_include, self.column_exclude = self._exclusive(
             "column.include.list", "column.exclude.list"

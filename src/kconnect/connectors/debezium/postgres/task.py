@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -127,7 +128,7 @@ class PostgresConnectorTask(SourceTask):
         slot = find_slot(self._general, config.slot_name, config.dbname)
         snapshot = self._wants_snapshot(config.snapshot_mode, offset, slot is not None)
         self._context = RecordContext(config.topic_prefix, "0", str(uuid.uuid4()),
-                                      config.extended_headers, _now_ns)  # fmt: skip
+                                      config.extended_headers, time.time_ns)  # fmt: skip
         self._source = SourceInfo(config.topic_prefix, config.dbname)
         self._heartbeat = Heartbeat(config.heartbeat_topic, config.topic_prefix,
                                     config.heartbeat_interval_s)  # fmt: skip
@@ -338,9 +339,3 @@ class PostgresConnectorTask(SourceTask):
                     log.warning("Could not drop replication slot %s: %s", config.slot_name, e)
             self._general.close()
             self._general = None
-
-
-def _now_ns() -> int:
-    import time
-
-    return time.time_ns()

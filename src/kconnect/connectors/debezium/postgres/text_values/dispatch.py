@@ -1,0 +1,113 @@
+"""Which parser a column gets, from its type name and the connector's value settings."""
+
+from __future__ import annotations
+
+from kconnect.api import Schema
+from kconnect.connectors.debezium.postgres.text_values.arrays import array_parser
+from kconnect.connectors.debezium.postgres.text_values.intervals import interval_value
+from kconnect.connectors.debezium.postgres.text_values.options import TextParser, ValueOptions
+from kconnect.connectors.debezium.postgres.text_values.scalars import (
+    parse_bool,
+    parse_bytea,
+    parse_float4,
+    parse_float8,
+    parse_int,
+    parse_money,
+    parse_numeric,
+)
+from kconnect.connectors.debezium.postgres.text_values.temporal import (
+    parse_date,
+    parse_time,
+    parse_timestamp,
+    parse_timestamptz,
+    parse_timetz,
+)
+
+_STRING_TYPES = frozenset(
+    {
+        "text",
+        "varchar",
+        "bpchar",
+        "char",
+        "name",
+        "citext",
+        "json",
+        "jsonb",
+        "xml",
+        "uuid",
+        "inet",
+        "cidr",
+        "macaddr",
+        "macaddr8",
+        "int4range",
+        "int8range",
+        "numrange",
+        "tsrange",
+        "tstzrange",
+        "daterange",
+        "ltree",
+    }
+)
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+def value_parser(
+    type_name: str,
+    options: ValueOptions | None = None,
+    *,
+    scale: int | None = None,
+    variable_scale: bool = False,
+    schema: Schema | None = None,
+    column: str = "",
+    is_enum: bool = False,
+) -> TextParser | None:
+    """The parser for one column: ``type_name`` is ``pg_type.typname`` of the root type
+    (``int4``, ``_text`` for arrays), ``scale`` the column scale (numeric scale; fraction
+    digits of time types, 6 when undeclared), ``variable_scale`` marks an unconstrained
+    numeric, ``schema`` is the field schema (for VariableScaleDecimal structs; the element
+    schema for arrays). None when Debezium has no mapping for the type (the column is
+    dropped)."""
+    opts = options or ValueOptions()
+    if type_name.startswith("_"):
+        elem = value_parser(
+            type_name[1:],
+            opts,
+            scale=scale,
+            variable_scale=variable_scale,
+            schema=schema,
+            column=column,
+            is_enum=is_enum,
+        )
+        return None if elem is None else array_parser(elem)
+    if is_enum or type_name in _STRING_TYPES:
+        return _identity
+    precision = 6 if scale is None else scale
+    parsers: dict[str, TextParser] = {
+        "bool": parse_bool,
+        "int2": parse_int,
+        "int4": parse_int,
+        "int8": parse_int,
+        "oid": parse_int,
+        "float4": parse_float4,
+        "float8": parse_float8,
+        "numeric": lambda t: parse_numeric(
+            t,
+            opts.decimal_handling_mode,
+            scale,
+            variable_scale=variable_scale,
+            schema=schema,
+            column=column,
+        ),
+        "money": lambda t: parse_money(t, opts.decimal_handling_mode, opts.money_fraction_digits),
+        "bytea": lambda t: parse_bytea(t, opts.binary_handling_mode),
+        "date": lambda t: parse_date(t, opts.time_precision_mode, jdbc=opts.jdbc_snapshot),
+        "time": lambda t: parse_time(t, precision, opts.time_precision_mode),
+        "timestamp": lambda t: parse_timestamp(t, precision, opts.time_precision_mode),
+        "timestamptz": lambda t: parse_timestamptz(t, precision),
+        "timetz": parse_timetz,
+        "interval": lambda t: interval_value(t, opts.interval_handling_mode),
+    }
+    return parsers.get(type_name)

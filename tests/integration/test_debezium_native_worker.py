@@ -1,5 +1,5 @@
 """The native Debezium PostgreSQL connector run by a real kconnect standalone worker on the real
-Kafka and PostgreSQL (by its Python class name: Debezium's class name still runs the jar):
+Kafka and PostgreSQL, by Debezium's class name with no jar anywhere:
 the snapshot and the changes reach the topic; the slot moves only after the worker committed
 the offsets; a worker stopped and started again goes on from its offsets -- nothing delivered
 twice, nothing lost."""
@@ -27,7 +27,6 @@ from kconnect.testing.java_worker import KconnectWorker, eventually, put_connect
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 
-NATIVE = "kconnect.connectors.debezium.postgres.connector.PostgresConnector"
 
 
 def _values(bootstrap: str, topic: str) -> list[Any]:
@@ -67,7 +66,7 @@ def test_snapshot_stream_restart_and_slot(
     prefix = f"native{uuid.uuid4().hex[:6]}"
     slot = f"native_{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}.public.{table}"
-    config = {**postgres_connector_config(pg_dsn, table, prefix, slot), "connector.class": NATIVE}
+    config = postgres_connector_config(pg_dsn, table, prefix, slot)
     props = standalone_props(kafka_bootstrap, tmp_path, "native",
                              settings={"offset.flush.interval.ms": "1000"})  # fmt: skip
     try:

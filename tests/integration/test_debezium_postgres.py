@@ -1,15 +1,18 @@
-"""Debezium's PostgreSQL connector (3.6.1.Final, the real jar from Maven Central) run by kconnect
-beside Kafka Connect 4.1.2 with the same jar, the same connector JSON and the same table.
+"""Debezium's PostgreSQL connector run natively by kconnect (its own implementation, registered
+under Debezium's class name) beside Kafka Connect 4.1.2 running Debezium 3.6.1.Final's jar, with
+the same connector JSON and the same table.
 
 * **Equal topics**: a standalone kconnect worker and a standalone Java worker each run the
   connector on the same table (their own replication slot and publication), routed by
   ``RegexRouter`` to their own topic; snapshot, then inserts, updates and deletes (tombstones
-  included), with Debezium's envelope and with ``ExtractNewRecordState``. Keys, values (schemas
-  included) and header names are equal; timestamps, LSNs and transaction ids are set aside.
-* **Take-over both ways**: a distributed kconnect worker snapshots and streams, is killed with
-  SIGKILL; a Java worker joins the same group and internal topics and goes on streaming from
-  kconnect's offsets (no new snapshot, nothing lost); then kconnect takes it back. Pause,
-  resume and restart on kconnect along the way.
+  included), with Debezium's envelope and with ``ExtractNewRecordState`` (the Java SMT, run by
+  kconnect's plugin host on the native records). Keys, values (schemas included) and header
+  names are equal; timestamps, LSNs and transaction ids are set aside.
+* **Take-over both ways**: a distributed kconnect worker snapshots and streams natively, is
+  killed with SIGKILL; a Java worker joins the same group and internal topics and goes on
+  streaming with the jar from kconnect's offsets (no new snapshot, nothing lost); then kconnect
+  takes it back natively from the jar's offsets. Pause, resume and restart on kconnect along
+  the way.
 """
 
 from __future__ import annotations

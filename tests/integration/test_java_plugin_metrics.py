@@ -448,11 +448,12 @@ def debezium_worker(
     tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
 ) -> Iterator[WorkerProcess]:
     """A standalone kconnect worker whose plugin.path holds Debezium's
-    PostgreSQL connector 3.6.1.Final."""
+    PostgreSQL connector 3.6.1.Final, preferred to the native one (``plugin.java.preferred``)."""
     work = tmp_path_factory.mktemp("debezium")
     plugins = java_plugin_path(work / "plugins")
     props = standalone_props(kafka_bootstrap, work, "kconnect", plugins,
-                             settings={"task.processes": "1"})  # fmt: skip
+                             settings={"task.processes": "1",
+                                       "plugin.java.preferred": "true"})  # the jar  # fmt: skip
     kc = KconnectWorker(props, work)
     with running(kc):
         yield kc

@@ -163,6 +163,7 @@ def test_the_jvm_runs_only_while_needed_and_dies_with_the_worker(
     tmp_path: Path, plugin_path: Path, kafka_bootstrap: str
 ) -> None:
     props = _worker_props(kafka_bootstrap, tmp_path, "kc", plugin_path, free_port())
+    props["plugin.java.preferred"] = "true"  # Debezium's jar, not the native connector
     kc = _kconnect(tmp_path, "kc", props)
     try:
         kc.wait_ready()

@@ -79,3 +79,51 @@ def test_lists_columns_and_keys() -> None:
     assert c.key_columns_of("public.lines") == ["order_id", "line"]
     assert c.key_columns_of("public.other") is None
     assert c.skipped_operations == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("column.mask.with.12.chars", "public.t.card"),
+        ("column.truncate.to.20.chars", "public.t.note"),
+        ("snapshot.locking.mode", "shared"),
+        ("include.unknown.datatypes", "true"),
+        ("topic.transaction", "tx"),
+        ("converters", "boolean"),
+        ("database.sslpassword", "ssl-secret"),
+    ],
+)
+def test_debezium_settings_the_native_connector_does_not_do_are_refused(
+    key: str, value: str
+) -> None:
+    """Debezium's jar would honour these; the native connector names the key and the way out
+    (the jar, through plugin.java.preferred) rather than produce different records."""
+    with pytest.raises(ConfigException) as raised:
+        PostgresConnectorConfig({**BASE, key: value})
+    assert raised.value.config_name == key
+    assert "plugin.java.preferred=true" in str(raised.value)
+    assert "ssl-secret" not in str(raised.value)
+
+
+def test_debezium_defaults_and_tuning_keys_are_accepted() -> None:
+    """A Debezium config at the defaults, with tuning keys and keys Debezium does not know,
+    runs natively."""
+    props = {
+        **BASE,
+        "snapshot.locking.mode": "NONE",
+        "include.unknown.datatypes": "false",
+        "topic.transaction": "transaction",
+        "snapshot.fetch.size": "5000",
+        "slot.max.retries": "3",
+        "some.unknown.key": "x",
+    }
+    assert PostgresConnectorConfig(props).topic_prefix == "srv"
+
+
+def test_validate_reports_a_refused_key_under_its_own_name() -> None:
+    from kconnect.connectors.debezium.postgres.connector import PostgresConnector
+
+    result = PostgresConnector().validate({**BASE, "snapshot.locking.mode": "shared"})
+    errors = {v.name: v.error_messages for v in result.config_values() if v.error_messages}
+    assert list(errors) == ["snapshot.locking.mode"]
+    assert "plugin.java.preferred=true" in errors["snapshot.locking.mode"][0]

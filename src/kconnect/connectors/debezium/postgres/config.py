@@ -17,6 +17,7 @@ from kconnect.connectors.debezium.postgres.catalog import TableFilter
 from kconnect.connectors.debezium.postgres.publication import PublicationMode
 from kconnect.connectors.debezium.postgres.snapshot_reader import SnapshotIsolation
 from kconnect.connectors.debezium.postgres.text_values import ValueOptions
+from kconnect.connectors.debezium.postgres.unsupported import refusal
 
 __all__ = ["CONFIG_DEF", "SNAPSHOT_MODES", "PostgresConnectorConfig"]
 
@@ -190,6 +191,11 @@ class PostgresConnectorConfig(AbstractConfig):
     """The parsed settings (see the module). Raises :class:`ConfigException` naming the key."""
 
     def __init__(self, props: Mapping[str, Any]) -> None:
+        refused = refusal(props)
+        if refused is not None:
+            key, message = refused
+            shown = "[hidden]" if "password" in key else props[key]
+            raise ConfigException(key, shown, message)
         super().__init__(CONFIG_DEF, props)
         self.topic_prefix = self._topic_prefix()
         host = str(self.get("database.hostname"))

@@ -1,9 +1,10 @@
 """``PostgresConnector``: the native Debezium PostgreSQL source connector (one task, as
 Debezium's).
 
-Not registered under ``io.debezium.connector.postgresql.PostgresConnector`` yet (issue 35: that
-name still runs Debezium's jar through the Java plugin host); it is run by its Python name,
-``kconnect.connectors.debezium.postgres.connector.PostgresConnector``.
+Registered under Debezium's class name, ``io.debezium.connector.postgresql.PostgresConnector``:
+a worker runs this one for that name, and Debezium's jar from ``plugin.path`` only with
+``plugin.java.preferred=true``. Settings it does not do are refused by key
+(:mod:`~kconnect.connectors.debezium.postgres.unsupported`), never silently ignored.
 """
 
 from __future__ import annotations
@@ -14,19 +15,21 @@ from kconnect.api import (
     Config,
     ConfigDef,
     ConfigException,
+    ConfigValue,
     ExactlyOnceSupport,
     SourceConnector,
     Task,
 )
 from kconnect.connectors.debezium.postgres.config import CONFIG_DEF, PostgresConnectorConfig
 from kconnect.connectors.debezium.postgres.source_info import DEBEZIUM_VERSION
-from kconnect.connectors.debezium.postgres.task import PostgresConnectorTask
 
 __all__ = ["PostgresConnector"]
 
 
 class PostgresConnector(SourceConnector):
     """Settings checked at start; the task does the work."""
+
+    __kconnect_class_name__ = "io.debezium.connector.postgresql.PostgresConnector"
 
     def __init__(self) -> None:
         self._props: dict[str, str] = {}
@@ -38,6 +41,10 @@ class PostgresConnector(SourceConnector):
         return CONFIG_DEF
 
     def task_class(self) -> type[Task]:
+        # imported when tasks are made: a worker loads every plugin at start-up, and
+        # psycopg and the replication client need not be imported by workers that never run this connector
+        from kconnect.connectors.debezium.postgres.task import PostgresConnectorTask
+
         return PostgresConnectorTask
 
     def start(self, props: Mapping[str, str]) -> None:
@@ -62,6 +69,9 @@ class PostgresConnector(SourceConnector):
             for value in result.config_values():
                 if value.name == name:
                     value.add_error_message(str(e))
+                    break
+            else:  # a Debezium key the native connector does not define (unsupported.py)
+                result.config_values().append(ConfigValue(name, e.config_value, [], [str(e)]))
         return result
 
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:

@@ -80,6 +80,10 @@ log = logging.getLogger(__name__)
 class PostgresConnectorTask(SourceTask):
     """See the module for the lifecycle."""
 
+    # Debezium's task class name in the task configs kconnect writes, so that a Kafka Connect
+    # worker taking the connector over (with the jar) can start its tasks from them
+    __kconnect_class_name__ = "io.debezium.connector.postgresql.PostgresConnectorTask"
+
     def __init__(self) -> None:
         self._stopping = threading.Event()
         self._config: PostgresConnectorConfig | None = None

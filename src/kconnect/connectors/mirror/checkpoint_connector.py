@@ -34,7 +34,6 @@ from kconnect.connectors.mirror.checkpoint_config import (
     MirrorCheckpointConfig,
     checkpoint_config_problems,
 )
-from kconnect.connectors.mirror.checkpoint_task import MirrorCheckpointTask
 from kconnect.connectors.mirror.connector_config import alias_problems
 from kconnect.connectors.mirror.java_order import hash_set_order
 from kconnect.connectors.mirror.offset_validation import validate_source_offsets
@@ -78,6 +77,10 @@ class MirrorCheckpointConnector(SourceConnector):
         return CHECKPOINT_CONFIG_DEF
 
     def task_class(self) -> type[Task]:
+        # imported when tasks are made: a worker loads every plugin at start-up, and
+        # the task need not be imported by workers that never run this connector
+        from kconnect.connectors.mirror.checkpoint_task import MirrorCheckpointTask
+
         return MirrorCheckpointTask
 
     def configure(self, props: Mapping[str, str]) -> MirrorCheckpointConfig:

@@ -64,7 +64,6 @@ from kconnect.connectors.mirror.source_config import (
     SYNC_TOPIC_ACLS_ENABLED,
     MirrorSourceConfig,
 )
-from kconnect.connectors.mirror.source_task import MirrorSourceTask
 
 __all__ = ["MirrorSourceConnector"]
 
@@ -95,6 +94,10 @@ class MirrorSourceConnector(SourceConnector):
         return SOURCE_CONFIG_DEF
 
     def task_class(self) -> type[Task]:
+        # imported when tasks are made: a worker loads every plugin at start-up, and
+        # the task need not be imported by workers that never run this connector
+        from kconnect.connectors.mirror.source_task import MirrorSourceTask
+
         return MirrorSourceTask
 
     # -- lifecycle ------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ from kconnect.connectors.jdbc.sink.sink_config import (
     JdbcSinkConfig,
     validate_sink_config,
 )
-from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
 
 __all__ = ["JdbcSinkConnector"]
 
@@ -39,6 +38,10 @@ class JdbcSinkConnector(SinkConnector):
         self._props = dict(props)
 
     def task_class(self) -> type[Task]:
+        # imported when tasks are made: a worker loads every plugin at start-up, and
+        # the JDBC driver need not be imported by workers that never run this connector
+        from kconnect.connectors.jdbc.sink.sink_task import JdbcSinkTask
+
         return JdbcSinkTask
 
     def task_configs(self, max_tasks: int) -> list[dict[str, str]]:

@@ -24,7 +24,6 @@ from kconnect.connectors.jdbc.source.source_config import (
     MODE_TIMESTAMP_INCREMENTING,
     JdbcSourceConfig,
 )
-from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
 from kconnect.connectors.jdbc.source.table_monitor import TableFilter, TableMonitorThread
 
 __all__ = ["JdbcSourceConnector", "group_partitions"]
@@ -67,6 +66,10 @@ class JdbcSourceConnector(SourceConnector):
         return CONFIG_DEF
 
     def task_class(self) -> type[Task]:
+        # imported when tasks are made: a worker loads every plugin at start-up, and
+        # the JDBC driver need not be imported by workers that never run this connector
+        from kconnect.connectors.jdbc.source.source_task import JdbcSourceTask
+
         return JdbcSourceTask
 
     def validate(self, connector_configs: Mapping[str, str]) -> Config:

@@ -28,7 +28,6 @@ from kconnect.testing.java_worker import KconnectWorker, eventually, put_connect
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.slow]
 
 
-
 def _values(bootstrap: str, topic: str) -> list[Any]:
     """Every record value of a one-partition topic, in order, parsed (None for tombstones)."""
     c = Consumer({"bootstrap.servers": bootstrap, "group.id": "n-" + uuid.uuid4().hex,

@@ -444,19 +444,22 @@ def test_java_plugin_metrics_on_the_worker(worker: WorkerProcess) -> None:
 
 
 @pytest.fixture(scope="module")
-def debezium_worker(
+def debezium_workers(
     tmp_path_factory: pytest.TempPathFactory, kafka_bootstrap: str
-) -> Iterator[WorkerProcess]:
-    """A standalone kconnect worker whose plugin.path holds Debezium's
-    PostgreSQL connector 3.6.1.Final, preferred to the native one (``plugin.java.preferred``)."""
-    work = tmp_path_factory.mktemp("debezium")
-    plugins = java_plugin_path(work / "plugins")
-    props = standalone_props(kafka_bootstrap, work, "kconnect", plugins,
-                             settings={"task.processes": "1",
-                                       "plugin.java.preferred": "true"})  # the jar  # fmt: skip
-    kc = KconnectWorker(props, work)
-    with running(kc):
-        yield kc
+) -> Iterator[dict[str, WorkerProcess]]:
+    """Two standalone kconnect workers whose plugin.path holds Debezium's PostgreSQL connector
+    3.6.1.Final: ``jar`` prefers it to the native one (``plugin.java.preferred``), ``native``
+    runs kconnect's own under the same class name."""
+    workers = {}
+    for kind, preferred in (("jar", "true"), ("native", "false")):
+        work = tmp_path_factory.mktemp(f"debezium-{kind}")
+        plugins = java_plugin_path(work / "plugins")
+        props = standalone_props(kafka_bootstrap, work, "kconnect", plugins,
+                                 settings={"task.processes": "1",
+                                           "plugin.java.preferred": preferred})  # fmt: skip
+        workers[kind] = KconnectWorker(props, work, name=f"kconnect-{kind}")
+    with running(*workers.values()):
+        yield workers
 
 
 def _debezium_sample(samples: Samples, name: str, **labels: str) -> float | None:
@@ -468,20 +471,18 @@ def _debezium_sample(samples: Samples, name: str, **labels: str) -> float | None
     return None
 
 
-@pytest.mark.postgres
-def test_debeziums_streaming_metrics_on_the_worker(
-    debezium_worker: WorkerProcess, pg_dsn: str
-) -> None:
-    """Debezium's PostgreSQL connector, run by kconnect, shows its snapshot and streaming
-    MBeans (``debezium.postgres:type=connector-metrics,context=...,server=<topic.prefix>``) on
-    ``/metrics`` as the JMX exporter names them, and with its task in the JSON metrics."""
+DEBEZIUM_METRIC = "debezium_postgres_connector_metrics_"
+
+
+def _debezium_run(url: str, pg_dsn: str) -> tuple[Samples, dict[str, Any]]:
+    """Debezium's PostgreSQL connector on a fresh 3-row table, snapshot then 2 inserts: the
+    worker's ``/metrics`` once both are seen, and the connector's JSON metrics."""
     import uuid
 
     import psycopg
 
     suffix = uuid.uuid4().hex[:8]
     table, prefix, slot = f"jmx_{suffix}", f"jmxpg{suffix}", f"jmx_{suffix}"
-    url = debezium_worker.url
     with psycopg.connect(pg_dsn, autocommit=True) as db:
         db.execute(f"CREATE TABLE {table} (id INT PRIMARY KEY, note TEXT)")
         db.execute(f"INSERT INTO {table} VALUES (1, 'a'), (2, 'b'), (3, 'c')")
@@ -507,40 +508,37 @@ def test_debeziums_streaming_metrics_on_the_worker(
     answer = httpx.post(f"{url}/connectors", json={"name": name, "config": config}, timeout=120)
     assert answer.status_code == 201, answer.text
     try:
-        metric = "debezium_postgres_connector_metrics_"
         snapshot = {"context": "snapshot", "server": prefix}
         streaming = {"context": "streaming", "server": prefix}
 
         def snapshotted() -> Samples:
             s, _ = _scrape(url)
-            done = _debezium_sample(s, metric + "SnapshotCompleted", **snapshot)
+            done = _debezium_sample(s, DEBEZIUM_METRIC + "SnapshotCompleted", **snapshot)
             return s if done == 1.0 else {}
 
         samples = eventually(snapshotted, 180, "Debezium's snapshot metrics")
-        rows = _debezium_sample(samples, metric + "RowsScanned", **snapshot, key=f"public.{table}")
+        rows = _debezium_sample(
+            samples, DEBEZIUM_METRIC + "RowsScanned", **snapshot, key=f"public.{table}"
+        )
         assert rows == 3
         with psycopg.connect(pg_dsn, autocommit=True) as db:
             db.execute(f"INSERT INTO {table} VALUES (4, 'd'), (5, 'e')")
 
         def streamed() -> Samples:
             s, _ = _scrape(url)
-            seen = _debezium_sample(s, metric + "TotalNumberOfEventsSeen", **streaming)
+            seen = _debezium_sample(s, DEBEZIUM_METRIC + "TotalNumberOfEventsSeen", **streaming)
             return s if seen is not None and seen >= 2 else {}
 
         samples = eventually(streamed, 120, "Debezium's streaming metrics")
-        assert _debezium_sample(samples, metric + "Connected", **streaming) == 1.0
-        assert (
-            _debezium_sample(samples, metric + "MilliSecondsBehindSource", **streaming) is not None
-        )
-
         body = httpx.get(f"{url}/connectors/{name}/metrics", timeout=30).json()
-        beans = {
-            group: values
-            for task in body["tasks"]
-            for group, values in task["metrics"].items()
-            if group.startswith("debezium.postgres:type=connector-metrics,context=streaming")
-        }
-        assert [values["Connected"] for values in beans.values()] == [True], body
+        # the run's own names set aside: its server (topic.prefix) and table
+        return {
+            (n, tuple((k, "<table>" if k == "key" else v) for k, v in labels if k != "server")): (
+                value
+            )
+            for (n, labels), value in samples.items()
+            if n.startswith(DEBEZIUM_METRIC) and ("server", prefix) in labels
+        }, body
     finally:
         httpx.delete(f"{url}/connectors/{name}", timeout=60)
         with psycopg.connect(pg_dsn, autocommit=True) as db:
@@ -561,3 +559,35 @@ def test_debeziums_streaming_metrics_on_the_worker(
             )
             db.execute(f"DROP PUBLICATION IF EXISTS jmx_pub_{suffix}")
             db.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+@pytest.mark.postgres
+def test_debeziums_metrics_native_as_from_the_jar(
+    debezium_workers: dict[str, WorkerProcess], pg_dsn: str
+) -> None:
+    """Debezium's PostgreSQL connector shows its snapshot and streaming MBeans
+    (``debezium.postgres:type=connector-metrics,context=...,server=<topic.prefix>``) on
+    ``/metrics`` as the JMX exporter names them -- run from the jar by kconnect's plugin host,
+    and run natively: the same names, and the same values where the run decides them."""
+    runs = {kind: _debezium_run(w.url, pg_dsn) for kind, w in debezium_workers.items()}
+    (jar, jar_body), (native, native_body) = runs["jar"], runs["native"]
+    for samples in (jar, native):
+        assert samples[(DEBEZIUM_METRIC + "Connected", (("context", "streaming"),))] == 1.0
+        assert (DEBEZIUM_METRIC + "MilliSecondsBehindSource", (("context", "streaming"),)) in (
+            samples
+        )
+    for body in (jar_body, native_body):  # the connector's JSON metrics show the bean too
+        beans = {
+            group: values
+            for task in body["tasks"]
+            for group, values in task["metrics"].items()
+            if group.startswith("debezium.postgres:type=connector-metrics,context=streaming")
+        }
+        assert [bool(values["Connected"]) for values in beans.values()] == [True], body
+    missing = sorted(set(jar) - set(native))
+    assert not missing, f"the jar shows, the native connector does not: {missing}"
+    # what the run decides, not the clock: counts, states, capacities
+    timing = ("MilliSeconds", "DurationInSeconds")
+    decided = {k: v for k, v in jar.items() if not any(t in k[0] for t in timing)}
+    differ = {k: (v, native[k]) for k, v in decided.items() if native[k] != v}
+    assert not differ, f"(jar, native): {differ}"

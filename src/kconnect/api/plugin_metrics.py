@@ -168,3 +168,19 @@ class DomainMetrics(ABC):
     ) -> PluginSensor:
         """A sensor feeding ``metrics``, each named ``domain:type=group,<tags...>`` /
         ``metric.name``. Registering a name again replaces the earlier metric."""
+
+    def gauge(
+        self,
+        group: str,
+        tags: Mapping[str, str],
+        name: str,
+        provider: MetricValueProvider,
+        *,
+        description: str = "",
+        domain: str = CONNECT_DOMAIN,
+    ) -> None:
+        """Serve ``provider()`` (read at each measurement: cheap, thread-safe) as metric
+        ``name`` of ``domain:type=group,<tags...>`` -- a JMX bean's attribute read when asked
+        (``MilliSecondsSinceLastEvent``). Registering a name again replaces the earlier
+        metric. An implementation that keeps no gauges raises NotImplementedError."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no gauges")

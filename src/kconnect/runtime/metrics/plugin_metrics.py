@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
+from kconnect.api.metrics_sources import MetricOwner
 from kconnect.api.plugin_metrics import (
     CONNECT_DOMAIN,
     DomainMetrics,
@@ -101,11 +102,20 @@ class _RegistrySensor(PluginSensor):
 
 class RegistryDomainMetrics(DomainMetrics):
     """The :class:`DomainMetrics` of one task: every group it makes is handed to ``on_group``
-    (the task's bundle, which closes it with the task)."""
+    (the task's bundle, which closes it with the task). With ``task_id``, its gauges also show
+    in that task's ``GET /connectors/{name}/metrics``, grouped by the JMX object name
+    (``debezium.postgres:type=connector-metrics,context=streaming,server=pg``) as a Java
+    plugin's MBean does."""
 
-    def __init__(self, registry: MetricsRegistry, on_group: Callable[[MetricGroup], None]) -> None:
+    def __init__(
+        self,
+        registry: MetricsRegistry,
+        on_group: Callable[[MetricGroup], None],
+        task_id: ConnectorTaskId | None = None,
+    ) -> None:
         self._registry = registry
         self._on_group = on_group
+        self._task_id = task_id
 
     def sensor(
         self,
@@ -122,6 +132,26 @@ class RegistryDomainMetrics(DomainMetrics):
             *((m.name, m.description, _STATS[m.stat]()) for m in metrics),
         )
         return _RegistrySensor(self._registry, sensor, domain, g.adopt)
+
+    def gauge(
+        self,
+        group: str,
+        tags: Mapping[str, str],
+        name: str,
+        provider: MetricValueProvider,
+        *,
+        description: str = "",
+        domain: str = CONNECT_DOMAIN,
+    ) -> None:
+        g = MetricGroup(self._registry, group, tags, domain)
+        self._on_group(g)
+        owner = None
+        if self._task_id is not None:  # shown in the task's JSON metrics, under the bean's name
+            bean = f"{domain}:type={group}" + "".join(f",{k}={v}" for k, v in g.tags)
+            owner = MetricOwner(self._task_id.connector, self._task_id.task, bean, name)
+        metric = RegistryName(name, group, g.tags, description or name, domain, owner)
+        self._registry.add_gauge(metric, provider)
+        g.adopt(metric)
 
 
 class RegistryPluginMetrics(PluginMetrics):

@@ -362,7 +362,7 @@ class TaskMetricsBundle:
     def domain_metrics(self) -> RegistryDomainMetrics:
         """Where the task registers metrics under names of its own
         (``context.domain_metrics()``); closed with the bundle."""
-        return RegistryDomainMetrics(self.registry, self.plugin_groups.append)
+        return RegistryDomainMetrics(self.registry, self.plugin_groups.append, self._task_id)
 
     def plugin_metrics(self, **plugin: str) -> RegistryPluginMetrics:
         """KIP-877 ``PluginMetrics`` of the task (no arguments: ``context.plugin_metrics()``)

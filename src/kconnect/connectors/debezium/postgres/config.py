@@ -293,7 +293,8 @@ class PostgresConnectorConfig(AbstractConfig):
                                       "not supported by the native connector yet; run "
                                       "Debezium's jar (plugin.java.preferred=true) for it")  # fmt: skip
         self.max_batch_size = self._positive("max.batch.size")
-        if self._int("max.queue.size") <= self.max_batch_size:
+        self.max_queue_size = self._int("max.queue.size")
+        if self.max_queue_size <= self.max_batch_size:
             raise ConfigException("max.queue.size", self.get("max.queue.size"),
                                   "Must be larger than the maximum batch size")  # fmt: skip
         self.poll_interval_s = self._positive("poll.interval.ms") / 1000.0

@@ -10,7 +10,7 @@ Lifecycle: :func:`begin_snapshot` on a fresh connection (not in autocommit mode)
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +92,7 @@ def snapshot_position(conn: Any, slot_point: int | None) -> SnapshotPosition:
 
 def read_rows(
     conn: Any, table: Table, columns: Sequence[str] | None = None
-) -> Iterator[tuple[str | None, ...]]:
+) -> Generator[tuple[str | None, ...], None, None]:
     """``table``'s rows in the snapshot, each a tuple of the ``columns``' text (None for NULL;
     all columns, in table order, by default)."""
     names = [c.name for c in table.columns] if columns is None else list(columns)

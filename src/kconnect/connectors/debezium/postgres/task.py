@@ -35,6 +35,7 @@ from typing import Any
 
 from kconnect.api import ConnectException, RecordMetadata, SourceRecord, SourceTask
 from kconnect.connectors.debezium.common.heartbeat import Heartbeat
+from kconnect.connectors.debezium.common.metrics import DebeziumMetrics, context_metrics
 from kconnect.connectors.debezium.postgres.catalog import captured_tables, read_table
 from kconnect.connectors.debezium.postgres.change_events import ChangeEvents
 from kconnect.connectors.debezium.postgres.config import PostgresConnectorConfig
@@ -59,6 +60,7 @@ from kconnect.connectors.debezium.postgres.replication.pgoutput import (
     Relation,
     decode,
 )
+from kconnect.connectors.debezium.postgres.replication.protocol import pg_time_to_epoch_us
 from kconnect.connectors.debezium.postgres.snapshot import (
     RecordContext,
     snapshot_records,
@@ -105,6 +107,7 @@ class PostgresConnectorTask(SourceTask):
         self._tables: list[TableId] = []
         self._context: RecordContext | None = None
         self._source: SourceInfo | None = None
+        self._metrics: DebeziumMetrics | None = None
 
     def version(self) -> str:
         return DEBEZIUM_VERSION
@@ -131,6 +134,12 @@ class PostgresConnectorTask(SourceTask):
         offset = load_offset(stored) if stored else None
         slot = find_slot(self._general, config.slot_name, config.dbname)
         snapshot = self._wants_snapshot(config.snapshot_mode, offset, slot is not None)
+        metrics = self._metrics = DebeziumMetrics(
+            context_metrics(self.context), "postgres", config.topic_prefix,
+            queue_capacity=config.max_queue_size,
+        )  # fmt: skip
+        if not snapshot:
+            metrics.snapshot_not_taken()
         self._context = RecordContext(config.topic_prefix, "0", str(uuid.uuid4()),
                                       config.extended_headers, time.time_ns)  # fmt: skip
         self._source = SourceInfo(config.topic_prefix, config.dbname)
@@ -186,8 +195,22 @@ class PostgresConnectorTask(SourceTask):
         position = snapshot_position(conn, slot_point)
         options = snapshot_value_options(config.value_options)
         schemas = [self._schema(read_table(conn, t), options) for t in self._tables]
-        yield from snapshot_records(schemas, lambda ts: read_rows(conn, ts.table), self._source,
-                                    position, self._context)  # fmt: skip
+        metrics = self._metrics
+        assert metrics is not None
+        metrics.snapshot_started(str(t) for t in self._tables)
+
+        def rows(ts: TableSchema) -> Iterator[Any]:
+            name, reader = str(ts.table.id), read_rows(conn, ts.table)
+            try:
+                for row in reader:
+                    metrics.rows_scanned(name, 1)
+                    yield row
+            finally:  # closed mid-table (a stop, a failure): its COPY ends now
+                reader.close()
+            metrics.table_done()
+
+        yield from snapshot_records(schemas, rows, self._source, position, self._context)
+        metrics.snapshot_ended(completed=True)
         conn.rollback()
         conn.close()
         self._snapshot_conn = None
@@ -217,9 +240,12 @@ class PostgresConnectorTask(SourceTask):
             for record in self._snapshot:
                 batch.append(record)
                 if len(batch) >= config.max_batch_size:
-                    return batch
-            self._snapshot = None
+                    break
+            else:
+                self._snapshot = None
             if batch:
+                assert self._metrics is not None
+                self._metrics.snapshot.seen("r" for _ in batch)
                 return batch
         if config.snapshot_mode == "initial_only":
             self._stopping.wait(config.poll_interval_s)
@@ -241,6 +267,8 @@ class PostgresConnectorTask(SourceTask):
                    "publication_names": publications_option([config.publication_name])}  # fmt: skip
         repl.start(config.slot_name, self._stream_from, options)
         self._streaming = True
+        if self._metrics is not None:
+            self._metrics.streaming_connected(True)
 
     def _describe(self, relation: Relation) -> TableSchema | None:
         table_id = TableId(relation.namespace, relation.name)
@@ -254,7 +282,9 @@ class PostgresConnectorTask(SourceTask):
 
     def _stream_batch(self) -> list[SourceRecord] | None:
         config, repl, changes = self._config, self._repl, self._changes
+        metrics = self._metrics
         assert config is not None and repl is not None and changes is not None
+        assert metrics is not None
         if self._committed is not None and self._committed != self._flushed:
             repl.acknowledge(self._committed)
             self._flushed = self._committed
@@ -266,8 +296,14 @@ class PostgresConnectorTask(SourceTask):
             decoded = decode(message.payload)
             if self._already_delivered(message.wal_start, decoded):
                 continue
-            batch.extend(changes.on_message(message.wal_start, decoded))
+            records = changes.on_message(message.wal_start, decoded)
+            if records:
+                metrics.streaming.seen(_op(r) for r in records)
+                batch.extend(records)
             if isinstance(decoded, Commit):
+                metrics.streaming_transaction_committed(
+                    pg_time_to_epoch_us(decoded.commit_time_us) // 1000
+                )
                 self._maybe_heartbeat(batch)
         if not batch:
             self._maybe_heartbeat(batch)
@@ -325,7 +361,11 @@ class PostgresConnectorTask(SourceTask):
             self._close()
 
     def _close(self) -> None:
-        config = self._config
+        config, metrics = self._config, self._metrics
+        if metrics is not None:
+            if metrics.snapshot_running:
+                metrics.snapshot_ended(completed=False)
+            metrics.streaming_connected(False)
         for closing in (self._repl, self._snapshot_conn):
             if closing is not None:
                 try:
@@ -343,3 +383,9 @@ class PostgresConnectorTask(SourceTask):
                     log.warning("Could not drop replication slot %s: %s", config.slot_name, e)
             self._general.close()
             self._general = None
+
+
+def _op(record: SourceRecord) -> str | None:
+    """A change event's ``op`` (None for a tombstone)."""
+    value = record.value
+    return None if value is None else value.get("op")

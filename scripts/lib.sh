@@ -54,7 +54,11 @@ kc_install_native() {
   fi
   kc_say "Building the native hot path (pip install ./native: cargo build --release, 1-2 min)"
   local started=$SECONDS
-  if ! KCONNECT_NATIVE_BUILD="$stamp" PIP_BREAK_SYSTEM_PACKAGES=1 "$PY" -m pip install -q "$KC_ROOT/native"; then
+  # cargo's target directory is kept in KCONNECT_HOME (per Python): a rebuild, in another clone
+  # too, compiles native/'s own crate and not its dependencies again
+  local target="${KCONNECT_HOME:-$HOME/.kconnect}/cargo-target/$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+  if ! CARGO_TARGET_DIR="$target" KCONNECT_NATIVE_BUILD="$stamp" PIP_BREAK_SYSTEM_PACKAGES=1 \
+       "$PY" -m pip install -q "$KC_ROOT/native"; then
     # CI must build it; elsewhere (scripts/demo on a new machine) kconnect still runs.
     if [[ "${CI:-}" == true ]]; then
       echo "building native/ failed" >&2

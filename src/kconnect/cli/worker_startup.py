@@ -77,12 +77,22 @@ def add_worker_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+#: Loggers a worker starts with an explicit level, as Kafka's connect-log4j2 config ships
+#: ``org.reflections`` at ERROR. psycopg gives its logger WARN itself when first imported; set
+#: here, ``GET /admin/loggers`` lists it whether or not a task has imported psycopg yet.
+DEFAULT_LOGGER_LEVELS = {"psycopg": logging.WARNING}
+
+
 def configure_logging(level: str) -> None:
     from kconnect.runtime.common.loggers import LOG_FORMAT, python_level
 
     logging.basicConfig(
         level=python_level(level) or logging.INFO, format=LOG_FORMAT, stream=sys.stderr
     )
+    for name, default in DEFAULT_LOGGER_LEVELS.items():
+        logger = logging.getLogger(name)
+        if logger.level == logging.NOTSET:
+            logger.setLevel(default)
 
 
 def load_worker_props(path: str) -> dict[str, str]:

@@ -41,6 +41,7 @@ __all__ = [
     "DISTRIBUTED",
     "LOG4J_VERSION",
     "STANDALONE",
+    "TEST_JVM_OPTIONS",
     "HarnessProcess",
     "classpath",
     "compile_harness",
@@ -117,6 +118,13 @@ def classpath(artifacts: Sequence[str]) -> list[Path]:
     return maven.resolve_classpath(list(artifacts))
 
 
+#: JVM options of every JVM a test starts here (reference workers, harnesses): its answers,
+#: not its speed, are what a test compares, and the JIT's top tier and the parallel collector
+#: doubled the CPU a Kafka Connect worker took to start (16 -> 8.5 CPU-s measured on the 2-core
+#: CI machine), on a suite that is CPU-bound. Benchmarks (bench/) start their JVMs otherwise.
+TEST_JVM_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
+
+
 def java_command(
     main_class: str,
     args: Sequence[str | Path] = (),
@@ -130,7 +138,8 @@ def java_command(
     ``classes`` (directories of compiled classes) before the jars of ``artifacts``; ``heap``
     sets ``-Xmx``; ``options`` are further JVM options (``-D...``).
 
-    ``main_class`` may also be a ``.java`` source file, which Java 11+ compiles and runs.
+    Every JVM gets :data:`TEST_JVM_OPTIONS` before ``options``. ``main_class`` may also be a
+    ``.java`` source file, which Java 11+ compiles and runs.
     Skips the calling test without Java (fails it under CI).
     """
     from kconnect.local import maven
@@ -139,6 +148,7 @@ def java_command(
     return [
         maven.require_java(),
         *([f"-Xmx{heap}"] if heap else []),
+        *TEST_JVM_OPTIONS,
         *options,
         "-cp",
         os.pathsep.join([*map(str, classes), *map(str, jars)]),

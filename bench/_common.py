@@ -555,8 +555,9 @@ def print_runs(
     rounds: Sequence[Mapping[str, WorkerRun]], runtimes: Sequence[str], label: str
 ) -> None:
     """The table of each runtime's medians over ``rounds`` (each maps runtime -> its run),
-    then, with both runtimes, the kconnect/Java ratios in a row named ``label`` (medians of
-    the per-round ratios, and their range when there are several rounds)."""
+    then, with Java among them, every other runtime's ratios to Java in a row named ``label``
+    (``label (runtime)`` when there are several): medians of the per-round ratios, and their
+    range when there are several rounds."""
     runs = {rt: [r[rt] for r in rounds] for rt in runtimes}
     print(
         table(
@@ -585,22 +586,32 @@ def print_runs(
             ],
         )
     )
-    if set(runtimes) != {"kconnect", "java"}:
+    others = [rt for rt in runtimes if rt != "java"]
+    if "java" not in runtimes or not others:
         return
-    pairs = list(zip(runs["kconnect"], runs["java"], strict=True))
-    ratios = {
-        "throughput": [k.rate / j.rate for k, j in pairs],
-        "CPU-µs/rec": [k.cpu_us / j.cpu_us for k, j in pairs],
-        "peak RSS": [k.peak_rss / j.peak_rss for k, j in pairs],
-        "startup": [k.startup_s / j.startup_s for k, j in pairs],
-    }
-    head = ["pipeline", *(f"{name} kconnect/java" for name in ratios)]
-    row: list[object] = [label, *(median(v) for v in ratios.values())]
+    head = ["pipeline", *(f"{name} {{rt}}/java" for name in RATIOS)]
     if len(rounds) > 1:
         head += ["throughput per round", "CPU-µs/rec per round", "peak RSS per round"]
-        row += [_range(ratios[k]) for k in ("throughput", "CPU-µs/rec", "peak RSS")]
+    rows: list[list[object]] = []
+    for rt in others:
+        pairs = list(zip(runs[rt], runs["java"], strict=True))
+        ratios = {
+            "throughput": [k.rate / j.rate for k, j in pairs],
+            "CPU-µs/rec": [k.cpu_us / j.cpu_us for k, j in pairs],
+            "peak RSS": [k.peak_rss / j.peak_rss for k, j in pairs],
+            "startup": [k.startup_s / j.startup_s for k, j in pairs],
+        }
+        row: list[object] = [label if len(others) == 1 else f"{label} ({rt})"]
+        row += [median(v) for v in ratios.values()]
+        if len(rounds) > 1:
+            row += [_range(ratios[k]) for k in ("throughput", "CPU-µs/rec", "peak RSS")]
+        rows.append(row)
+    name = others[0] if len(others) == 1 else "runtime"
     print()
-    print(table(head, [row]))
+    print(table([h.replace("{rt}", name) for h in head], rows))
+
+
+RATIOS = ("throughput", "CPU-µs/rec", "peak RSS", "startup")
 
 
 def around_difference(a: bytes, b: bytes, width: int = 200) -> tuple[str, str, int]:

@@ -35,7 +35,6 @@ update it before each record and call :meth:`SourceInfo.struct`.
 from __future__ import annotations
 
 import enum
-import json
 import time
 from collections.abc import Callable
 
@@ -135,13 +134,10 @@ SOURCE_SCHEMA = source_schema()
 def sequence_text(last_commit_lsn: int | None, lsn: int | None) -> str:
     """``source.sequence``: the JSON array of the last commit LSN and this LSN as decimal
     strings, JSON ``null`` where unknown, no spaces (``["100","200"]``, ``[null,"23456"]``)."""
-    return json.dumps(
-        [
-            None if last_commit_lsn is None else str(last_commit_lsn),
-            None if lsn is None else str(lsn),
-        ],
-        separators=(",", ":"),
-    )
+    # decimal strings need no JSON escaping: the text json.dumps would write, without it
+    first = "null" if last_commit_lsn is None else f'"{last_commit_lsn}"'
+    second = "null" if lsn is None else f'"{lsn}"'
+    return f"[{first},{second}]"
 
 
 class SourceInfo:

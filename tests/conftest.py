@@ -25,6 +25,17 @@ from kconnect.testing.fixtures import (  # noqa: F401  (fixtures are found by na
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     mark_service_tests(items)
+    _long_modules_first(items)
+
+
+def _long_modules_first(items: list[pytest.Item]) -> None:
+    """Modules holding a ``slow`` test first, each module's tests kept together and in order.
+
+    ``scripts/test`` hands whole modules to its pytest processes (``--dist loadfile``) in this
+    order, one at a time as they finish: long modules first and the many short ones last keeps
+    a process from running the last long module alone while the other has nothing left."""
+    long_modules = {item.module for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.module not in long_modules)
 
 
 @pytest.fixture(autouse=True)

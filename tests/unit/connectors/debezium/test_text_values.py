@@ -195,6 +195,25 @@ def test_timestamptz() -> None:
     assert tv.parse_timestamptz("2020-04-01 13:51:02+02") == "2020-04-01T11:51:02.000000Z"
 
 
+def test_timestamptz_in_utc_reads_as_the_same_instant_at_another_offset() -> None:
+    # a UTC text of a four-digit year is rewritten without arithmetic: it must give what the
+    # general path gives for the same instant written at +01
+    import random
+
+    rng = random.Random(35)
+    for _ in range(3000):
+        at = dt.datetime(1, 1, 2) + dt.timedelta(seconds=rng.randrange(3_155_000_000 * 100))
+        digits = str(rng.randrange(1_000_000)).rjust(6, "0")[: rng.randint(0, 6)].rstrip("0")
+        fraction = "." + digits if digits else ""
+        shifted = at + dt.timedelta(hours=1)
+        utc = f"{at:%Y-%m-%d %H:%M:%S}{fraction}+00"
+        plus_one = f"{shifted:%Y-%m-%d %H:%M:%S}{fraction}+01"
+        if at.year < 1000 or shifted.year < 1000 or shifted.year > 9999:
+            continue  # %Y is not zero-padded on every platform
+        for width in (None, 0, 1, 3, 6, 9, 10):
+            assert tv.parse_timestamptz(utc, width) == tv.parse_timestamptz(plus_one, width)
+
+
 def test_timestamptz_offsets_and_widths() -> None:
     assert tv.parse_timestamptz("2016-11-04 00:30:00-05:30") == "2016-11-04T06:00:00.000000Z"
     assert tv.parse_timestamptz("2016-11-04 00:30:00+05:30") == "2016-11-03T19:00:00.000000Z"

@@ -85,6 +85,8 @@ class ChangeEvents:
         self._tombstones = tombstones_on_delete
         self._tables: dict[int, TableSchema | None] = {}
         self._partition = source_partition(context.prefix)
+        # made once, duplicated for each record (its entries are immutable and shared)
+        self._headers = context_headers(context)
         self._xid: int | None = None
         self._commit_us = 0
         self.lsn_commit = lsn_commit
@@ -229,7 +231,7 @@ class ChangeEvents:
         offset = streaming_offset(
             lsn, lsn, self.lsn_commit, self._xid, self._commit_us, message_type
         )
-        headers = context_headers(self._context)
+        headers = None if self._headers is None else self._headers.duplicate()
         if key_header is not None:
             name, struct = key_header
             keyed = Headers()

@@ -15,12 +15,13 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from kconnect.api import Headers, SourceRecord
+from kconnect.api import Headers, SourceRecord, Struct
 from kconnect.connectors.debezium.common import envelope
 from kconnect.connectors.debezium.postgres.offsets import snapshot_offset, source_partition
 from kconnect.connectors.debezium.postgres.snapshot_reader import SnapshotPosition
 from kconnect.connectors.debezium.postgres.source_info import (
     CONNECTOR,
+    SOURCE_SCHEMA,
     SnapshotRecord,
     SourceInfo,
     snapshot_marker,
@@ -79,6 +80,7 @@ def snapshot_records(
     source.timestamp_ns = position.started_us * 1000
     source.tx_id = position.tx_id
     source.lsn = position.lsn
+    shared = _Shared(position, context)
     pending: tuple[TableSchema, Row, SnapshotRecord] | None = None
     last_table = len(tables) - 1
     for t, table in enumerate(tables):
@@ -90,7 +92,7 @@ def snapshot_records(
                 following = next(it, None)
                 marker = snapshot_marker(t == 0, t == last_table, first, following is None)
                 if pending is not None:
-                    yield _record(*pending, source, position, context, partition, last=False)
+                    yield _record(*pending, source, shared, context, partition, last=False)
                 pending = (table, row, marker)
                 row, first = following, False
         finally:  # a reader left mid-table (a failure, a stop) ends its query now
@@ -98,8 +100,38 @@ def snapshot_records(
             if close is not None:
                 close()
     if pending is not None:
-        yield _record(pending[0], pending[1], SnapshotRecord.LAST, source, position, context,
+        yield _record(pending[0], pending[1], SnapshotRecord.LAST, source, shared, context,
                       partition, last=True)  # fmt: skip
+
+
+class _Shared:
+    """What a snapshot's records have in common, made once: the offset of every record but
+    the last, the context headers, and the ``source`` block's values per table and marker
+    (and per time, transaction and LSNs, which do not change during a snapshot). Each record gets its own copy
+    of each, so that no SMT or sink changing one changes another."""
+
+    __slots__ = ("_offset", "_position", "_sources", "headers")
+
+    def __init__(self, position: SnapshotPosition, context: RecordContext) -> None:
+        self._position = position
+        self._offset = snapshot_offset(position.lsn, position.tx_id, position.started_us)
+        self.headers = context_headers(context)
+        self._sources: dict[tuple[object, ...], list[object]] = {}
+
+    def source(self, source: SourceInfo) -> Struct:
+        key = (source.snapshot, source.schema_name, source.table_name, source.timestamp_ns,
+               source.tx_id, source.lsn, source.last_commit_lsn, source.xmin, source.origin,
+               source.origin_lsn)  # fmt: skip
+        values = self._sources.get(key)
+        if values is None:
+            values = self._sources[key] = source.values()
+        return Struct.trusted(SOURCE_SCHEMA, values.copy())
+
+    def offset(self, *, last: bool) -> dict[str, object]:
+        if not last:
+            return dict(self._offset)
+        p = self._position
+        return snapshot_offset(p.lsn, p.tx_id, p.started_us, last=True)
 
 
 def _record(
@@ -107,7 +139,7 @@ def _record(
     row: Row,
     marker: SnapshotRecord,
     source: SourceInfo,
-    position: SnapshotPosition,
+    shared: _Shared,
     context: RecordContext,
     partition: dict[str, str],
     *,
@@ -117,17 +149,16 @@ def _record(
     source.schema_name = table.table.id.schema
     source.table_name = table.table.id.table
     value = envelope.read(
-        table.envelope_schema, table.value(row), source.struct(), context.clock_ns()
+        table.envelope_schema, table.value(row), shared.source(source), context.clock_ns()
     )
-    offset = snapshot_offset(position.lsn, position.tx_id, position.started_us, last=last)
     return SourceRecord(
         partition,
-        offset,
+        shared.offset(last=last),
         table.topic,
         None,
         table.key_schema,
         table.key(row),
         table.envelope_schema,
         value,
-        headers=context_headers(context),
+        headers=None if shared.headers is None else shared.headers.duplicate(),
     )

@@ -187,6 +187,10 @@ class SourceInfo:
 
     def struct(self) -> Struct:
         """The ``source`` struct for the current values (``PostgresSourceInfoStructMaker``)."""
+        return Struct.trusted(SOURCE_SCHEMA, self.values())
+
+    def values(self) -> list[object]:
+        """The ``source`` struct's values for the current values, in field order."""
         ts = self.timestamp_ns if self.timestamp_ns is not None else self.clock_ns()
         values: list[object] = [
             DEBEZIUM_VERSION,
@@ -210,4 +214,4 @@ class SourceInfo:
             values[11] = self.tx_id
             values[12] = self.lsn
             values[13] = self.xmin
-        return Struct.trusted(SOURCE_SCHEMA, values)
+        return values

@@ -154,6 +154,19 @@ def parse_timestamptz(text: str, fractional_width: int | None = 6) -> str:
     """timestamptz as a ``ZonedTimestamp`` string in UTC with ``fractional_width`` (the column
     scale) fraction digits: ``2016-11-04 13:51:30.123456+02`` →
     ``2016-11-04T11:51:30.123456Z``; ``infinity`` / ``-infinity`` pass through."""
+    if (
+        text.endswith("+00")
+        and fractional_width is not None
+        and 0 < fractional_width <= 9
+        and len(text) >= 22
+        and text[4] == "-"
+        and text[10] == " "
+        and text[19] in ".+"
+    ):
+        # already UTC, a four-digit year of our era (what a session in UTC reads): the same
+        # instant rewritten, fraction digits padded or cut to the width
+        digits = text[20:-3] if text[19] == "." else ""
+        return f"{text[:10]}T{text[11:19]}.{(digits + '000000000')[:fractional_width]}Z"
     if text in ("infinity", "-infinity"):
         return text
     m = _TSTZ_RE.fullmatch(text)

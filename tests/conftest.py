@@ -31,9 +31,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _long_modules_first(items: list[pytest.Item]) -> None:
     """Modules holding a ``slow`` test first, each module's tests kept together and in order.
 
-    ``scripts/test`` hands whole modules to its pytest processes (``--dist loadfile``) in this
-    order, one at a time as they finish: long modules first and the many short ones last keeps
-    a process from running the last long module alone while the other has nothing left."""
+    ``scripts/test`` hands whole modules to its pytest processes in this order
+    (``--dist loadfile --no-loadscope-reorder``), one at a time as they finish: long modules
+    first and the many short ones last keeps a process from running the last long module
+    alone while the other has nothing left. (Without ``--no-loadscope-reorder`` xdist hands
+    out the modules holding the most tests first, whatever this order.)"""
     long_modules = {item.module for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.module not in long_modules)
 

@@ -329,7 +329,10 @@ def test_a_worker_logs_java_lines_and_follows_admin_loggers(
         eventually(lambda: lines("] INFO [logsrc|task-0] info poll 1 (test.log.LoggingTask)"),
                    120, "the task's INFO line")  # fmt: skip
         assert lines("INFO [logsrc|worker] connector starting for topic")
-        (error,) = lines("ERROR [logsrc|task-0] error poll 1 (test.log.LoggingTask)")
+        # the same poll's ERROR line (and its trace) may reach the log a moment after its INFO
+        error_line = "ERROR [logsrc|task-0] error poll 1 (test.log.LoggingTask)"
+        eventually(lambda: lines("Caused by: java.io.IOException: disk full"), 30, "the trace")
+        (error,) = lines(error_line)
         log_text = worker.log()
         after = log_text[log_text.index(error) + len(error) :].lstrip("\n").splitlines()
         assert after[0] == "java.lang.IllegalStateException: boom"

@@ -58,11 +58,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import WorkerRun, print_runs, run_standalone
 
+from kconnect.testing.debezium import without_run_fields
+
 JSON = "org.apache.kafka.connect.json.JsonConverter"
-POSTGRES = "io.debezium.connector.postgresql.PostgresConnector"
 BATCH_ROWS = 10_000
-_RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns")
-_SOURCE_RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns", "txId", "lsn", "xmin", "sequence")
 #: Worker properties of each runtime besides the broker and the converters (the jar's
 #: runtimes also get the ``plugin.path``; the native one only for ``--unwrap``'s Java SMT,
 #: else it runs without a JVM at all).
@@ -131,24 +130,13 @@ def _fill(dsn: str, table: str, rows: int, say: Callable[[str], None]) -> None:
 def _connector(
     dsn: str, name: str, table: str, slot: str, extra: Mapping[str, str]
 ) -> dict[str, str]:
-    import psycopg
+    """The test kit's connector config (decimals ``precise``: Debezium's default) named and
+    prefixed ``name``, with the publication the bench made for ``table``."""
+    from kconnect.testing.debezium import postgres_connector_config
 
-    info = psycopg.conninfo.conninfo_to_dict(dsn)
     return {
         "name": name,
-        "connector.class": POSTGRES,
-        "tasks.max": "1",
-        "database.hostname": str(info.get("host", "127.0.0.1")),
-        "database.port": str(info.get("port", "5432")),
-        "database.user": str(info["user"]),
-        "database.password": str(info["password"]),
-        "database.dbname": str(info["dbname"]),
-        "topic.prefix": name,
-        "plugin.name": "pgoutput",
-        "table.include.list": f"public.{table}",
-        "slot.name": slot,
-        "publication.name": f"{table}_pub",
-        "publication.autocreate.mode": "filtered",
+        **postgres_connector_config(dsn, table, name, slot, {"publication.name": f"{table}_pub"}),
         **extra,
     }
 
@@ -182,14 +170,7 @@ def _normal(raw: bytes | None, name: str) -> Any:
     if raw is None:
         return None
     doc = json.loads(raw.replace(name.encode(), b"<prefix>"))
-    payload = doc.get("payload")
-    if isinstance(payload, dict):
-        for field in _RUN_FIELDS:
-            payload.pop(field, None)
-        source = payload.get("source")
-        if isinstance(source, dict):
-            for field in _SOURCE_RUN_FIELDS:
-                source.pop(field, None)
+    without_run_fields(doc.get("payload"))
     return doc
 
 

@@ -36,6 +36,7 @@ from kconnect.testing.debezium import (
     create_varied_table,
     drop_replication,
     postgres_connector_config,
+    without_run_fields,
 )
 from kconnect.testing.java import java_plugin_path
 from kconnect.testing.java_worker import (
@@ -54,8 +55,6 @@ from kconnect.testing.ports import free_port
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.java, pytest.mark.slow]
 
 #: Fields of Debezium's envelope that differ between two runs of the same changes.
-_RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns")
-_SOURCE_RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns", "txId", "lsn", "xmin", "sequence")
 _RUN_HEADERS = ("__debezium.context.runId",)
 
 
@@ -102,13 +101,8 @@ def _normalized(record: tuple[bytes | None, bytes | None, list[Any]]) -> tuple[A
     key, value, headers = record
     parsed = None if value is None else json.loads(value)
     payload = None if parsed is None else parsed.get("payload")
+    without_run_fields(payload)
     if isinstance(payload, dict):
-        for field in _RUN_FIELDS:
-            payload.pop(field, None)
-        source = payload.get("source")
-        if isinstance(source, dict):
-            for field in _SOURCE_RUN_FIELDS:
-                source.pop(field, None)
         for field in ("__source_ts_ms", "__lsn", "__txId"):
             payload.pop(field, None)
     names = [(k, None if k in _RUN_HEADERS else v) for k, v in headers]

@@ -25,11 +25,30 @@ __all__ = [
     "create_varied_table",
     "drop_replication",
     "postgres_connector_config",
+    "without_run_fields",
 ]
 
 POSTGRES_CONNECTOR = "io.debezium.connector.postgresql.PostgresConnector"
 #: The rows :func:`create_varied_table` inserts.
 ROWS = 300
+#: Fields of Debezium's envelope, and of its ``source`` block, that differ between two runs
+#: of the same changes.
+RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns")
+SOURCE_RUN_FIELDS = ("ts_ms", "ts_us", "ts_ns", "txId", "lsn", "xmin", "sequence")
+
+
+def without_run_fields(payload: object) -> None:
+    """Remove, in place, what two runs of the same changes write differently from an
+    envelope's JSON payload (:data:`RUN_FIELDS`, and :data:`SOURCE_RUN_FIELDS` of its
+    ``source``); anything but a dict is left as it is."""
+    if not isinstance(payload, dict):
+        return
+    for field in RUN_FIELDS:
+        payload.pop(field, None)
+    source = payload.get("source")
+    if isinstance(source, dict):
+        for field in SOURCE_RUN_FIELDS:
+            source.pop(field, None)
 
 
 def create_varied_table(pg_dsn: str) -> str:

@@ -24,6 +24,8 @@
 //! * for batches that are Python lists (a converter without a native form):
 //!   `message_columns`, `sink_records`, `sink_rows`, `topic_run_end` / `schema_run_end`
 //!   (`records.rs`) and `copy_binary` of Python rows (`copy.rs`);
+//! * `PgRowDecoder` (`pg_values.rs`): PostgreSQL's text output (pgoutput change messages,
+//!   a snapshot's rows) read into the values of the native Debezium PostgreSQL source;
 //! * `install_dealloc`: a short deallocator for plain `__slots__` classes, which `init` gives
 //!   the records and `Struct`; `install_arena_cache` / `arena_cache_stats`: freed pymalloc
 //!   arenas kept for the next batch instead of unmapped and faulted in again (`arena.rs`).
@@ -44,6 +46,7 @@ mod java;
 mod jdbc_rows;
 mod json;
 mod model;
+mod pg_values;
 mod pyconv;
 mod records;
 mod render;
@@ -99,6 +102,7 @@ fn kconnect_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<batch::RecordBatch>()?;
     m.add_class::<batch::BatchIter>()?;
     m.add_class::<smt::Step>()?;
+    m.add_class::<pg_values::PgRowDecoder>()?;
     m.add_function(wrap_pyfunction!(pyconv::records::init_records, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_binary, m)?)?;
     m.add_function(wrap_pyfunction!(host_batch::host_source_records, m)?)?;

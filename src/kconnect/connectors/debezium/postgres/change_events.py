@@ -35,15 +35,18 @@ from kconnect.connectors.debezium.postgres.replication.pgoutput import (
     Truncate,
     TupleData,
     Update,
+    decode,
 )
 from kconnect.connectors.debezium.postgres.replication.protocol import pg_time_to_epoch_us
 from kconnect.connectors.debezium.postgres.snapshot import RecordContext, context_headers
 from kconnect.connectors.debezium.postgres.source_info import SnapshotRecord, SourceInfo
-from kconnect.connectors.debezium.postgres.table_schema import TableSchema
+from kconnect.connectors.debezium.postgres.table_schema import Row, TableSchema
 
 __all__ = ["ChangeEvents", "row_of"]
 
-Row = list[ColumnText]
+_INSERT, _UPDATE, _DELETE = b"I"[0], b"U"[0], b"D"[0]
+_CHANGE_TYPES = {_INSERT: "INSERT", _UPDATE: "UPDATE", _DELETE: "DELETE"}
+_CHANGE_OPS = {_INSERT: "c", _UPDATE: "u", _DELETE: "d"}
 
 _MESSAGE_TYPES: dict[type, str] = {
     Begin: "BEGIN", Commit: "COMMIT", Insert: "INSERT", Update: "UPDATE", Delete: "DELETE",
@@ -51,7 +54,7 @@ _MESSAGE_TYPES: dict[type, str] = {
 }  # fmt: skip
 
 
-def row_of(data: TupleData) -> Row:
+def row_of(data: TupleData) -> list[ColumnText]:
     """A pgoutput tuple as a row of column texts."""
     return [
         c.text if c.kind is ColumnKind.TEXT
@@ -101,6 +104,28 @@ class ChangeEvents:
         lsn, message_type = self._last
         return streaming_offset(lsn, lsn, self.lsn_commit, self._xid, self._commit_us, message_type)
 
+    def on_change(self, lsn: int, relation_id: int, payload: bytes) -> list[SourceRecord]:
+        """The records of an Insert, Update or Delete message's ``payload`` (at ``lsn``, of the
+        table ``relation_id``: :func:`change_relation_id`): read by the table's compiled
+        decoder when it can, else decoded as :meth:`on_message` does."""
+        tag = payload[0]
+        self._last = (lsn, _CHANGE_TYPES[tag])
+        table = self._tables.get(relation_id)
+        if table is None or _CHANGE_OPS[tag] in self._skipped:
+            return []
+        parsed = table.change(payload)
+        if parsed is None:
+            return self.on_message(lsn, decode(payload))
+        old_kind, old, new = parsed
+        if tag == _INSERT:
+            assert new is not None
+            return self._insert(lsn, table, new)
+        if tag == _UPDATE:
+            assert new is not None
+            return self._update(lsn, table, old_kind, old, new)
+        assert old_kind is not None and old is not None
+        return self._delete(lsn, table, old)
+
     def on_message(self, lsn: int, message: PgOutputMessage) -> list[SourceRecord]:
         """The records of one message (at ``lsn``, the XLogData's start), possibly none."""
         if lsn:
@@ -110,10 +135,18 @@ class ChangeEvents:
             if table is None:
                 return []
             if isinstance(message, Insert):
-                return self._insert(lsn, table, message)
+                if "c" in self._skipped:
+                    return []
+                return self._insert(lsn, table, table.row(row_of(message.new_tuple)))
             if isinstance(message, Update):
-                return self._update(lsn, table, message)
-            return self._delete(lsn, table, message)
+                if "u" in self._skipped:
+                    return []
+                old = None if message.old_tuple is None else table.row(row_of(message.old_tuple))
+                new = table.row(row_of(message.new_tuple))
+                return self._update(lsn, table, message.old_kind, old, new)
+            if "d" in self._skipped:
+                return []
+            return self._delete(lsn, table, table.row(row_of(message.old_tuple)))
         if isinstance(message, Begin):
             self._xid = message.xid
             self._commit_us = pg_time_to_epoch_us(message.commit_time_us)
@@ -131,28 +164,28 @@ class ChangeEvents:
 
     # -- one record kind each -------------------------------------------------------------------
 
-    def _insert(self, lsn: int, table: TableSchema, message: Insert) -> list[SourceRecord]:
-        if "c" in self._skipped:
-            return []
-        row = row_of(message.new_tuple)
+    def _insert(self, lsn: int, table: TableSchema, row: Row) -> list[SourceRecord]:
         source = self._source_struct(lsn, table)
         value = envelope.create(table.envelope_schema, table.value(row), source, self._now())
         return [self._record(lsn, "INSERT", table, table.key(row), value)]
 
-    def _update(self, lsn: int, table: TableSchema, message: Update) -> list[SourceRecord]:
-        if "u" in self._skipped:
-            return []
-        new = row_of(message.new_tuple)
-        old = None if message.old_tuple is None else row_of(message.old_tuple)
+    def _update(
+        self, lsn: int, table: TableSchema, old_kind: str | None, old: Row | None, new: Row
+    ) -> list[SourceRecord]:
+        """``old_kind``: ``K`` (``old`` holds the old key), ``O`` (the whole old row) or None."""
         if old is not None:  # an unchanged TOASTed value the old row carries is known
             new = [o if n is UNCHANGED_TOAST and o is not UNCHANGED_TOAST else n
                    for n, o in zip(new, old, strict=False)]  # fmt: skip
+        if UNCHANGED_TOAST in new:
+            new = table.available(new)
+        if old is not None and UNCHANGED_TOAST in old:
+            old = table.available(old)
         new_key = table.key(new)
-        if message.old_kind is OldTupleKind.KEY and old is not None:
+        if old_kind == OldTupleKind.KEY and old is not None:
             old_key = table.key(old)
             if old_key is not None and old_key != new_key:
                 return self._key_change(lsn, table, old, old_key, new, new_key)
-        before = table.value(old) if message.old_kind is OldTupleKind.OLD and old else None
+        before = table.value(old) if old_kind == OldTupleKind.OLD and old else None
         source = self._source_struct(lsn, table)
         value = envelope.update(
             table.envelope_schema, before, table.value(new), source, self._now()
@@ -180,10 +213,7 @@ class ChangeEvents:
         )
         return out
 
-    def _delete(self, lsn: int, table: TableSchema, message: Delete) -> list[SourceRecord]:
-        if "d" in self._skipped:
-            return []
-        old = row_of(message.old_tuple)
+    def _delete(self, lsn: int, table: TableSchema, old: Row) -> list[SourceRecord]:
         source = self._source_struct(lsn, table)
         value = envelope.delete(table.envelope_schema, table.value(old), source, self._now())
         record = self._record(lsn, "DELETE", table, table.key(old), value)

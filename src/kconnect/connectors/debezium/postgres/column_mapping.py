@@ -23,7 +23,13 @@ from kconnect.api.data.logical import Time as ConnectTime
 from kconnect.api.data.logical import Timestamp as ConnectTimestamp
 from kconnect.connectors.debezium.common import semantic_types as st
 from kconnect.connectors.debezium.postgres.catalog import Column
-from kconnect.connectors.debezium.postgres.text_values import TextParser, ValueOptions, value_parser
+from kconnect.connectors.debezium.postgres.text_values import (
+    TextKind,
+    TextParser,
+    ValueOptions,
+    text_kind,
+    value_parser,
+)
 
 __all__ = ["UNCHANGED_TOAST", "ColumnMapping", "ColumnText", "map_column", "time_scale"]
 
@@ -72,13 +78,20 @@ ColumnText = str | None | _UnchangedToast
 class ColumnMapping:
     """A column's field: its schema (optional when the column is nullable), the parser of a
     non-null text, what a missing NOT NULL value becomes and what an unchanged TOASTed value
-    that was not sent becomes (``unavailable.value.placeholder`` as the field's type allows)."""
+    that was not sent becomes (``unavailable.value.placeholder`` as the field's type allows),
+    and what its text is for the compiled row decoder (``text_kind``)."""
 
     column: Column
     schema: Schema
     parser: TextParser
     fallback: Any
     unavailable: Any
+    text_kind: TextKind = ("py", 0)
+
+    @property
+    def null(self) -> Any:
+        """What a NULL becomes: None, or the fallback of a NOT NULL column."""
+        return None if self.column.nullable else self.fallback
 
     def value(self, text: ColumnText) -> Any:
         if text is None:
@@ -225,11 +238,12 @@ def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
         scale = time_scale(column.type_modifier)
     else:
         scale = None
+    variable_scale = type_name.lstrip("_") == "numeric" and declared is None
     parser = value_parser(
         type_name,
         options,
         scale=scale,
-        variable_scale=type_name.lstrip("_") == "numeric" and declared is None,
+        variable_scale=variable_scale,
         schema=schema.value_schema if is_array else schema,
         column=column.name,
         is_enum=bool(labels),
@@ -241,7 +255,10 @@ def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
         again = field()
         assert again is not None
         schema = again.default_value(default).build()
-    return ColumnMapping(column, schema, parser, _fallback(schema), _unavailable(schema, options))
+    kind = text_kind(type_name, options, scale=scale, variable_scale=variable_scale,
+                     is_enum=bool(labels))  # fmt: skip
+    return ColumnMapping(column, schema, parser, _fallback(schema), _unavailable(schema, options),
+                         kind)  # fmt: skip
 
 
 #: ``'text'::type`` as ``pg_get_expr`` writes a literal default (quotes doubled inside)

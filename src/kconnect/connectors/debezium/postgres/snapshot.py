@@ -148,8 +148,9 @@ def _record(
     source.snapshot = marker
     source.schema_name = table.table.id.schema
     source.table_name = table.table.id.table
+    values = table.row(row)
     value = envelope.read(
-        table.envelope_schema, table.value(row), shared.source(source), context.clock_ns()
+        table.envelope_schema, table.value(values), shared.source(source), context.clock_ns()
     )
     return SourceRecord(
         partition,
@@ -157,7 +158,7 @@ def _record(
         table.topic,
         None,
         table.key_schema,
-        table.key(row),
+        table.key(values),
         table.envelope_schema,
         value,
         headers=None if shared.headers is None else shared.headers.duplicate(),

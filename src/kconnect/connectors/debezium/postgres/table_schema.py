@@ -4,20 +4,28 @@ key), the value schema ``<topic>.Value`` (every captured column in table order, 
 envelope ``<topic>.Envelope``; and a row's text turned into the key and value structs.
 
 A :class:`TableSchema` is built once per table and each time its structure changes (a snapshot's
-catalog read, a pgoutput Relation message); building records from it is pure.
+catalog read, a pgoutput Relation message); building records from it is pure. A row's texts
+become its values once, through the compiled decoder (``kconnect_native.PgRowDecoder``, which
+reads whole pgoutput change messages too) when the native hot path is on, else through the
+columns' parsers -- the reference, which the decoder calls for every text it does not read
+itself.
 """
 
 from __future__ import annotations
 
+import decimal
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kconnect._hot_path import native
 from kconnect.api import Schema, SchemaBuilder, Struct
 from kconnect.connectors.debezium.common.envelope import envelope_schema, envelope_schema_name
 from kconnect.connectors.debezium.postgres.catalog import Table
 from kconnect.connectors.debezium.postgres.column_mapping import (
+    UNCHANGED_TOAST,
     ColumnMapping,
     ColumnText,
     map_column,
@@ -25,7 +33,7 @@ from kconnect.connectors.debezium.postgres.column_mapping import (
 from kconnect.connectors.debezium.postgres.source_info import SOURCE_SCHEMA
 from kconnect.connectors.debezium.postgres.text_values import ValueOptions
 
-__all__ = ["TableSchema", "build_table_schema", "topic_name"]
+__all__ = ["Row", "TableSchema", "build_table_schema", "topic_name"]
 
 _INVALID_TOPIC_CHARS = re.compile(r"[^A-Za-z0-9._-]")
 #: Kafka's longest topic name.
@@ -42,13 +50,22 @@ def topic_name(prefix: str, schema: str, table: str, delimiter: str = ".") -> st
     return name
 
 
+Row = list[Any]
+"""A row's values, one per table column in table order: a captured column's value (what its
+NULL becomes for a NULL), None for a column that is not captured, :data:`UNCHANGED_TOAST` for
+an unchanged TOASTed value that was not sent (until :meth:`TableSchema.available`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TableSchema:
     """The schemas of one table's records and how a row's text becomes its key and value.
 
     ``fields``: the captured columns' mappings in table order, each with the index of its
     text in a full row (all of the table's columns in table order); ``key_fields``: the
-    same for the key columns, in key order (empty: records have no key)."""
+    same for the key columns, in key order (empty: records have no key).
+
+    A row's text becomes a :data:`Row` once (:meth:`row`; :meth:`change` for a pgoutput
+    message, on the compiled path), and the key and value structs are made from it."""
 
     table: Table
     topic: str
@@ -57,42 +74,87 @@ class TableSchema:
     envelope_schema: Schema
     fields: tuple[tuple[int, ColumnMapping], ...]
     key_fields: tuple[tuple[int, ColumnMapping], ...]
-    _value_plan: tuple[_Step, ...] = field(init=False, repr=False, compare=False)
-    _key_plan: tuple[_Step, ...] = field(init=False, repr=False, compare=False)
+    _plan: tuple[tuple[Callable[[str], Any], Any], ...] = field(
+        init=False, repr=False, compare=False
+    )
+    _unavailable: tuple[Any, ...] = field(init=False, repr=False, compare=False)
+    _value_of: Callable[[Row], list[Any]] = field(init=False, repr=False, compare=False)
+    _key_of: Callable[[Row], list[Any]] = field(init=False, repr=False, compare=False)
+    _decoder: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_value_plan", _plan(self.fields))
-        object.__setattr__(self, "_key_plan", _plan(self.key_fields))
+        width = len(self.table.columns)
+        by_index = dict(self.fields)
+        plan = tuple((m.parser, m.null) if (m := by_index.get(i)) else (_ignore, None)
+                     for i in range(width))  # fmt: skip
+        unavailable = tuple(m.unavailable if (m := by_index.get(i)) else None
+                            for i in range(width))  # fmt: skip
+        object.__setattr__(self, "_plan", plan)
+        object.__setattr__(self, "_unavailable", unavailable)
+        object.__setattr__(self, "_value_of", _picker([i for i, _ in self.fields], width))
+        object.__setattr__(self, "_key_of", _picker([i for i, _ in self.key_fields], width))
+        decoder = None
+        if native is not None:
+            specs = [(*m.text_kind, m.parser, m.null) if (m := by_index.get(i)) else None
+                     for i in range(width)]  # fmt: skip
+            decoder = native.PgRowDecoder(specs, UNCHANGED_TOAST, decimal.Decimal)
+        object.__setattr__(self, "_decoder", decoder)
 
-    def value(self, row: Sequence[ColumnText]) -> Struct:
-        """The value struct of a full row's text. Each value comes from its field's own
-        parser, so the struct is built without per-field checks (``Struct.trusted``); the
-        oracle test compares every field with Debezium's."""
-        return Struct.trusted(self.value_schema, _values(self._value_plan, row))
+    def row(self, texts: Sequence[ColumnText]) -> Row:
+        """The values of a full row's texts (every column, in table order)."""
+        if self._decoder is not None:
+            return self._decoder.row(texts)  # type: ignore[no-any-return]
+        return [
+            parse(text) if text.__class__ is str else null if text is None else text
+            for (parse, null), text in zip(self._plan, texts, strict=True)
+        ]
 
-    def key(self, row: Sequence[ColumnText]) -> Struct | None:
-        """The key struct of a full row's text (None when the table has no key)."""
+    def change(self, payload: bytes) -> tuple[str | None, Row | None, Row | None] | None:
+        """A pgoutput Insert, Update or Delete of this table, read whole by the compiled
+        decoder: the old tuple's kind (``K``, ``O`` or None), the old row and the new row (None
+        where the message has none). None when the compiled path is off or leaves the message
+        to :func:`~kconnect.connectors.debezium.postgres.replication.pgoutput.decode`."""
+        if self._decoder is None:
+            return None
+        return self._decoder.change(payload)  # type: ignore[no-any-return]
+
+    def available(self, row: Row) -> Row:
+        """``row`` with each :data:`UNCHANGED_TOAST` replaced by its column's
+        ``unavailable.value.placeholder`` value."""
+        return [
+            u if v is UNCHANGED_TOAST else v for v, u in zip(row, self._unavailable, strict=True)
+        ]
+
+    def value(self, row: Row) -> Struct:
+        """The value struct of a row. Each value comes from its field's own parser, so the
+        struct is built without per-field checks (``Struct.trusted``); the oracle test
+        compares every field with Debezium's."""
+        return Struct.trusted(self.value_schema, self._value_of(row))
+
+    def key(self, row: Row) -> Struct | None:
+        """The key struct of a row (None when the table has no key)."""
         if self.key_schema is None:
             return None
-        return Struct.trusted(self.key_schema, _values(self._key_plan, row))
+        return Struct.trusted(self.key_schema, self._key_of(row))
 
 
-#: A field's step in a row: its text's index, the parser of a text, and
-#: :meth:`ColumnMapping.value` for the rest (NULL, an unchanged TOASTed value).
-_Step = tuple[int, Callable[[str], Any], Callable[[ColumnText], Any]]
+def _ignore(text: str) -> None:
+    """The 'parser' of a column that is not captured."""
+    return None
 
 
-def _plan(fields: tuple[tuple[int, ColumnMapping], ...]) -> tuple[_Step, ...]:
-    return tuple((i, m.parser, m.value) for i, m in fields)
-
-
-def _values(plan: tuple[_Step, ...], row: Sequence[ColumnText]) -> list[Any]:
-    # what ColumnMapping.value does, with the parser called directly for a text: one call
-    # per column instead of two on the snapshot's and the stream's hot path
-    return [
-        parse(text) if (text := row[i]).__class__ is str else other(text)
-        for i, parse, other in plan
-    ]
+def _picker(indexes: list[int], width: int) -> Callable[[Row], list[Any]]:
+    """A function giving the values at ``indexes`` of a row of ``width`` columns, as a new
+    list."""
+    if indexes == list(range(width)):
+        return list
+    if len(indexes) == 1:
+        (only,) = indexes
+        return lambda row: [row[only]]
+    if not indexes:
+        return lambda row: []
+    get = operator.itemgetter(*indexes)
+    return lambda row: list(get(row))
 
 
 def build_table_schema(

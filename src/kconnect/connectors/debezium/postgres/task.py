@@ -57,7 +57,9 @@ from kconnect.connectors.debezium.postgres.replication.connection import (
 from kconnect.connectors.debezium.postgres.replication.pgoutput import (
     Begin,
     Commit,
+    PgOutputMessage,
     Relation,
+    change_relation_id,
     decode,
 )
 from kconnect.connectors.debezium.postgres.replication.protocol import pg_time_to_epoch_us
@@ -293,10 +295,18 @@ class PostgresConnectorTask(SourceTask):
             message = repl.read(config.poll_interval_s if not batch else 0.0)
             if message is None:
                 break
-            decoded = decode(message.payload)
-            if self._already_delivered(message.wal_start, decoded):
-                continue
-            records = changes.on_message(message.wal_start, decoded)
+            lsn, payload = message.wal_start, message.payload
+            relation_id = change_relation_id(payload)
+            decoded: PgOutputMessage | None = None
+            if relation_id is not None:  # a data change: read by its table, decoded or not
+                if self._already_delivered(lsn, None):
+                    continue
+                records = changes.on_change(lsn, relation_id, payload)
+            else:
+                decoded = decode(payload)
+                if self._already_delivered(lsn, decoded):
+                    continue
+                records = changes.on_message(lsn, decoded)
             if records:
                 metrics.streaming.seen(_op(r) for r in records)
                 batch.extend(records)
@@ -309,8 +319,9 @@ class PostgresConnectorTask(SourceTask):
             self._maybe_heartbeat(batch)
         return batch or None
 
-    def _already_delivered(self, lsn: int, message: Any) -> bool:
-        """Whether a resumed stream already delivered this message (see the module)."""
+    def _already_delivered(self, lsn: int, message: PgOutputMessage | None) -> bool:
+        """Whether a resumed stream already delivered this message (see the module; None: an
+        Insert, Update or Delete, not decoded yet)."""
         resume = self._resume
         if resume is None or isinstance(message, Relation):
             return False

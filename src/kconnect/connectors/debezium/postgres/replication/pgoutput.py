@@ -80,6 +80,7 @@ __all__ = [
     "TupleData",
     "Type",
     "Update",
+    "change_relation_id",
     "decode",
 ]
 
@@ -471,6 +472,17 @@ _DECODERS: dict[int, Callable[[bytes], tuple[PgOutputMessage, int]]] = {
     ord("T"): _truncate,
     ord("M"): _message,
 }
+
+
+_CHANGE_TAGS = frozenset(b"IUD")
+
+
+def change_relation_id(payload: bytes) -> int | None:
+    """The relation OID of an Insert, Update or Delete message (from its first five bytes,
+    without decoding the rest), None for any other message or a payload too short to say."""
+    if len(payload) >= 5 and payload[0] in _CHANGE_TAGS:
+        return int(_UINT32.unpack_from(payload, 1)[0])
+    return None
 
 
 def decode(payload: bytes | bytearray | memoryview) -> PgOutputMessage:

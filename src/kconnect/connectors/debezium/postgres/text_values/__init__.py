@@ -29,7 +29,9 @@ T[]                        list, element by element (NULL → None)
 ``time.precision.mode=connect`` gives the Kafka Connect logical values instead
 (``datetime.date``, ``datetime.time``, ``datetime.datetime`` in UTC, ms precision).
 
-Pure functions, safe from any thre
+Pure functions, safe from any thread. :func:`text_kind` names what a column's text is for the
+compiled row decoder (``kconnect_native.PgRowDecoder``), which reads the common texts of each
+kind itself and hands every other text to the column's parser.
 
 The parsers live by kind in this package's modules; import them from here.
 """
@@ -37,7 +39,11 @@ The parsers live by kind in this package's modules; import them from here.
 from __future__ import annotations
 
 from kconnect.connectors.debezium.postgres.text_values.arrays import array_parser, parse_array
-from kconnect.connectors.debezium.postgres.text_values.dispatch import value_parser
+from kconnect.connectors.debezium.postgres.text_values.dispatch import (
+    TextKind,
+    text_kind,
+    value_parser,
+)
 from kconnect.connectors.debezium.postgres.text_values.intervals import (
     PgInterval,
     interval_value,
@@ -78,6 +84,7 @@ __all__ = [
     "POSITIVE_INFINITY_MICROS",
     "TIME_PRECISION_MODES",
     "PgInterval",
+    "TextKind",
     "TextParser",
     "ValueOptions",
     "array_parser",
@@ -96,5 +103,6 @@ __all__ = [
     "parse_timestamp",
     "parse_timestamptz",
     "parse_timetz",
+    "text_kind",
     "value_parser",
 ]

@@ -1,4 +1,5 @@
-"""Which parser a column gets, from its type name and the connector's value settings."""
+"""Which parser a column gets, from its type name and the connector's value settings, and
+what its text is for the compiled row decoder (:func:`text_kind`)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,57 @@ _STRING_TYPES = frozenset(
         "ltree",
     }
 )
+
+
+TextKind = tuple[str, int]
+"""What a column's text is for ``kconnect_native.PgRowDecoder`` (``native/src/pg_values.rs``):
+a kind name and its parameter (a scale or width, else 0). ``("py", 0)``: every text goes to the
+column's parser."""
+
+_PY: TextKind = ("py", 0)
+_INT_TYPES = frozenset({"int2", "int4", "int8", "oid"})
+
+
+def text_kind(
+    type_name: str,
+    options: ValueOptions | None = None,
+    *,
+    scale: int | None = None,
+    variable_scale: bool = False,
+    is_enum: bool = False,
+) -> TextKind:
+    """The text kind of the column :func:`value_parser` gives a parser for, with the same
+    arguments: the compiled decoder reads the texts of that kind PostgreSQL writes in the
+    connector's session settings exactly as the parser does, and gives it every other text.
+    Kinds exist only where the parser's result follows from the text alone (``connect`` time
+    values, other decimal modes, money, bytea, intervals and ``timetz`` are ``py``)."""
+    opts = options or ValueOptions()
+    if type_name.startswith("_"):
+        element = text_kind(type_name[1:], opts, scale=scale, variable_scale=variable_scale,
+                            is_enum=is_enum)  # fmt: skip
+        return _PY if element == _PY else (element[0] + "[]", element[1])
+    if is_enum or type_name in _STRING_TYPES:
+        return ("text", 0)
+    if type_name in _INT_TYPES:
+        return ("int", 0)
+    if type_name in ("bool", "float4", "float8"):
+        return (type_name, 0)
+    mode = opts.time_precision_mode
+    precision = 6 if scale is None else scale
+    if type_name == "numeric":
+        precise = opts.decimal_handling_mode == "precise" and not variable_scale
+        return ("decimal", scale) if precise and scale is not None else _PY
+    if type_name == "timestamptz":
+        return ("timestamptz", precision)
+    if mode == "connect":
+        return _PY
+    if type_name == "date":
+        return ("date", 0)
+    if type_name == "time":
+        return ("time_ms", 0) if mode == "adaptive" and precision <= 3 else ("time_us", 0)
+    if type_name == "timestamp":
+        return ("timestamp_ms", 0) if precision <= 3 else ("timestamp_us", 0)
+    return _PY
 
 
 def _identity(text: str) -> str:

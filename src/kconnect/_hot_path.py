@@ -50,7 +50,7 @@ __all__ = [
 
 ENV_VAR = "KCONNECT_NATIVE"
 #: The kconnect_native release line this kconnect speaks to (its plans' format).
-_COMPATIBLE = "0.7."
+_COMPATIBLE = "0.8."
 
 ARENA_CACHE_BYTES = 16 << 20
 """Freed memory arenas (1 MiB each) the native module keeps for the next batch instead of
@@ -201,7 +201,7 @@ if TYPE_CHECKING:
 
 
 def describe() -> str:
-    """``native (kconnect_native 0.7.0)`` or ``python (<why>)``."""
+    """``native (kconnect_native 0.8.0)`` or ``python (<why>)``."""
     return _DESCRIPTION
 
 

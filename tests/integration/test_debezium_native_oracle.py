@@ -8,6 +8,7 @@ transaction ids, the run id)."""
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ import psycopg
 import pytest
 
 from kconnect.api import SourceRecord
+from kconnect.connectors.debezium.common.transaction_metadata import transaction_topic
 from kconnect.connectors.debezium.postgres.catalog import captured_tables, read_table
 from kconnect.connectors.debezium.postgres.change_events import ChangeEvents
 from kconnect.connectors.debezium.postgres.config import PostgresConnectorConfig
@@ -57,10 +59,24 @@ def _fixture() -> dict[str, Any]:
     return json.loads(FIXTURE.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
+#: A PostgreSQL transaction id in events and blocks: ``<xid>:<lsn>``, both run-dependent.
+_TRANSACTION_ID = re.compile(r"\d+:\d+")
+
+
 def _normalized(value: Any) -> Any:
     if not isinstance(value, dict) or "payload" not in value:
         return value
     payload = value["payload"]
+    name = str(value["schema"].get("name") or "")
+    if name.startswith("io.debezium.connector.common.TransactionMetadata"):
+        # a transaction's BEGIN or END (value), or its key: the id's form kept, not its numbers
+        payload = {k: v for k, v in payload.items() if k != "ts_ms"}
+        payload["id"] = _TRANSACTION_ID.sub("<xid>:<lsn>", payload["id"])
+        return {"schema": value["schema"], "payload": payload}
+    if isinstance(payload, dict) and isinstance(payload.get("transaction"), dict):
+        payload = dict(payload)
+        block = payload["transaction"] = dict(payload["transaction"])
+        block["id"] = _TRANSACTION_ID.sub("<xid>:<lsn>", block["id"])
     if isinstance(payload, dict) and isinstance(payload.get("source"), dict):
         payload = dict(payload)
         payload["source"] = {
@@ -85,9 +101,23 @@ def _as_fixture(records: list[SourceRecord]) -> list[dict[str, Any]]:
             "key": _normalized(_json(converter, r.topic, r.key_schema, r.key)),
             "value": _normalized(_json(converter, r.topic, r.value_schema, r.value)),
             "headers": sorted(h.key for h in r.headers),
+            "offset": _offset_shape(r.source_offset),
         }
         for r in records
     ]
+
+
+def _offset_shape(offset: Mapping[str, Any]) -> dict[str, Any]:
+    """A source offset without its run-dependent numbers: its keys in order, the values that
+    are not positions, times or ids, and how its positions relate."""
+    positions = ("lsn", "lsn_proc", "lsn_commit", "txId", "ts_usec", "transaction_id")
+    return {
+        "keys": list(offset),
+        "values": {k: v for k, v in offset.items() if k not in positions},
+        "lsn_proc is lsn": offset.get("lsn_proc") == offset.get("lsn"),
+        "lsn_commit is lsn_proc": offset.get("lsn_commit") == offset.get("lsn_proc"),
+        "transaction_id is txId": offset.get("transaction_id") == str(offset.get("txId")),
+    }
 
 
 def _expected(records: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -97,6 +127,7 @@ def _expected(records: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
             "key": _normalized(r["key"]),
             "value": _normalized(r["value"]),
             "headers": sorted(r["headers"]),
+            "offset": _offset_shape(r["offset"]["offset"]),
         }
         for r in records
     ]
@@ -169,9 +200,14 @@ def _native_run(
                 return schema_of(TableId(relation.namespace, relation.name),
                                  [c.name for c in relation.columns])  # fmt: skip
 
-            changes = ChangeEvents(context, source, describe,
-                                   skipped_operations=config.skipped_operations,
-                                   tombstones_on_delete=config.tombstones_on_delete)  # fmt: skip
+            changes = ChangeEvents(
+                context, source, describe,
+                skipped_operations=config.skipped_operations,
+                tombstones_on_delete=config.tombstones_on_delete,
+                transaction_topic=transaction_topic(config.topic_prefix, config.transaction_topic)
+                if config.provide_transaction_metadata else None,
+                start_lsn=created.consistent_point,
+            )  # fmt: skip
             repl.start(slot, created.consistent_point,
                        {"proto_version": "1", "publication_names": publications_option([publication])})  # fmt: skip
             commits = 0
@@ -210,7 +246,7 @@ def _differences(native: list[dict[str, Any]], expected: list[dict[str, Any]]) -
         if len(g) != len(w):
             problems.append(f"{topic}: {len(g)} records, Debezium {len(w)}")
         for i, (a, b) in enumerate(zip(g, w, strict=False)):
-            for part in ("key", "value", "headers"):
+            for part in ("key", "value", "headers", "offset"):
                 if a[part] != b[part]:
                     problems.append(f"{topic}[{i}] {part}: {_diff(a[part], b[part])}")
     return problems
@@ -255,5 +291,15 @@ def test_snapshot_under_other_modes_equals_debeziums(
         [r for r in fixture_tables["connectors"]["modes"]["records"]
          if r["key"]["payload"]["id"] != _OUT_OF_PYTHON_RANGE_ID]
     )  # fmt: skip
+    problems = _differences(native, expected)
+    assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:40])
+
+
+def test_transaction_metadata_equals_debeziums(pg_dsn: str, fixture_tables: dict[str, Any]) -> None:
+    """``provide.transaction.metadata``: each change's ``transaction`` block and the BEGIN and
+    END events on ``<prefix>.transaction``, as Debezium wrote them."""
+    native = _as_fixture(_native_run(pg_dsn, fixture_tables, "transactions", True))
+    expected = _expected(fixture_tables["connectors"]["transactions"]["records"])
+    assert any(r["topic"].endswith(".transaction") for r in expected)
     problems = _differences(native, expected)
     assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:40])

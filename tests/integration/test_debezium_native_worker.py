@@ -2,7 +2,8 @@
 Kafka and PostgreSQL, by Debezium's class name with no jar anywhere:
 the snapshot and the changes reach the topic; the slot moves only after the worker committed
 the offsets; a worker stopped and started again goes on from its offsets -- nothing delivered
-twice, nothing lost."""
+twice, nothing lost; with ``provide.transaction.metadata`` the BEGIN and END events reach their
+topic."""
 
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ def test_snapshot_stream_restart_and_slot(
     prefix = f"native{uuid.uuid4().hex[:6]}"
     slot = f"native_{uuid.uuid4().hex[:8]}"
     topic = f"{prefix}.public.{table}"
-    config = postgres_connector_config(pg_dsn, table, prefix, slot)
+    config = postgres_connector_config(pg_dsn, table, prefix, slot,
+                                       {"provide.transaction.metadata": "true"})  # fmt: skip
     props = standalone_props(kafka_bootstrap, tmp_path, "native",
                              settings={"offset.flush.interval.ms": "1000"})  # fmt: skip
     try:
@@ -120,3 +122,9 @@ def test_snapshot_stream_restart_and_slot(
         ("c", ROWS + 2),
     ]
     assert values[-1]["source"]["snapshot"] == "false" and values[-1]["source"]["lsn"] > 0
+    # provide.transaction.metadata: a BEGIN and an END per transaction (five, none twice), and
+    # each streamed change's block in its transaction
+    transactions = _values(kafka_bootstrap, f"{prefix}.transaction")
+    assert [t["status"] for t in transactions] == ["BEGIN", "END"] * 5
+    assert [t["event_count"] for t in transactions[1::2]] == [1, 1, 1, 1, 1]
+    assert all(v["transaction"]["total_order"] == 1 for v in values[ROWS:] if v)

@@ -27,7 +27,7 @@ def test_versions_and_statements(fixture: dict[str, Any]) -> None:
         assert fixture[part] and all(isinstance(s, str) and s for s in fixture[part])
     assert fixture["changes"]
     assert all(tx and all(isinstance(s, str) for s in tx) for tx in fixture["changes"])
-    assert set(fixture["connectors"]) == {"default", "modes"}
+    assert set(fixture["connectors"]) == {"default", "modes", "transactions"}
 
 
 def test_every_connector_has_a_config_records_and_offsets(fixture: dict[str, Any]) -> None:
@@ -43,11 +43,16 @@ def test_every_connector_has_a_config_records_and_offsets(fixture: dict[str, Any
             assert isinstance(json.loads(entry["value"]), dict)
 
 
+def _is_transaction_event(record: dict[str, Any]) -> bool:
+    return bool(record["topic"].endswith(".transaction"))
+
+
 def _change_records(fixture: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [
         (connector["config"]["topic.prefix"], record)
         for connector in fixture["connectors"].values()
         for record in connector["records"]
+        if not _is_transaction_event(record)
     ]
 
 
@@ -83,7 +88,8 @@ def test_snapshots_come_first_and_tombstones_follow_deletes(fixture: dict[str, A
     for connector in fixture["connectors"].values():
         by_topic: dict[str, list[dict[str, Any]]] = {}
         for record in connector["records"]:
-            by_topic.setdefault(record["topic"], []).append(record)
+            if not _is_transaction_event(record):
+                by_topic.setdefault(record["topic"], []).append(record)
         assert list(by_topic) == sorted(by_topic), "topics sorted by name"
         for topic, records in by_topic.items():
             ops = [None if r["value"] is None else r["value"]["payload"]["op"] for r in records]
@@ -102,3 +108,15 @@ def test_the_final_offsets_are_offsets_of_records(fixture: dict[str, Any]) -> No
         }
         for entry in connector["offsets"]:
             assert entry["value"] in seen, label
+
+
+def test_transaction_events_pair_begin_and_end(fixture: dict[str, Any]) -> None:
+    connector = fixture["connectors"]["transactions"]
+    assert connector["config"]["provide.transaction.metadata"] == "true"
+    events = [r for r in connector["records"] if _is_transaction_event(r)]
+    statuses = [r["value"]["payload"]["status"] for r in events]
+    assert statuses == ["BEGIN", "END"] * len(fixture["changes"])
+    changes = [r for r in connector["records"] if not _is_transaction_event(r) and r["value"]]
+    streamed = [r for r in changes if r["value"]["payload"]["op"] != "r"]
+    assert all(r["value"]["payload"]["transaction"] for r in streamed)
+    assert not any(r["value"]["payload"]["transaction"] for r in changes if r not in streamed)

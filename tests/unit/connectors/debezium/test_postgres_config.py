@@ -55,7 +55,7 @@ def test_debezium_defaults() -> None:
          "Must be larger than the maximum batch size"),
         ({"heartbeat.interval.ms": "-1"}, "heartbeat.interval.ms", "non-negative integer"),
         ({"time.precision.mode": "nanoseconds"}, "time.precision.mode", "not supported"),
-        ({"provide.transaction.metadata": "true"}, "provide.transaction.metadata", "not supported"),
+        ({"signal.data.collection": "public.signals"}, "signal.data.collection", "not supported"),
         ({"message.key.columns": "nocolon"}, "message.key.columns", "has an invalid format"),
         ({"database.sslmode": "maybe"}, "database.sslmode", "Value must be one of disable"),
         ({"table.include.list": "a("}, "table.include.list", "invalid regular expression"),
@@ -88,7 +88,7 @@ def test_lists_columns_and_keys() -> None:
         ("column.truncate.to.20.chars", "public.t.note"),
         ("snapshot.locking.mode", "shared"),
         ("include.unknown.datatypes", "true"),
-        ("topic.transaction", "tx"),
+        ("topic.delimiter", "_"),
         ("converters", "boolean"),
         ("database.sslpassword", "ssl-secret"),
     ],
@@ -118,6 +118,13 @@ def test_debezium_defaults_and_tuning_keys_are_accepted() -> None:
         "some.unknown.key": "x",
     }
     assert PostgresConnectorConfig(props).topic_prefix == "srv"
+
+
+def test_transaction_metadata_and_its_topic() -> None:
+    config = PostgresConnectorConfig({**BASE, "provide.transaction.metadata": "true"})
+    assert config.provide_transaction_metadata and config.transaction_topic == "transaction"
+    config = PostgresConnectorConfig({**BASE, "topic.transaction": "tx"})
+    assert not config.provide_transaction_metadata and config.transaction_topic == "tx"
 
 
 def test_validate_reports_a_refused_key_under_its_own_name() -> None:

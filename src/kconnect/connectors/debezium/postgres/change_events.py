@@ -15,11 +15,16 @@ Each record's offset is Debezium's streaming offset: ``lsn`` = ``lsn_proc`` = th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kconnect.api import Headers, SourceRecord, Struct
 from kconnect.connectors.debezium.common import envelope
+from kconnect.connectors.debezium.common.transaction_metadata import (
+    TRANSACTION_KEY_SCHEMA,
+    TRANSACTION_VALUE_SCHEMA,
+    TransactionContext,
+)
 from kconnect.connectors.debezium.postgres.column_mapping import UNCHANGED_TOAST, ColumnText
 from kconnect.connectors.debezium.postgres.offsets import source_partition, streaming_offset
 from kconnect.connectors.debezium.postgres.replication.pgoutput import (
@@ -69,7 +74,11 @@ class ChangeEvents:
 
     ``describe(relation)``: the schemas of a captured table as the Relation message shows it,
     its columns in the message's order; None for a table that is not captured.
-    ``lsn_commit``: the last commit LSN known when the stream starts (from the offset)."""
+    ``lsn_commit``: the last commit LSN known when the stream starts (from the offset).
+    ``transaction_topic``: with ``provide.transaction.metadata``, where BEGIN and END go (each
+    change then has its ``transaction`` block); ``resumed_transaction``: the transaction id and
+    per-table counts of the offset the stream resumes from, when it stopped inside one;
+    ``start_lsn``: where the stream starts (the processed position before its first message)."""
 
     def __init__(
         self,
@@ -80,6 +89,9 @@ class ChangeEvents:
         skipped_operations: frozenset[str] = frozenset({"t"}),
         tombstones_on_delete: bool = True,
         lsn_commit: int | None = None,
+        transaction_topic: str | None = None,
+        resumed_transaction: tuple[str, Mapping[str, int]] | None = None,
+        start_lsn: int | None = None,
     ) -> None:
         self._context = context
         self._source = source
@@ -94,6 +106,10 @@ class ChangeEvents:
         self._commit_us = 0
         self.lsn_commit = lsn_commit
         self._last: tuple[int, str] | None = None
+        self._transaction_topic = transaction_topic
+        self._tx = TransactionContext() if transaction_topic is not None else None
+        self._resumed_tx = resumed_transaction
+        self._start_lsn = start_lsn
         source.snapshot = SnapshotRecord.FALSE
 
     def current_offset(self) -> dict[str, Any] | None:
@@ -128,6 +144,7 @@ class ChangeEvents:
 
     def on_message(self, lsn: int, message: PgOutputMessage) -> list[SourceRecord]:
         """The records of one message (at ``lsn``, the XLogData's start), possibly none."""
+        previous = self._last
         if lsn:
             self._last = (lsn, _MESSAGE_TYPES.get(type(message), "MESSAGE"))
         if isinstance(message, Insert | Update | Delete):
@@ -151,8 +168,10 @@ class ChangeEvents:
             self._xid = message.xid
             self._commit_us = pg_time_to_epoch_us(message.commit_time_us)
             self._source.origin = self._source.origin_lsn = None
+            return self._begin(lsn, self._start_lsn if previous is None else previous[0])
         elif isinstance(message, Commit):
             self.lsn_commit = lsn
+            return self._end(lsn, pg_time_to_epoch_us(message.commit_time_us))
         elif isinstance(message, Relation):
             self._tables[message.relation_id] = self._describe(message)
         elif isinstance(message, Truncate):
@@ -166,7 +185,8 @@ class ChangeEvents:
 
     def _insert(self, lsn: int, table: TableSchema, row: Row) -> list[SourceRecord]:
         source = self._source_struct(lsn, table)
-        value = envelope.create(table.envelope_schema, table.value(row), source, self._now())
+        value = envelope.create(table.envelope_schema, table.value(row), source, self._now(),
+                                self._tx_event(lsn, table))  # fmt: skip
         return [self._record(lsn, "INSERT", table, table.key(row), value)]
 
     def _update(
@@ -187,9 +207,8 @@ class ChangeEvents:
                 return self._key_change(lsn, table, old, old_key, new, new_key)
         before = table.value(old) if old_kind == OldTupleKind.OLD and old else None
         source = self._source_struct(lsn, table)
-        value = envelope.update(
-            table.envelope_schema, before, table.value(new), source, self._now()
-        )
+        value = envelope.update(table.envelope_schema, before, table.value(new), source,
+                                self._now(), self._tx_event(lsn, table))  # fmt: skip
         return [self._record(lsn, "UPDATE", table, new_key, value)]
 
     def _key_change(
@@ -203,11 +222,13 @@ class ChangeEvents:
     ) -> list[SourceRecord]:
         """An update of the key: the old key's delete (and tombstone), the new key's create."""
         source = self._source_struct(lsn, table)
-        deleted = envelope.delete(table.envelope_schema, table.value(old), source, self._now())
+        deleted = envelope.delete(table.envelope_schema, table.value(old), source, self._now(),
+                                  self._tx_event(lsn, table))  # fmt: skip
         out = [self._record(lsn, "UPDATE", table, old_key, deleted, ("__debezium.newkey", new_key))]
         if self._tombstones:
             out.append(self._tombstone(out[0]))
-        created = envelope.create(table.envelope_schema, table.value(new), source, self._now())
+        created = envelope.create(table.envelope_schema, table.value(new), source, self._now(),
+                                  self._tx_event(lsn, table))  # fmt: skip
         out.append(
             self._record(lsn, "UPDATE", table, new_key, created, ("__debezium.oldkey", old_key))
         )
@@ -215,7 +236,8 @@ class ChangeEvents:
 
     def _delete(self, lsn: int, table: TableSchema, old: Row) -> list[SourceRecord]:
         source = self._source_struct(lsn, table)
-        value = envelope.delete(table.envelope_schema, table.value(old), source, self._now())
+        value = envelope.delete(table.envelope_schema, table.value(old), source, self._now(),
+                                self._tx_event(lsn, table))  # fmt: skip
         record = self._record(lsn, "DELETE", table, table.key(old), value)
         return [record, self._tombstone(record)] if self._tombstones else [record]
 
@@ -228,7 +250,8 @@ class ChangeEvents:
             if table is None:
                 continue
             source = self._source_struct(lsn, table)
-            value = envelope.truncate(table.envelope_schema, source, self._now())
+            value = envelope.truncate(table.envelope_schema, source, self._now(),
+                                      self._tx_event(lsn, table))  # fmt: skip
             out.append(self._record(lsn, "TRUNCATE", table, None, value, key_schema=False))
         return out
 
@@ -236,6 +259,69 @@ class ChangeEvents:
 
     def _now(self) -> int:
         return self._context.clock_ns()
+
+    def _offset(self, lsn: int, message_type: str, lsn_proc: int | None = None) -> dict[str, Any]:
+        """The offset of an event at ``lsn`` (processed up to ``lsn_proc``, by default
+        ``lsn``)."""
+        proc = lsn if lsn_proc is None else lsn_proc
+        tx = self._tx
+        if tx is None or not tx.active:
+            return streaming_offset(
+                lsn, proc, self.lsn_commit, self._xid, self._commit_us, message_type
+            )
+        return streaming_offset(lsn, proc, self.lsn_commit, self._xid, self._commit_us,
+                                message_type, transaction_id=tx.transaction_id,
+                                data_collection_orders=tx.orders)  # fmt: skip
+
+    # -- transaction metadata -------------------------------------------------------------------
+
+    def _tx_event(self, lsn: int, table: TableSchema) -> Struct | None:
+        """Count a change of ``table`` in the running transaction: its ``transaction`` block
+        (None without transaction metadata)."""
+        tx = self._tx
+        if tx is None or not tx.active:
+            return None
+        return tx.event(str(table.table.id), f"{self._xid}:{lsn}")
+
+    def _begin(self, lsn: int, lsn_proc: int | None) -> list[SourceRecord]:
+        """A transaction starts: its BEGIN event, whose offset says processed up to
+        ``lsn_proc`` (the message before it: BEGIN itself is not processed yet); none when the
+        stream resumes inside it (the counters come back from the offset instead)."""
+        tx = self._tx
+        if tx is None or self._xid is None:
+            return []
+        resumed, self._resumed_tx = self._resumed_tx, None
+        if resumed is not None and resumed[0] == str(self._xid):
+            tx.restore(*resumed)
+            return []
+        tx.begin(str(self._xid))
+        key, value = tx.begin_event(f"{self._xid}:{lsn}", self._commit_us // 1000)
+        return [self._transaction_record(lsn, "BEGIN", key, value, lsn_proc)]
+
+    def _end(self, lsn: int, commit_us: int) -> list[SourceRecord]:
+        """A transaction ends: its END event with the counts."""
+        tx = self._tx
+        if tx is None or not tx.active:
+            return []
+        key, value = tx.end_event(f"{self._xid}:{lsn}", commit_us // 1000)
+        record = self._transaction_record(lsn, "COMMIT", key, value)
+        tx.end()
+        return [record]
+
+    def _transaction_record(
+        self, lsn: int, message_type: str, key: Struct, value: Struct, lsn_proc: int | None = None
+    ) -> SourceRecord:
+        assert self._transaction_topic is not None
+        return SourceRecord(
+            self._partition,
+            self._offset(lsn, message_type, lsn_proc),
+            self._transaction_topic,
+            None,
+            TRANSACTION_KEY_SCHEMA,
+            key,
+            TRANSACTION_VALUE_SCHEMA,
+            value,
+        )
 
     def _source_struct(self, lsn: int, table: TableSchema) -> Struct:
         source = self._source
@@ -258,9 +344,7 @@ class ChangeEvents:
         *,
         key_schema: bool = True,
     ) -> SourceRecord:
-        offset = streaming_offset(
-            lsn, lsn, self.lsn_commit, self._xid, self._commit_us, message_type
-        )
+        offset = self._offset(lsn, message_type)
         headers = None if self._headers is None else self._headers.duplicate()
         if key_header is not None:
             name, struct = key_header

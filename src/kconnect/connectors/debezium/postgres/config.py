@@ -159,6 +159,9 @@ CONFIG_DEF = (
     .define("provide.transaction.metadata", ConfigType.BOOLEAN, False, None, Importance.LOW,
             "Enables transaction metadata extraction together with event counting",
             group=_ADVANCED, order_in_group=3)
+    .define("topic.transaction", ConfigType.STRING, "transaction", None, Importance.LOW,
+            "The name of the transaction metadata topic; the full name is "
+            "<topic.prefix>.<topic.transaction>.", group=_ADVANCED, order_in_group=3)
     .define("signal.data.collection", ConfigType.STRING, None, None, Importance.LOW,
             "The name of the data collection that is used to send signals/commands to "
             "Debezium.", group=_ADVANCED, order_in_group=4)
@@ -287,7 +290,9 @@ class PostgresConnectorConfig(AbstractConfig):
         self.heartbeat_interval_s = heartbeat / 1000.0
         self.heartbeat_action_query = self.get("heartbeat.action.query")
         self.heartbeat_topic = f"{self._text('topic.heartbeat.prefix')}.{self.topic_prefix}"
-        for key in ("provide.transaction.metadata", "signal.data.collection"):
+        self.provide_transaction_metadata = bool(self.get("provide.transaction.metadata"))
+        self.transaction_topic = self._text("topic.transaction")
+        for key in ("signal.data.collection",):
             if self.get(key):
                 raise ConfigException(key, self.get(key),
                                       "not supported by the native connector yet; run "

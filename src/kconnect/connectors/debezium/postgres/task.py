@@ -36,6 +36,10 @@ from typing import Any
 from kconnect.api import ConnectException, RecordMetadata, SourceRecord, SourceTask
 from kconnect.connectors.debezium.common.heartbeat import Heartbeat
 from kconnect.connectors.debezium.common.metrics import DebeziumMetrics, context_metrics
+from kconnect.connectors.debezium.common.transaction_metadata import (
+    TRANSACTION_VALUE_SCHEMA,
+    transaction_topic,
+)
 from kconnect.connectors.debezium.postgres.catalog import captured_tables, read_table
 from kconnect.connectors.debezium.postgres.change_events import ChangeEvents
 from kconnect.connectors.debezium.postgres.config import PostgresConnectorConfig
@@ -261,10 +265,20 @@ class PostgresConnectorTask(SourceTask):
         assert config is not None and repl is not None
         assert self._context is not None and self._source is not None
         lsn_commit = self._resume.lsn_commit if self._resume is not None else None
-        self._changes = ChangeEvents(self._context, self._source, self._describe,
-                                     skipped_operations=config.skipped_operations,
-                                     tombstones_on_delete=config.tombstones_on_delete,
-                                     lsn_commit=lsn_commit)  # fmt: skip
+        resume = self._resume
+        resumed_tx = None
+        if resume is not None and resume.transaction_id is not None:
+            resumed_tx = (resume.transaction_id, resume.data_collection_orders)
+        self._changes = ChangeEvents(
+            self._context, self._source, self._describe,
+            skipped_operations=config.skipped_operations,
+            tombstones_on_delete=config.tombstones_on_delete,
+            lsn_commit=lsn_commit,
+            transaction_topic=transaction_topic(config.topic_prefix, config.transaction_topic)
+            if config.provide_transaction_metadata else None,
+            resumed_transaction=resumed_tx,
+            start_lsn=self._stream_from or None,
+        )  # fmt: skip
         options = {"proto_version": "1",
                    "publication_names": publications_option([config.publication_name])}  # fmt: skip
         repl.start(config.slot_name, self._stream_from, options)
@@ -397,6 +411,8 @@ class PostgresConnectorTask(SourceTask):
 
 
 def _op(record: SourceRecord) -> str | None:
-    """A change event's ``op`` (None for a tombstone)."""
+    """A change event's ``op`` (None for a tombstone, a transaction's BEGIN or END)."""
     value = record.value
-    return None if value is None else value.get("op")
+    if value is None or record.value_schema is TRANSACTION_VALUE_SCHEMA:
+        return None
+    return value.get("op")  # type: ignore[no-any-return]

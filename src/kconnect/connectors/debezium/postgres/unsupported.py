@@ -42,7 +42,6 @@ UNSUPPORTED_DEFAULTS: Mapping[str, str | None] = {
     "topic.naming.strategy": "io.debezium.schema.schematopicnamingstrategy",
     "topic.delimiter": ".",
     "topic.heartbeat.name": None,
-    "topic.transaction": "transaction",
     "schema.name.adjustment.mode": "none",
     "field.name.adjustment.mode": "none",
     "schema.refresh.mode": "columns_diff",

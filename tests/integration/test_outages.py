@@ -7,11 +7,15 @@ against it, stops the service for 20 s with ``kconnect local stop`` and starts i
 * broker down under a FileStream pipeline: nothing lost, both tasks RUNNING, no ERROR line
   and at most a few lines per Kafka client (the first failure, the "reachable again" line);
 * PostgreSQL down under a JDBC upsert sink with 200,000 rows queued: every row lands exactly
-  once and the task is RUNNING afterwards.
+  once and the task is RUNNING afterwards;
+* PostgreSQL restarted under the native Debezium source while changes stream: every change
+  exactly once, the task RUNNING throughout.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import re
 import subprocess
@@ -21,6 +25,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psycopg
@@ -300,3 +305,91 @@ def test_a_database_restart_under_an_upsert_sink_loses_no_row(
     print(f"PostgreSQL down {restarted - stopped:.1f} s with {at_stop} of {rows} rows written; "
           f"all rows {recovered - restarted:.1f} s after it was back; "
           f"{log.count(' ERROR ')} ERROR lines")  # fmt: skip
+
+
+def test_a_database_restart_under_the_native_debezium_source_loses_and_repeats_nothing(
+    tmp_path: Path, kafka_bootstrap: str
+) -> None:
+    """The connection to PostgreSQL breaks while changes stream (the server stops for a while
+    with transactions still to send, more are committed after it is back): the task reconnects
+    by itself, every change arrives exactly once, BEGIN and END pair up, the task never FAILED
+    and the log says what happened in a WARNING, not an ERROR."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    from kconnect.testing.debezium import postgres_connector_config
+
+    transactions, per_tx = 40, 500
+    with private("postgres") as pg:
+        dsn = f"postgresql://kcuser:kcpw@127.0.0.1:{pg.port}/kcdb"
+        table = f"cdc_{uuid.uuid4().hex[:6]}"
+        prefix, slot = f"outage{uuid.uuid4().hex[:6]}", f"outage_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"CREATE TABLE {table} (id int PRIMARY KEY, note text)")
+            conn.execute(f"INSERT INTO {table} VALUES (0, 'snapshot')")
+        config = {
+            "name": "cdc",
+            **postgres_connector_config(dsn, table, prefix, slot, {
+                "retriable.restart.connector.wait.ms": "1000",
+                "provide.transaction.metadata": "true",
+                "max.batch.size": "256",
+            }),
+        }  # fmt: skip
+        worker = StandaloneWorker(tmp_path, kafka_bootstrap, [config])
+        topic = f"{prefix}.public.{table}"
+
+        def payloads(name: str) -> list[dict[str, Any]]:
+            c = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": uuid.uuid4().hex,
+                          "enable.auto.commit": False})  # fmt: skip
+            try:
+                if name not in c.list_topics(timeout=10).topics:
+                    return []
+                high = c.get_watermark_offsets(TopicPartition(name, 0), timeout=10)[1]
+                c.assign([TopicPartition(name, 0, 0)])
+                out: list[dict[str, Any]] = []
+                while len(out) < high:
+                    m = c.poll(5)
+                    if m is None:
+                        break
+                    if not m.error() and m.value():
+                        out.append(json.loads(m.value())["payload"])
+                return out
+            finally:
+                c.close()
+
+        def ids() -> list[int]:
+            return [p["after"]["id"] for p in payloads(topic)]
+
+        def insert(first: int, count: int) -> None:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                for start in range(first, first + count * per_tx, per_tx):
+                    conn.execute(f"INSERT INTO {table} SELECT i, 'row ' || i FROM "
+                                 f"generate_series({start}, {start + per_tx - 1}) i")  # fmt: skip
+
+        try:
+            wait_for(lambda: ids() == [0], timeout=90, what="the snapshot")
+            before = worker.log.read_text().count("\n")
+            insert(1, transactions)
+            wait_for(lambda: len(ids()) > 1, timeout=60, what="the stream moving")
+            at_stop = len(ids())
+            pg.stop()
+            time.sleep(5)
+            pg.start()
+            insert(1 + transactions * per_tx, transactions)
+            expected = list(range(1 + 2 * transactions * per_tx))
+            wait_for(lambda: len(ids()) >= len(expected), timeout=180, what="every change")
+            time.sleep(3)  # anything delivered twice would be here by now
+            got = ids()
+            events = [p["status"] for p in payloads(f"{prefix}.transaction")]
+            states = worker.states()
+            log = worker.log.read_text().splitlines()[before:]
+        finally:
+            worker.stop()
+            with contextlib.suppress(psycopg.Error), psycopg.connect(dsn, autocommit=True) as c:
+                c.execute("SELECT pg_drop_replication_slot(%s)", (slot,))
+    assert at_stop < len(expected), "the outage must hit while changes are still streaming"
+    assert sorted(got) == expected and len(got) == len(set(got))  # all, once each
+    assert events == ["BEGIN", "END"] * (2 * transactions)
+    assert states["cdc"] == ["RUNNING", "RUNNING"]
+    assert [ln for ln in log if " ERROR " in ln] == []
+    assert any("the connection to PostgreSQL was lost" in ln and " WARN" in ln for ln in log)
+    assert any("reconnected to PostgreSQL" in ln for ln in log)

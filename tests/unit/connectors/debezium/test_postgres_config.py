@@ -120,6 +120,17 @@ def test_debezium_defaults_and_tuning_keys_are_accepted() -> None:
     assert PostgresConnectorConfig(props).topic_prefix == "srv"
 
 
+def test_reconnection_settings() -> None:
+    config = PostgresConnectorConfig(BASE)
+    assert (config.retriable_restart_wait_s, config.errors_max_retries) == (10.0, -1)
+    config = PostgresConnectorConfig({**BASE, "retriable.restart.connector.wait.ms": "500",
+                                      "errors.max.retries": "3"})  # fmt: skip
+    assert (config.retriable_restart_wait_s, config.errors_max_retries) == (0.5, 3)
+    with pytest.raises(ConfigException) as raised:
+        PostgresConnectorConfig({**BASE, "retriable.restart.connector.wait.ms": "-1"})
+    assert raised.value.config_name == "retriable.restart.connector.wait.ms"
+
+
 def test_transaction_metadata_and_its_topic() -> None:
     config = PostgresConnectorConfig({**BASE, "provide.transaction.metadata": "true"})
     assert config.provide_transaction_metadata and config.transaction_topic == "transaction"

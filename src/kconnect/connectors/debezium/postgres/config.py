@@ -85,6 +85,12 @@ CONFIG_DEF = (
             "Frequency for sending replication connection status updates to the server, given "
             "in milliseconds. Defaults to 10 seconds (10,000 ms).", group=_CONNECTION,
             order_in_group=13)
+    .define("retriable.restart.connector.wait.ms", ConfigType.LONG, 10_000, None,
+            Importance.LOW, "Time to wait before restarting connector after retriable exception "
+            "occurs. Defaults to 10000ms.", group=_ADVANCED, order_in_group=20)
+    .define("errors.max.retries", ConfigType.INT, -1, None, Importance.LOW,
+            "The maximum number of retries on connection errors before failing (-1 = no limit, "
+            "0 = disabled, > 0 = num of retries).", group=_ADVANCED, order_in_group=21)
     .define("snapshot.mode", ConfigType.STRING, "initial", None, Importance.MEDIUM,
             "The criteria for running a snapshot upon startup of the connector: always, "
             "initial, no_data, initial_only, when_needed.", group=_CONNECTOR, order_in_group=0)
@@ -239,6 +245,12 @@ class PostgresConnectorConfig(AbstractConfig):
             )
         )
         self.status_interval_s = self._positive("status.update.interval.ms") / 1000.0
+        wait = self._int("retriable.restart.connector.wait.ms")
+        if wait < 0:
+            raise ConfigException("retriable.restart.connector.wait.ms", wait,
+                                  "A non-negative number of milliseconds is expected")  # fmt: skip
+        self.retriable_restart_wait_s = wait / 1000.0
+        self.errors_max_retries = self._int("errors.max.retries")
         mode = _one_of("snapshot.mode", self._text("snapshot.mode"), _ALL_SNAPSHOT_MODES)
         if mode not in SNAPSHOT_MODES:
             raise ConfigException("snapshot.mode", mode,

@@ -15,9 +15,19 @@ before the offset's ``lsn_commit``, and, of the transaction the offset is in (it
 changes up to its ``lsn_proc``. Heartbeats (``heartbeat.interval.ms``) carry the stream's
 position; ``heartbeat.action.query`` runs with each.
 
+**A lost connection** while streaming (the server restarted or failed over, the walsender was
+terminated, the network broke): the connections are closed and opened again after
+``retriable.restart.connector.wait.ms``, as often as ``errors.max.retries`` allows (-1: no
+limit), and the stream goes on after the last record poll returned, skipping what was already
+delivered as a resumed stream does -- the task stays RUNNING and nothing is lost or repeated.
+A lost snapshot fails the task (the worker's automatic restart takes the snapshot again).
+
 **Commit**: ``commit_record`` remembers the last delivered record's offset; ``commit`` marks it
 committed; the next poll confirms its LSN to the slot (``lsn_commit``, else ``lsn_proc``;
 snapshot offsets never), so PostgreSQL keeps the WAL until the worker committed the records.
+Between transactions, once every record poll returned is committed, the whole stream received
+so far (keepalives' positions included) is confirmed: nothing in it is owed, an idle connector
+holds no WAL, and a server shutting down is not kept waiting for its walsender.
 
 **Stop** (:meth:`stop`, another thread): signals; the poll in progress returns within
 ``poll.interval.ms`` and the task thread closes the connections (dropping the slot with
@@ -56,6 +66,7 @@ from kconnect.connectors.debezium.postgres.publication import (
 )
 from kconnect.connectors.debezium.postgres.replication.connection import (
     ReplicationConnection,
+    ReplicationStreamEnded,
     publications_option,
 )
 from kconnect.connectors.debezium.postgres.replication.pgoutput import (
@@ -114,6 +125,14 @@ class PostgresConnectorTask(SourceTask):
         self._context: RecordContext | None = None
         self._source: SourceInfo | None = None
         self._metrics: DebeziumMetrics | None = None
+        # the offset of the last record poll returned from the stream: where a stream
+        # reconnected after a lost connection goes on from
+        self._last_returned: dict[str, Any] | None = None
+        self._retries = 0  # connection losses since the last batch streamed
+        # records poll returned / the worker acknowledged / ... once it committed their offsets
+        self._returned = self._acked = self._committed_count = 0
+        self._at_boundary = True  # the last message read ended a transaction (or none yet)
+        self._reconnect_at = 0.0
 
     def version(self) -> str:
         return DEBEZIUM_VERSION
@@ -124,10 +143,8 @@ class PostgresConnectorTask(SourceTask):
         import psycopg
 
         config = self._config = PostgresConnectorConfig(props)
-        settings: dict[str, Any] = {"password": config.password.value() if config.password else None,
-                    "application_name": "Debezium General"}  # fmt: skip
         try:
-            self._general = psycopg.connect(config.conninfo(), autocommit=True, **settings)
+            self._general = self._connect_general()
         except psycopg.Error as e:
             raise ConnectException(f"Couldn't connect to PostgreSQL at {config.hostname}:"
                                    f"{config.port}/{config.dbname}: {e}") from e  # fmt: skip
@@ -151,11 +168,7 @@ class PostgresConnectorTask(SourceTask):
         self._source = SourceInfo(config.topic_prefix, config.dbname)
         self._heartbeat = Heartbeat(config.heartbeat_topic, config.topic_prefix,
                                     config.heartbeat_interval_s)  # fmt: skip
-        repl = self._repl = ReplicationConnection.connect(
-            config.conninfo(),
-            settings={**settings, "application_name": "Debezium Streaming"},
-            status_interval_s=config.status_interval_s,
-        )
+        repl = self._repl = self._connect_replication()
         exported: str | None = None
         slot_point: int | None = None
         if slot is None and config.snapshot_mode != "initial_only":
@@ -172,6 +185,29 @@ class PostgresConnectorTask(SourceTask):
         log.info("Debezium PostgreSQL (native) %s: %d tables, snapshot %s, streaming from %s",
                  config.topic_prefix, len(self._tables), "yes" if snapshot else "no",
                  self._stream_from)  # fmt: skip
+
+    def _settings(self, application_name: str) -> dict[str, Any]:
+        config = self._config
+        assert config is not None
+        password = config.password.value() if config.password else None
+        return {"password": password, "application_name": application_name}
+
+    def _connect_general(self) -> Any:
+        import psycopg
+
+        config = self._config
+        assert config is not None
+        return psycopg.connect(config.conninfo(), autocommit=True,
+                               **self._settings("Debezium General"))  # fmt: skip
+
+    def _connect_replication(self) -> ReplicationConnection:
+        config = self._config
+        assert config is not None
+        return ReplicationConnection.connect(
+            config.conninfo(),
+            settings=self._settings("Debezium Streaming"),
+            status_interval_s=config.status_interval_s,
+        )
 
     @staticmethod
     def _wants_snapshot(mode: str, offset: PostgresOffset | None, slot_exists: bool) -> bool:
@@ -252,13 +288,95 @@ class PostgresConnectorTask(SourceTask):
             if batch:
                 assert self._metrics is not None
                 self._metrics.snapshot.seen("r" for _ in batch)
+                self._returned += len(batch)
                 return batch
         if config.snapshot_mode == "initial_only":
             self._stopping.wait(config.poll_interval_s)
             return None
-        if not self._streaming:
-            self._start_streaming()
-        return self._stream_batch()
+        if self._repl is None and not self._reconnect():  # lost, and not back yet
+            return None
+        try:
+            if not self._streaming:
+                self._start_streaming()
+            streamed = self._stream_batch()
+        except _connection_errors() as e:
+            self._connection_lost(e)
+            return None
+        self._retries = 0
+        if streamed:
+            self._returned += len(streamed)
+            if streamed[-1].source_offset:
+                self._last_returned = dict(streamed[-1].source_offset)
+        return streamed
+
+    # -- a lost connection ------------------------------------------------------------------------
+
+    def _connection_lost(self, error: Exception) -> None:
+        """The stream's connection to PostgreSQL broke (a restart, a fail-over, the network):
+        close what is left and reconnect after ``retriable.restart.connector.wait.ms``, going
+        on after the last record poll returned (``errors.max.retries`` losses in a row fail the
+        task)."""
+        config = self._config
+        assert config is not None
+        self._retries += 1
+        self._close_connections()
+        self._streaming = False
+        if self._metrics is not None:
+            self._metrics.streaming_connected(False)
+        limit = config.errors_max_retries
+        if limit == 0 or 0 < limit < self._retries:
+            raise ConnectException(
+                f"The connection to PostgreSQL at {config.hostname}:{config.port} was lost "
+                f"and errors.max.retries={limit} allows no further attempt: {error}"
+            ) from error
+        if self._last_returned is not None:
+            self._resume = load_offset(self._last_returned)
+        self._reconnect_at = time.monotonic() + config.retriable_restart_wait_s
+        where = self._resume.start_lsn if self._resume is not None else self._stream_from
+        reason = " ".join(str(error).split())
+        if self._retries == 1:
+            log.warning("Debezium PostgreSQL (native) %s: the connection to PostgreSQL was lost "
+                        "(%s); reconnecting in %.1f s, then streaming on from LSN %s",
+                        config.topic_prefix, reason, config.retriable_restart_wait_s, where)  # fmt: skip
+        else:
+            log.info("Debezium PostgreSQL (native) %s: PostgreSQL is not reachable yet (%s); "
+                     "attempt %d in %.1f s", config.topic_prefix, reason, self._retries,
+                     config.retriable_restart_wait_s)  # fmt: skip
+
+    def _reconnect(self) -> bool:
+        """One reconnection attempt once it is time (else a wait of up to ``poll.interval.ms``);
+        whether the connections are back."""
+        import psycopg
+
+        config = self._config
+        assert config is not None
+        wait = self._reconnect_at - time.monotonic()
+        if wait > 0:
+            self._stopping.wait(min(wait, config.poll_interval_s))
+            return False
+        try:
+            self._general = self._connect_general()
+            slot = find_slot(self._general, config.slot_name, config.dbname)
+            if slot is None:
+                raise ConnectException(
+                    f"The replication slot {config.slot_name!r} is gone after the connection "
+                    "to PostgreSQL was lost; the changes since the last committed offset "
+                    "cannot be streamed (restart the connector with snapshot.mode=when_needed "
+                    "to take a new snapshot)"
+                )
+            self._repl = self._connect_replication()
+        except psycopg.Error as e:
+            self._connection_lost(e)
+            return False
+        resume = self._resume
+        self._stream_from = max(slot.confirmed_flush_lsn or 0,
+                                resume.start_lsn or 0 if resume else self._stream_from)  # fmt: skip
+        self._skipping_tx = self._in_offset_tx = False
+        self._at_boundary = False  # until the new stream's first commit
+        self._flushed = None
+        log.info("Debezium PostgreSQL (native) %s: reconnected to PostgreSQL; streaming from %s",
+                 config.topic_prefix, self._stream_from)  # fmt: skip
+        return True
 
     def _start_streaming(self) -> None:
         config, repl = self._config, self._repl
@@ -304,6 +422,12 @@ class PostgresConnectorTask(SourceTask):
         if self._committed is not None and self._committed != self._flushed:
             repl.acknowledge(self._committed)
             self._flushed = self._committed
+        if self._at_boundary and self._committed_count == self._returned:
+            # between transactions with every record poll returned committed: nothing read so
+            # far is still owed, so the stream's end (keepalives included) is safe to confirm --
+            # the WAL an idle connector holds goes, and a shutting-down server's walsender,
+            # which waits until its client confirmed everything sent, can finish
+            repl.acknowledge(repl.received_lsn)
         batch: list[SourceRecord] = []
         while len(batch) < config.max_batch_size and not self._stopping.is_set():
             message = repl.read(config.poll_interval_s if not batch else 0.0)
@@ -321,6 +445,7 @@ class PostgresConnectorTask(SourceTask):
                 if self._already_delivered(lsn, decoded):
                     continue
                 records = changes.on_message(lsn, decoded)
+            self._at_boundary = isinstance(decoded, Commit)
             if records:
                 metrics.streaming.seen(_op(r) for r in records)
                 batch.extend(records)
@@ -367,6 +492,7 @@ class PostgresConnectorTask(SourceTask):
     # -- commit ---------------------------------------------------------------------------------
 
     def commit_record(self, record: SourceRecord, metadata: RecordMetadata | None) -> None:
+        self._acked += 1
         offset = record.source_offset
         if offset and "snapshot" not in offset:
             lsn = offset.get("lsn_commit", offset.get("lsn_proc"))
@@ -374,9 +500,24 @@ class PostgresConnectorTask(SourceTask):
                 self._delivered = lsn
 
     def commit(self) -> None:
+        self._committed_count = self._acked
         self._committed = self._delivered
 
     # -- stop -----------------------------------------------------------------------------------
+
+    def _close_connections(self, *, keep_general: bool = False) -> None:
+        """Close the replication and snapshot connections (and the general one unless
+        ``keep_general``), however broken."""
+        closing = [self._repl, self._snapshot_conn, None if keep_general else self._general]
+        for conn in closing:
+            if conn is not None:
+                try:
+                    conn.close()
+                except Exception as e:  # closing a broken connection
+                    log.debug("Closing a connection failed: %s", e)
+        self._repl = self._snapshot_conn = None
+        if not keep_general:
+            self._general = None
 
     def stop(self) -> None:
         """Signal the poll (it returns within ``poll.interval.ms``), then close the connections
@@ -391,13 +532,7 @@ class PostgresConnectorTask(SourceTask):
             if metrics.snapshot_running:
                 metrics.snapshot_ended(completed=False)
             metrics.streaming_connected(False)
-        for closing in (self._repl, self._snapshot_conn):
-            if closing is not None:
-                try:
-                    closing.close()
-                except Exception as e:  # pragma: no cover - closing a broken connection
-                    log.debug("Closing a connection failed: %s", e)
-        self._repl = self._snapshot_conn = None
+        self._close_connections(keep_general=True)
         if self._general is not None:
             if config is not None and config.slot_drop_on_stop:
                 try:
@@ -408,6 +543,13 @@ class PostgresConnectorTask(SourceTask):
                     log.warning("Could not drop replication slot %s: %s", config.slot_name, e)
             self._general.close()
             self._general = None
+
+
+def _connection_errors() -> tuple[type[Exception], ...]:
+    """What a broken connection to PostgreSQL raises while streaming."""
+    import psycopg
+
+    return (psycopg.OperationalError, ReplicationStreamEnded)
 
 
 def _op(record: SourceRecord) -> str | None:

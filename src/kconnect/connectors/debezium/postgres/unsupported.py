@@ -77,8 +77,6 @@ TUNING_KEYS = frozenset(
         "connection.validation.timeout.ms",
         "slot.max.retries",
         "slot.retry.delay.ms",
-        "retriable.restart.connector.wait.ms",
-        "errors.max.retries",
         "max.queue.size.in.bytes",
         "incremental.snapshot.chunk.size",
         "query.fetch.size",

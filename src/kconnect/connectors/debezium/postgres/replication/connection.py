@@ -39,7 +39,18 @@ from kconnect.connectors.debezium.postgres.replication.protocol import (
     standby_status_update,
 )
 
-__all__ = ["CreatedSlot", "ReplicationConnection", "SystemIdentity", "publications_option"]
+__all__ = [
+    "CreatedSlot",
+    "ReplicationConnection",
+    "ReplicationStreamEnded",
+    "SystemIdentity",
+    "publications_option",
+]
+
+
+class ReplicationStreamEnded(ConnectException):
+    """The server ended the replication stream or the connection broke (a restart, a
+    fail-over, a terminated walsender): the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +182,7 @@ class ReplicationConnection:
                 continue
             if n < 0:
                 self._streaming = False
-                raise ConnectException(self._stream_end_reason(n))
+                raise ReplicationStreamEnded(self._stream_end_reason(n))
             now = time.monotonic()
             self._maybe_send_status(now)
             left = min(deadline, self._next_status) - now

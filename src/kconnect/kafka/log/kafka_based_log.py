@@ -53,6 +53,9 @@ ConsumedCallback = Callable[[bytes | None, bytes | None, int], None]
 RecordPosition = tuple[int, int]
 
 _METADATA_TIMEOUT_S = 30.0
+#: How much longer a read_committed log's start waits for a transaction left open: the
+#: producer's default ``transaction.timeout.ms`` (60 s) twice, and the broker's abort sweep.
+_OPEN_TRANSACTION_WAIT_S = 150.0
 _CONSUME_WAIT_S = 0.1
 #: A read_committed log's fetch long-poll (see start()).
 _FETCH_WAIT_MAX_MS = 50
@@ -175,8 +178,36 @@ class KafkaBasedLog:
         self._thread.start()
         if self._producer is not None:
             self._delivery_thread.start()
-        self.read_to_end(max(timeout_s, 60.0))
+        self._read_existing(max(timeout_s, 60.0), consumer_conf.get("isolation.level"))
         log.info("Finished reading KafkaBasedLog for topic %s", self.topic)
+
+    def _read_existing(self, timeout_s: float, isolation: object) -> None:
+        """Wait until the records there at start are read. A read_committed reader also waits
+        for a transaction left open (a worker killed while an exactly-once task's transaction
+        was open) until the broker aborts it after the producer's ``transaction.timeout.ms``
+        (Java's reader waits without limit): up to :data:`_OPEN_TRANSACTION_WAIT_S` more, saying
+        so every 30 s."""
+        limit = timeout_s + (_OPEN_TRANSACTION_WAIT_S if isolation == "read_committed" else 0.0)
+        future = self.read_to_end_async()
+        started = time.monotonic()
+        while True:
+            waited = time.monotonic() - started
+            try:
+                future.result(min(30.0, max(limit - waited, 0.0)))
+                return
+            except FutureTimeout:
+                waited = time.monotonic() - started
+                if waited >= limit:
+                    raise TimeoutError(
+                        f"Timed out after {waited:.1f} s reading to the end of topic {self.topic}"
+                    ) from None
+                if isolation == "read_committed":
+                    log.info(
+                        "Still reading topic %s after %.0f s: a transaction left open (by a "
+                        "worker that stopped without ending it) holds read_committed readers "
+                        "until the broker aborts it after transaction.timeout.ms",
+                        self.topic, waited,
+                    )  # fmt: skip
 
     def _wait_for_partitions(self, timeout_s: float) -> list[int]:
         deadline = time.monotonic() + timeout_s

@@ -85,6 +85,9 @@ CONFIG_DEF = (
             "Frequency for sending replication connection status updates to the server, given "
             "in milliseconds. Defaults to 10 seconds (10,000 ms).", group=_CONNECTION,
             order_in_group=13)
+    .define("connection.validation.timeout.ms", ConfigType.LONG, 60_000, None, Importance.LOW,
+            "The maximum time in milliseconds to wait for connection validation to complete. "
+            "Defaults to 60 seconds.", group=_ADVANCED, order_in_group=22)
     .define("retriable.restart.connector.wait.ms", ConfigType.LONG, 10_000, None,
             Importance.LOW, "Time to wait before restarting connector after retriable exception "
             "occurs. Defaults to 10000ms.", group=_ADVANCED, order_in_group=20)
@@ -251,6 +254,9 @@ class PostgresConnectorConfig(AbstractConfig):
                                   "A non-negative number of milliseconds is expected")  # fmt: skip
         self.retriable_restart_wait_s = wait / 1000.0
         self.errors_max_retries = self._int("errors.max.retries")
+        self.connection_validation_timeout_s = (
+            self._positive("connection.validation.timeout.ms") / 1000.0
+        )
         mode = _one_of("snapshot.mode", self._text("snapshot.mode"), _ALL_SNAPSHOT_MODES)
         if mode not in SNAPSHOT_MODES:
             raise ConfigException("snapshot.mode", mode,

@@ -9,6 +9,9 @@ a worker runs this one for that name, and Debezium's jar from ``plugin.path`` on
 
 from __future__ import annotations
 
+import logging
+import math
+import time
 from collections.abc import Mapping
 
 from kconnect.api import (
@@ -24,6 +27,8 @@ from kconnect.connectors.debezium.postgres.config import CONFIG_DEF, PostgresCon
 from kconnect.connectors.debezium.postgres.source_info import DEBEZIUM_VERSION
 
 __all__ = ["PostgresConnector"]
+
+log = logging.getLogger(__name__)
 
 
 class PostgresConnector(SourceConnector):
@@ -63,7 +68,7 @@ class PostgresConnector(SourceConnector):
         if any(v.error_messages for v in result.config_values()):
             return result
         try:
-            PostgresConnectorConfig(connector_configs)
+            config = PostgresConnectorConfig(connector_configs)
         except ConfigException as e:
             name = getattr(e, "config_name", None) or "topic.prefix"
             for value in result.config_values():
@@ -72,6 +77,12 @@ class PostgresConnector(SourceConnector):
                     break
             else:  # a Debezium key the native connector does not define (unsupported.py)
                 result.config_values().append(ConfigValue(name, e.config_value, [], [str(e)]))
+            return result
+        problem = _connection_problem(config)
+        if problem is not None:
+            for value in result.config_values():
+                if value.name == "database.hostname":
+                    value.add_error_message(problem)
         return result
 
     def exactly_once_support(self, connector_config: Mapping[str, str]) -> ExactlyOnceSupport:
@@ -82,3 +93,31 @@ class PostgresConnector(SourceConnector):
         in one transaction, streamed changes are delivered once. A snapshot cut off is taken
         again from its start (its records do not say which row they were), as Debezium's is."""
         return ExactlyOnceSupport.SUPPORTED
+
+
+def _connection_problem(config: PostgresConnectorConfig) -> str | None:
+    """What Debezium's ``validateConnection`` reports on ``database.hostname``: the database
+    cannot be reached or logged into within ``connection.validation.timeout.ms`` (None when it
+    can). A user without the LOGIN and REPLICATION roles is only logged, as Debezium does."""
+    import psycopg
+
+    timeout_s = max(2, math.ceil(config.connection_validation_timeout_s))
+    password = config.password.value() if config.password else None
+    started = time.monotonic()
+    try:
+        with psycopg.connect(config.conninfo(), password=password, connect_timeout=timeout_s,
+                             application_name="Debezium Validate Connection") as conn:  # fmt: skip
+            conn.execute("SELECT version()")
+            row = conn.execute(
+                "SELECT rolcanlogin AND rolreplication FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
+            if not (row and row[0]):
+                log.warning("Postgres roles LOGIN and REPLICATION are not assigned to user: %s",
+                            config.user)  # fmt: skip
+    except psycopg.OperationalError as e:
+        if time.monotonic() - started >= timeout_s:
+            return f"Connection validation timed out after {timeout_s * 1000} ms"
+        return "Error while validating connector config: " + " ".join(str(e).split())
+    except psycopg.Error as e:
+        return "Error during connection validation: " + " ".join(str(e).split())
+    return None

@@ -74,7 +74,6 @@ TUNING_KEYS = frozenset(
         "snapshot.lock.timeout.ms",
         "database.tcpKeepAlive",
         "database.query.timeout.ms",
-        "connection.validation.timeout.ms",
         "slot.max.retries",
         "slot.retry.delay.ms",
         "max.queue.size.in.bytes",

@@ -281,6 +281,18 @@ def test_snapshot_and_stream_equal_debeziums(
 _OUT_OF_PYTHON_RANGE_ID = 4
 
 
+def test_snapshot_under_other_time_precision_modes_equals_debeziums(
+    pg_dsn: str, fixture_tables: dict[str, Any]
+) -> None:
+    """``time.precision.mode`` ``microseconds`` and ``nanoseconds`` (whose out-of-range
+    timestamp, year 10000, is null in Debezium's records too)."""
+    for label in ("micros", "nanos"):
+        native = _as_fixture(_native_run(pg_dsn, fixture_tables, label, stream=False))
+        expected = _expected(fixture_tables["connectors"][label]["records"])
+        problems = _differences(native, expected)
+        assert not problems, f"{label}: {len(problems)} differences:\n" + "\n".join(problems[:40])
+
+
 def test_snapshot_under_other_modes_equals_debeziums(
     pg_dsn: str, fixture_tables: dict[str, Any]
 ) -> None:

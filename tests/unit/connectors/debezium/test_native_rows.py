@@ -33,6 +33,8 @@ MICROS = tv.ValueOptions(time_precision_mode="adaptive_time_microseconds")
 CONNECT = tv.ValueOptions(time_precision_mode="connect")
 JDBC = tv.ValueOptions(jdbc_snapshot=True)
 DOUBLE = tv.ValueOptions(decimal_handling_mode="double")
+MICROSECONDS = tv.ValueOptions(time_precision_mode="microseconds")
+NANOSECONDS = tv.ValueOptions(time_precision_mode="nanoseconds")
 
 #: (type name, options, column scale, texts)
 CASES: list[tuple[str, tv.ValueOptions, int | None, list[str]]] = [
@@ -125,6 +127,21 @@ CASES: list[tuple[str, tv.ValueOptions, int | None, list[str]]] = [
             "infinity",
             "0044-03-15 13:00:00+00 BC",
             "1901-12-13 20:45:52+00",
+        ],
+    ),
+    ("time", MICROSECONDS, 3, ["13:51:30.123", "24:00:00"]),
+    ("time", NANOSECONDS, 3, ["13:51:30.123", "24:00:00"]),
+    ("timestamp", MICROSECONDS, 3, ["2024-01-01 00:00:00.123", "infinity"]),
+    (
+        "timestamp",
+        NANOSECONDS,
+        6,
+        [
+            "2024-01-01 00:00:00.123456",
+            "infinity",
+            "-infinity",
+            "10000-01-01 00:00:00",
+            "1677-09-21 00:12:43.145224",
         ],
     ),
     ("timestamptz", ADAPTIVE, 3, ["2024-01-01 00:00:01.123+00"]),

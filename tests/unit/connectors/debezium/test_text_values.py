@@ -348,3 +348,17 @@ def test_value_options_validation() -> None:
         tv.ValueOptions(decimal_handling_mode="exact")
     with pytest.raises(ValueError, match=r"binary\.handling\.mode"):
         tv.ValueOptions(binary_handling_mode="base32")
+
+
+def test_microseconds_and_nanoseconds_modes() -> None:
+    """``time.precision.mode`` ``microseconds``: µs whatever the precision; ``nanoseconds``: ns,
+    infinities at Java's Long bounds and a timestamp beyond INT64 ns null (as the jar's
+    records show)."""
+    assert tv.parse_time("00:00:00.001", 3, "microseconds") == 1000
+    assert tv.parse_time("00:00:00.001", 3, "nanoseconds") == 1_000_000
+    assert tv.parse_timestamp("1970-01-01 00:00:00.001", 3, "microseconds") == 1000
+    assert tv.parse_timestamp("1970-01-01 00:00:00.001", 3, "nanoseconds") == 1_000_000
+    assert tv.parse_timestamp("infinity", 6, "nanoseconds") == 2**63 - 1
+    assert tv.parse_timestamp("-infinity", 6, "nanoseconds") == -(2**63)
+    assert tv.parse_timestamp("10000-01-01 00:00:00", 6, "nanoseconds") is None
+    assert tv.parse_timestamp("infinity", 6, "microseconds") == tv.POSITIVE_INFINITY_MICROS

@@ -153,13 +153,17 @@ def _element_builder(
     if type_name == "time":
         if mode == "connect":
             return ConnectTime.builder()
+        if mode == "nanoseconds":
+            return st.nano_time_builder()
         if mode == "adaptive" and time_scale(type_modifier) <= 3:
             return st.time_builder()
         return st.micro_time_builder()
     if type_name == "timestamp":
         if mode == "connect":
             return ConnectTimestamp.builder()
-        if time_scale(type_modifier) <= 3:
+        if mode == "nanoseconds":
+            return st.nano_timestamp_builder()
+        if mode != "microseconds" and time_scale(type_modifier) <= 3:
             return st.timestamp_builder()
         return st.micro_timestamp_builder()
     if type_name == "timestamptz":

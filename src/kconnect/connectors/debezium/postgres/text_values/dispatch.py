@@ -95,10 +95,14 @@ def text_kind(
         return _PY
     if type_name == "date":
         return ("date", 0)
+    if type_name in ("time", "timestamp") and mode == "nanoseconds":
+        return _PY
     if type_name == "time":
         return ("time_ms", 0) if mode == "adaptive" and precision <= 3 else ("time_us", 0)
     if type_name == "timestamp":
-        return ("timestamp_ms", 0) if precision <= 3 else ("timestamp_us", 0)
+        if mode == "microseconds" or precision > 3:
+            return ("timestamp_us", 0)
+        return ("timestamp_ms", 0)
     return _PY
 
 

@@ -11,7 +11,13 @@ TextParser = Callable[[str], Any]
 
 DECIMAL_HANDLING_MODES = ("precise", "double", "string")
 BINARY_HANDLING_MODES = ("bytes", "base64", "base64-url-safe", "hex")
-TIME_PRECISION_MODES = ("adaptive", "adaptive_time_microseconds", "connect")
+TIME_PRECISION_MODES = (
+    "adaptive",
+    "adaptive_time_microseconds",
+    "connect",
+    "microseconds",
+    "nanoseconds",
+)
 INTERVAL_HANDLING_MODES = ("numeric", "string")
 
 

@@ -101,7 +101,8 @@ def _connect_value(make: Callable[[], Any], text: str) -> Any:
 
 def parse_time(text: str, precision: int = 6, mode: str = "adaptive") -> Any:
     """time(p): ``adaptive`` gives ``Time`` ms for p ≤ 3 and ``MicroTime`` µs above;
-    ``adaptive_time_microseconds`` always µs; ``connect`` a ``datetime.time`` (ms). ``24:00:00``
+    ``adaptive_time_microseconds`` and ``microseconds`` always µs, ``nanoseconds`` ``NanoTime``
+    ns; ``connect`` a ``datetime.time`` (ms). ``24:00:00``
     is a full day (86 400 000 000 µs). Sub-unit digits are cut, as ``Duration.toMillis``."""
     m = _TIME_RE.fullmatch(text)
     if m is None:
@@ -115,6 +116,8 @@ def parse_time(text: str, precision: int = 6, mode: str = "adaptive") -> Any:
             )
         ms = micros // 1000
         return _dt.time(ms // 3_600_000, ms // 60_000 % 60, ms // 1000 % 60, ms % 1000 * 1000)
+    if mode == "nanoseconds":
+        return micros * 1000
     if mode == "adaptive" and precision <= 3:
         return micros // 1000
     return micros
@@ -128,7 +131,8 @@ def _timestamp_micros(m: re.Match[str], bc_group: int) -> int:
 
 def parse_timestamp(text: str, precision: int = 6, mode: str = "adaptive") -> Any:
     """timestamp(p): the local date-time read as UTC, as epoch ms (``Timestamp``, p ≤ 3) or
-    µs (``MicroTimestamp``); ``connect``: a UTC ``datetime`` (ms). ``infinity`` /
+    µs (``MicroTimestamp``; always under ``microseconds``), ns under ``nanoseconds``
+    (``NanoTimestamp``, see :func:`_epoch_nanos`); ``connect``: a UTC ``datetime`` (ms). ``infinity`` /
     ``-infinity`` become pgjdbc's sentinels (:data:`POSITIVE_INFINITY_MICROS`, in ms divided
     by 1000)."""
     if text == "infinity":
@@ -144,10 +148,25 @@ def parse_timestamp(text: str, precision: int = 6, mode: str = "adaptive") -> An
         return _connect_value(
             lambda: _EPOCH + _dt.timedelta(microseconds=micros - micros % 1000), text
         )
-    if precision <= 3:
+    if mode == "nanoseconds":
+        return _epoch_nanos(micros, text)
+    if mode != "microseconds" and precision <= 3:
         # VERIFY against the jar (issue 35): the ms form of the infinity sentinels.
         return micros // 1000
     return micros
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def _epoch_nanos(micros: int, text: str) -> int | None:
+    """``NanoTimestamp``: the infinities saturate at Java's ``Long`` bounds (as the jar's
+    records show for ``infinity``); a finite value beyond INT64 nanoseconds (before 1677 or
+    after 2262) has no value, and the jar writes null for it."""
+    if text in ("infinity", "-infinity"):
+        return _INT64_MAX if text == "infinity" else -_INT64_MAX - 1
+    nanos = micros * 1000
+    return nanos if -_INT64_MAX - 1 <= nanos <= _INT64_MAX else None
 
 
 def parse_timestamptz(text: str, fractional_width: int | None = 6) -> str:

@@ -20,6 +20,7 @@ from kconnect.connectors.debezium.postgres.replication.pgoutput import (
     Delete,
     Insert,
     Update,
+    change_relation_id,
     decode,
 )
 from kconnect.connectors.debezium.postgres.table_schema import build_table_schema
@@ -366,7 +367,6 @@ def _relation() -> bytes:
 
 def _stream_records(compiled: bool) -> list[Any]:
     from kconnect.connectors.debezium.postgres.change_events import ChangeEvents
-    from kconnect.connectors.debezium.postgres.replication.pgoutput import change_relation_id
     from kconnect.connectors.debezium.postgres.snapshot import RecordContext
     from kconnect.connectors.debezium.postgres.source_info import SourceInfo
     from kconnect.connectors.debezium.postgres.table_schema import TableSchema
@@ -377,10 +377,22 @@ def _stream_records(compiled: bool) -> list[Any]:
     context = RecordContext("srv", "0", "run", True, lambda: 1_700_000_000_000_000_000)
     changes = ChangeEvents(context, SourceInfo("srv", "db"), lambda relation: schema)
     assert isinstance(schema, TableSchema)
-    begin = b"B" + struct.pack(">QqI", 0x500, 700_000_000_000_000, 42)
-    commit = b"C" + struct.pack(">BQQq", 0, 0x500, 0x510, 700_000_000_000_000)
+    return feed(changes, [_relation(), begin(42), *MESSAGES.values(), COMMIT])
+
+
+def begin(xid: int) -> bytes:
+    """A pgoutput Begin of transaction ``xid``."""
+    return b"B" + struct.pack(">QqI", 0x500, 700_000_000_000_000, xid)
+
+
+COMMIT = b"C" + struct.pack(">BQQq", 0, 0x500, 0x510, 700_000_000_000_000)
+
+
+def feed(changes: Any, payloads: list[bytes], first_lsn: int = 0x400) -> list[Any]:
+    """The records of ``payloads`` (at LSNs counted from ``first_lsn``), dispatched as the task
+    dispatches them: a change to ``on_change``, any other message decoded to ``on_message``."""
     out: list[Any] = []
-    for lsn, payload in enumerate([_relation(), begin, *MESSAGES.values(), commit], 0x400):
+    for lsn, payload in enumerate(payloads, first_lsn):
         relation_id = change_relation_id(payload)
         if relation_id is not None:
             out.extend(changes.on_change(lsn, relation_id, payload))

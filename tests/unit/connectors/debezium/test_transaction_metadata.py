@@ -5,7 +5,6 @@ Debezium's own in the oracle test; these check the counting rules without a data
 
 from __future__ import annotations
 
-import struct
 from typing import Any
 
 from kconnect.connectors.debezium.common.transaction_metadata import (
@@ -13,11 +12,10 @@ from kconnect.connectors.debezium.common.transaction_metadata import (
     transaction_topic,
 )
 from kconnect.connectors.debezium.postgres.change_events import ChangeEvents
-from kconnect.connectors.debezium.postgres.replication.pgoutput import change_relation_id, decode
 from kconnect.connectors.debezium.postgres.snapshot import RecordContext
 from kconnect.connectors.debezium.postgres.source_info import SourceInfo
 
-from .test_native_rows import MESSAGES, _orders, _relation
+from .test_native_rows import COMMIT, MESSAGES, _orders, _relation, begin, feed
 
 XID = 42
 
@@ -32,18 +30,8 @@ def _stream(resumed: tuple[str, dict[str, int]] | None = None) -> list[Any]:
         resumed_transaction=resumed,
         start_lsn=0x3FF,
     )
-    begin = b"B" + struct.pack(">QqI", 0x500, 700_000_000_000_000, XID)
-    commit = b"C" + struct.pack(">BQQq", 0, 0x500, 0x510, 700_000_000_000_000)
-    payloads = [_relation(), begin, MESSAGES["insert"], MESSAGES["update with key"],
-                MESSAGES["delete"], commit]  # fmt: skip
-    out: list[Any] = []
-    for lsn, payload in enumerate(payloads, 0x400):
-        relation_id = change_relation_id(payload)
-        if relation_id is not None:
-            out.extend(changes.on_change(lsn, relation_id, payload))
-        else:
-            out.extend(changes.on_message(lsn, decode(payload)))
-    return out
+    return feed(changes, [_relation(), begin(XID), MESSAGES["insert"],
+                          MESSAGES["update with key"], MESSAGES["delete"], COMMIT])  # fmt: skip
 
 
 def test_begin_blocks_and_end_count_the_changes_but_not_tombstones() -> None:

@@ -284,9 +284,9 @@ _OUT_OF_PYTHON_RANGE_ID = 4
 def test_snapshot_under_other_time_precision_modes_equals_debeziums(
     pg_dsn: str, fixture_tables: dict[str, Any]
 ) -> None:
-    """``time.precision.mode`` ``microseconds`` and ``nanoseconds`` (whose out-of-range
-    timestamp, year 10000, is null in Debezium's records too)."""
-    for label in ("micros", "nanos"):
+    """``time.precision.mode`` ``microseconds``, ``nanoseconds`` (whose out-of-range
+    timestamp, year 10000, is null in Debezium's records too) and ``isostring``."""
+    for label in ("micros", "nanos", "isostring"):
         native = _as_fixture(_native_run(pg_dsn, fixture_tables, label, stream=False))
         expected = _expected(fixture_tables["connectors"][label]["records"])
         problems = _differences(native, expected)

@@ -27,7 +27,14 @@ def test_versions_and_statements(fixture: dict[str, Any]) -> None:
         assert fixture[part] and all(isinstance(s, str) and s for s in fixture[part])
     assert fixture["changes"]
     assert all(tx and all(isinstance(s, str) for s in tx) for tx in fixture["changes"])
-    assert set(fixture["connectors"]) == {"default", "modes", "transactions", "micros", "nanos"}
+    assert set(fixture["connectors"]) == {
+        "default",
+        "modes",
+        "transactions",
+        "micros",
+        "nanos",
+        "isostring",
+    }
 
 
 def test_every_connector_has_a_config_records_and_offsets(fixture: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ JDBC = tv.ValueOptions(jdbc_snapshot=True)
 DOUBLE = tv.ValueOptions(decimal_handling_mode="double")
 MICROSECONDS = tv.ValueOptions(time_precision_mode="microseconds")
 NANOSECONDS = tv.ValueOptions(time_precision_mode="nanoseconds")
+ISOSTRING = tv.ValueOptions(time_precision_mode="isostring")
 
 #: (type name, options, column scale, texts)
 CASES: list[tuple[str, tv.ValueOptions, int | None, list[str]]] = [
@@ -131,6 +132,9 @@ CASES: list[tuple[str, tv.ValueOptions, int | None, list[str]]] = [
         ],
     ),
     ("time", MICROSECONDS, 3, ["13:51:30.123", "24:00:00"]),
+    ("time", ISOSTRING, 6, ["13:51:30.123", "24:00:00"]),
+    ("date", ISOSTRING, None, ["2024-02-29", "infinity"]),
+    ("timestamp", ISOSTRING, 6, ["2024-01-01 00:00:00.5", "-infinity"]),
     ("time", NANOSECONDS, 3, ["13:51:30.123", "24:00:00"]),
     ("timestamp", MICROSECONDS, 3, ["2024-01-01 00:00:00.123", "infinity"]),
     (

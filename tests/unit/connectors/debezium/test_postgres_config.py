@@ -54,7 +54,7 @@ def test_debezium_defaults() -> None:
         ({"max.queue.size": "100", "max.batch.size": "100"}, "max.queue.size",
          "Must be larger than the maximum batch size"),
         ({"heartbeat.interval.ms": "-1"}, "heartbeat.interval.ms", "non-negative integer"),
-        ({"time.precision.mode": "isostring"}, "time.precision.mode", "not supported"),
+        ({"time.precision.mode": "bogus"}, "time.precision.mode", "Value must be one of adaptive"),
         ({"signal.data.collection": "public.signals"}, "signal.data.collection", "not supported"),
         ({"message.key.columns": "nocolon"}, "message.key.columns", "has an invalid format"),
         ({"database.sslmode": "maybe"}, "database.sslmode", "Value must be one of disable"),

@@ -362,3 +362,19 @@ def test_microseconds_and_nanoseconds_modes() -> None:
     assert tv.parse_timestamp("-infinity", 6, "nanoseconds") == -(2**63)
     assert tv.parse_timestamp("10000-01-01 00:00:00", 6, "nanoseconds") is None
     assert tv.parse_timestamp("infinity", 6, "microseconds") == tv.POSITIVE_INFINITY_MICROS
+
+
+def test_isostring_mode() -> None:
+    """``time.precision.mode=isostring``: ``ISO_OFFSET_*`` strings in UTC, as the jar's records
+    show (trimmed fractions, ``+`` years past 9999, 24:00:00 as midnight, the snapshot's date
+    infinity as pgjdbc's millisecond sentinel read as a date)."""
+    assert tv.parse_date("2024-02-29", "isostring") == "2024-02-29Z"
+    assert tv.parse_date("infinity", "isostring", jdbc=True) == "+292278994-08-16Z"
+    assert tv.parse_date("0044-03-15 BC", "isostring", jdbc=True) == "0044-03-15Z"
+    assert tv.parse_time("24:00:00", 6, "isostring") == "00:00:00Z"
+    assert tv.parse_time("12:00:00.000001", 6, "isostring") == "12:00:00.000001Z"
+    assert tv.parse_timestamp("1969-07-20 20:17:40.5", 6, "isostring") == "1969-07-20T20:17:40.5Z"
+    assert tv.parse_timestamp("infinity", 6, "isostring") == "+294247-01-10T04:00:25.2Z"
+    assert tv.parse_timestamp("10000-01-01 00:00:00.999", 3, "isostring") == (
+        "+10000-01-01T00:00:00.999Z"
+    )

@@ -45,6 +45,9 @@ __all__ = [
     "DAYS_PER_MONTH_AVG",
     "ENUM",
     "INTERVAL",
+    "ISO_DATE",
+    "ISO_TIME",
+    "ISO_TIMESTAMP",
     "JSON",
     "MICRO_DURATION",
     "MICRO_TIME",
@@ -97,6 +100,9 @@ TIMESTAMP = "io.debezium.time.Timestamp"
 MICRO_TIMESTAMP = "io.debezium.time.MicroTimestamp"
 NANO_TIMESTAMP = "io.debezium.time.NanoTimestamp"
 ZONED_TIMESTAMP = "io.debezium.time.ZonedTimestamp"
+ISO_DATE = "io.debezium.time.IsoDate"
+ISO_TIME = "io.debezium.time.IsoTime"
+ISO_TIMESTAMP = "io.debezium.time.IsoTimestamp"
 ZONED_TIME = "io.debezium.time.ZonedTime"
 MICRO_DURATION = "io.debezium.time.MicroDuration"
 INTERVAL = "io.debezium.time.Interval"
@@ -155,6 +161,27 @@ def micro_timestamp_builder() -> SchemaBuilder:
 def nano_timestamp_builder() -> SchemaBuilder:
     """``io.debezium.time.NanoTimestamp``: INT64 epoch nanoseconds."""
     return _named(SchemaBuilder.int64(), NANO_TIMESTAMP)
+
+
+def iso_date_builder() -> SchemaBuilder:
+    """``io.debezium.time.IsoDate``: STRING, ``ISO_OFFSET_DATE`` in UTC (``2024-02-29Z``)."""
+    return SchemaBuilder.string().name(ISO_DATE).version(1)
+
+
+def iso_time_builder() -> SchemaBuilder:
+    """``io.debezium.time.IsoTime``: STRING, ``ISO_OFFSET_TIME`` in UTC (``13:14:15.5Z``)."""
+    return SchemaBuilder.string().name(ISO_TIME).version(1)
+
+
+def iso_timestamp_builder() -> SchemaBuilder:
+    """``io.debezium.time.IsoTimestamp``: STRING, ``ISO_OFFSET_DATE_TIME`` in UTC."""
+    return SchemaBuilder.string().name(ISO_TIMESTAMP).version(1)
+
+
+def format_iso_date(days: int) -> str:
+    """``IsoDate.toIsoString``: ``ISO_OFFSET_DATE`` of a day (days since 1970) at UTC."""
+    year, month, day = civil_date(days)
+    return f"{format_iso_year(year)}-{month:02d}-{day:02d}Z"
 
 
 def zoned_timestamp_builder() -> SchemaBuilder:

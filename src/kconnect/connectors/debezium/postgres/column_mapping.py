@@ -149,8 +149,12 @@ def _element_builder(
             else SchemaBuilder.string()
         )
     if type_name == "date":
+        if mode == "isostring":
+            return st.iso_date_builder()
         return ConnectDate.builder() if mode == "connect" else st.date_builder()
     if type_name == "time":
+        if mode == "isostring":
+            return st.iso_time_builder()
         if mode == "connect":
             return ConnectTime.builder()
         if mode == "nanoseconds":
@@ -159,6 +163,8 @@ def _element_builder(
             return st.time_builder()
         return st.micro_time_builder()
     if type_name == "timestamp":
+        if mode == "isostring":
+            return st.iso_timestamp_builder()
         if mode == "connect":
             return ConnectTimestamp.builder()
         if mode == "nanoseconds":

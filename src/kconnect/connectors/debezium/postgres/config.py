@@ -393,11 +393,6 @@ class PostgresConnectorConfig(AbstractConfig):
         mode = _one_of("time.precision.mode", self._text("time.precision.mode"),
                        ("adaptive", "adaptive_time_microseconds", "connect", "isostring",
                         "microseconds", "nanoseconds"))  # fmt: skip
-        if mode == "isostring":
-            raise ConfigException("time.precision.mode", mode,
-                                  "not supported by the native connector yet; use adaptive, "
-                                  "adaptive_time_microseconds, connect, microseconds or "
-                                  "nanoseconds")  # fmt: skip
         return mode
 
     # -- what the task asks ---------------------------------------------------------------------

@@ -91,7 +91,7 @@ def text_kind(
         return ("decimal", scale) if precise and scale is not None else _PY
     if type_name == "timestamptz":
         return ("timestamptz", precision)
-    if mode == "connect":
+    if mode in ("connect", "isostring"):
         return _PY
     if type_name == "date":
         return ("date", 0)

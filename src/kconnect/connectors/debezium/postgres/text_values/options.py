@@ -17,6 +17,7 @@ TIME_PRECISION_MODES = (
     "connect",
     "microseconds",
     "nanoseconds",
+    "isostring",
 )
 INTERVAL_HANDLING_MODES = ("numeric", "string")
 

@@ -11,6 +11,7 @@ from typing import Any
 from kconnect.api import ConnectException, DataException
 from kconnect.connectors.debezium.common.semantic_types import (
     epoch_day,
+    format_iso_date,
     format_zoned_time,
     format_zoned_timestamp,
 )
@@ -86,6 +87,13 @@ def parse_date(text: str, mode: str = "adaptive", *, jdbc: bool = False) -> Any:
         days = epoch_day(_year(m[1], None if jdbc else m[4]), int(m[2]), int(m[3]))
     if mode == "connect":
         return _connect_value(lambda: _EPOCH.date() + _dt.timedelta(days=days), text)
+    if mode == "isostring":
+        if jdbc and text in ("infinity", "-infinity"):
+            # pgjdbc's millisecond sentinel as a LocalDate, whose days do not overflow here
+            millis = (_JDBC_DATE_POSITIVE_INFINITY_MS if text == "infinity"
+                      else _JDBC_DATE_NEGATIVE_INFINITY_MS)  # fmt: skip
+            days = millis // 86_400_000
+        return format_iso_date(days)
     return days
 
 
@@ -118,6 +126,8 @@ def parse_time(text: str, precision: int = 6, mode: str = "adaptive") -> Any:
         return _dt.time(ms // 3_600_000, ms // 60_000 % 60, ms // 1000 % 60, ms % 1000 * 1000)
     if mode == "nanoseconds":
         return micros * 1000
+    if mode == "isostring":
+        return format_zoned_time(micros * 1000)
     if mode == "adaptive" and precision <= 3:
         return micros // 1000
     return micros
@@ -150,6 +160,9 @@ def parse_timestamp(text: str, precision: int = 6, mode: str = "adaptive") -> An
         )
     if mode == "nanoseconds":
         return _epoch_nanos(micros, text)
+    if mode == "isostring":
+        seconds, micro = divmod(micros, 1_000_000)
+        return format_zoned_timestamp(seconds, micro * 1000, None)
     if mode != "microseconds" and precision <= 3:
         # VERIFY against the jar (issue 35): the ms form of the infinity sentinels.
         return micros // 1000

@@ -207,8 +207,8 @@ impl PgRowDecoder {
         payload: &Bound<'py, PyBytes>,
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let buf = payload.as_bytes();
-        let mut old_cells = Vec::new();
-        let mut new_cells = Vec::new();
+        let mut old_cells = Vec::new(); // most messages have no old tuple
+        let mut new_cells = Vec::with_capacity(self.columns.len());
         let Ok(old_kind) = self.cells(buf, &mut old_cells, &mut new_cells) else {
             return Ok(None);
         };

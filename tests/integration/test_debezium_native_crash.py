@@ -20,9 +20,8 @@ from typing import Any
 
 import psycopg
 import pytest
-from confluent_kafka import Consumer, TopicPartition
 
-from kconnect.testing.debezium import drop_replication, postgres_connector_config
+from kconnect.testing.debezium import drop_replication, end_offset, postgres_connector_config
 from kconnect.testing.exactly_once import committed_records
 from kconnect.testing.java_worker import (
     KconnectWorker,
@@ -88,17 +87,6 @@ def _ids(bootstrap: str, topic: str) -> list[int]:
     return out
 
 
-def _end_offset(bootstrap: str, topic: str) -> int:
-    """The end offset of partition 0 of ``topic`` (0 before it exists): quick progress."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"e-{uuid.uuid4().hex}"})
-    try:
-        if topic not in c.list_topics(timeout=10).topics:
-            return 0
-        return int(c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
-    finally:
-        c.close()
-
-
 def _kill(worker: KconnectWorker) -> None:
     """SIGKILL: no task stop, no offset flush, no slot release by the worker."""
     worker.proc.kill()
@@ -130,7 +118,7 @@ def test_a_worker_killed_mid_stream_delivers_each_change_exactly_once(
                     conn.execute(f"INSERT INTO {table} SELECT i, 'row ' || i FROM "
                                  f"generate_series({start}, {start + per_tx - 1}) i")  # fmt: skip
             expected = list(range(1, 11 + transactions * per_tx))
-            eventually(lambda: _end_offset(kafka_bootstrap, topic) > 10 + per_tx, 90,
+            eventually(lambda: end_offset(kafka_bootstrap, topic) > 10 + per_tx, 90,
                        "the stream moving")  # fmt: skip
         finally:
             _kill(first)
@@ -159,7 +147,7 @@ def test_a_worker_killed_mid_snapshot_takes_the_snapshot_again(
         first = cluster.start()
         try:
             put_connector(first.url, "dbz", config)
-            eventually(lambda: _end_offset(kafka_bootstrap, topic) > 0, 90, "the snapshot moving")
+            eventually(lambda: end_offset(kafka_bootstrap, topic) > 0, 90, "the snapshot moving")
         finally:
             _kill(first)
         at_kill = len(set(_ids(kafka_bootstrap, topic)))

@@ -35,6 +35,7 @@ from kconnect.testing.debezium import (
     apply_changes,
     create_varied_table,
     drop_replication,
+    end_offset,
     postgres_connector_config,
     without_run_fields,
 )
@@ -82,16 +83,6 @@ def _records(bootstrap: str, topic: str) -> list[tuple[bytes | None, bytes | Non
                 continue
             out.append((m.key(), m.value(), list(m.headers() or [])))
         return out
-    finally:
-        c.close()
-
-
-def _count(bootstrap: str, topic: str) -> int:
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "dbz-count"})
-    try:
-        if topic not in c.list_topics(timeout=10).topics:
-            return 0
-        return int(c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
     finally:
         c.close()
 
@@ -168,13 +159,15 @@ def test_snapshot_and_streaming_topics_equal_kafka_connects(
                 lambda u=url: connector_running(u, prefix), 120, f"{runtime} connector running"
             )
         for topic in topics.values():
-            eventually(lambda t=topic: _count(kafka_bootstrap, t) >= ROWS, 120, f"{topic} snapshot")
+            eventually(
+                lambda t=topic: end_offset(kafka_bootstrap, t) >= ROWS, 120, f"{topic} snapshot"
+            )
         apply_changes(pg_dsn, table)
         # 2 inserts, 3 updated rows, 2 deletes each followed by a tombstone
         expected = ROWS + 2 + 3 + 2 * 2
         for topic in topics.values():
             eventually(
-                lambda t=topic: _count(kafka_bootstrap, t) >= expected, 120, f"{topic} streamed"
+                lambda t=topic: end_offset(kafka_bootstrap, t) >= expected, 120, f"{topic} streamed"
             )
         java_records = _records(kafka_bootstrap, topics["java"])
         kc_records = _records(kafka_bootstrap, topics["kc"])
@@ -245,7 +238,7 @@ def test_kconnect_and_kafka_connect_take_the_connector_over_from_each_other(
         kc.wait_ready()
         put_connector(kc.url, prefix, config)
         eventually(lambda: connector_running(kc.url, prefix), 120, "connector running on kconnect")
-        eventually(lambda: _count(kafka_bootstrap, topic) >= ROWS, 120, "snapshot on kconnect")
+        eventually(lambda: end_offset(kafka_bootstrap, topic) >= ROWS, 120, "snapshot on kconnect")
         _insert(pg_dsn, table, ["kc-stream-1", "kc-stream-2"])
         eventually(lambda: seen(["kc-stream-1", "kc-stream-2"]), 60, "streaming on kconnect")
 

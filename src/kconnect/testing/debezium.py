@@ -24,6 +24,7 @@ __all__ = [
     "confirmed_flush_lsn",
     "create_varied_table",
     "drop_replication",
+    "end_offset",
     "postgres_connector_config",
     "without_run_fields",
 ]
@@ -159,3 +160,17 @@ def confirmed_flush_lsn(pg_dsn: str, slot: str) -> int:
         return 0
     high, _, low = row[0].partition("/")
     return (int(high, 16) << 32) | int(low, 16)
+
+
+def end_offset(bootstrap: str, topic: str) -> int:
+    """The end offset of partition 0 of ``topic`` (0 before the topic exists): how many records
+    a one-partition topic holds, asked without reading them."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": f"e-{uuid.uuid4().hex}"})
+    try:
+        if topic not in c.list_topics(timeout=10).topics:
+            return 0
+        return int(c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
+    finally:
+        c.close()

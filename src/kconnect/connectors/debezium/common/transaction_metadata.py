@@ -111,9 +111,10 @@ class TransactionContext:
         return transaction_block(block_id, self._total, order)
 
     @property
-    def orders(self) -> dict[str, int]:
-        """The per-table counts so far, for the offset (a copy)."""
-        return dict(self._orders)
+    def orders(self) -> Mapping[str, int]:
+        """The per-table counts so far, for the offset (the live counts: read, do not keep;
+        ``streaming_offset`` copies them)."""
+        return self._orders
 
     def begin_event(self, event_id: str, ts_ms: int) -> tuple[Struct, Struct]:
         """The key and value of the BEGIN event."""

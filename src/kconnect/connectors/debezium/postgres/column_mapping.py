@@ -94,8 +94,9 @@ class ColumnMapping:
         return None if self.column.nullable else self.fallback
 
     def value(self, text: ColumnText) -> Any:
+        """One column's value of its text, as ``TableSchema.row`` and ``available`` give it."""
         if text is None:
-            return None if self.column.nullable else self.fallback
+            return self.null
         if isinstance(text, str):
             return self.parser(text)
         return self.unavailable

@@ -248,11 +248,9 @@ class PostgresConnectorConfig(AbstractConfig):
             )
         )
         self.status_interval_s = self._positive("status.update.interval.ms") / 1000.0
-        wait = self._int("retriable.restart.connector.wait.ms")
-        if wait < 0:
-            raise ConfigException("retriable.restart.connector.wait.ms", wait,
-                                  "A non-negative number of milliseconds is expected")  # fmt: skip
-        self.retriable_restart_wait_s = wait / 1000.0
+        self.retriable_restart_wait_s = (
+            self._non_negative("retriable.restart.connector.wait.ms") / 1000.0
+        )
         self.errors_max_retries = self._int("errors.max.retries")
         self.connection_validation_timeout_s = (
             self._positive("connection.validation.timeout.ms") / 1000.0
@@ -301,11 +299,7 @@ class PostgresConnectorConfig(AbstractConfig):
             unavailable_value_placeholder=self._text("unavailable.value.placeholder"),
         )  # fmt: skip
         self.extended_headers = bool(self.get("extended.headers.enabled"))
-        heartbeat = self._int("heartbeat.interval.ms")
-        if heartbeat < 0:
-            raise ConfigException("heartbeat.interval.ms", heartbeat,
-                                  "An non-negative integer is expected")  # fmt: skip
-        self.heartbeat_interval_s = heartbeat / 1000.0
+        self.heartbeat_interval_s = self._non_negative("heartbeat.interval.ms") / 1000.0
         self.heartbeat_action_query = self.get("heartbeat.action.query")
         self.heartbeat_topic = f"{self._text('topic.heartbeat.prefix')}.{self.topic_prefix}"
         self.provide_transaction_metadata = bool(self.get("provide.transaction.metadata"))
@@ -344,6 +338,12 @@ class PostgresConnectorConfig(AbstractConfig):
                 "characters are allowed)",
             )  # fmt: skip
         return prefix
+
+    def _non_negative(self, key: str) -> int:
+        value = self._int(key)
+        if value < 0:  # Debezium's message, its grammar included
+            raise ConfigException(key, value, "An non-negative integer is expected")
+        return value
 
     def _positive(self, key: str) -> int:
         value = self._int(key)

@@ -32,6 +32,7 @@ set aside. PostgreSQL's own CPU (the walsender's pgoutput decoding included) is 
     python bench/postgres_cdc.py                        # 1,000,000 rows, native and Java
     python bench/postgres_cdc.py --runtimes native,plugin-host,java --repeat 3
     python bench/postgres_cdc.py --rows 100000 --repeat 1 --phase snapshot
+    python bench/postgres_cdc.py --shape numeric --rows 300000 --repeat 3   # other columns
 
 Goals: native against Java, records/s >= 2, CPU-µs per record <= 0.5, peak RSS <= 0.3;
 the plugin host against Java, records/s >= 1, peak RSS <= 0.7. Timings are reported, never
@@ -109,6 +110,42 @@ def _rows_sql(table: str, first: int, count: int) -> str:
     )
 
 
+#: Other record shapes (``--shape``): columns, and the SELECT list of row ``i`` in that order.
+OTHER_SHAPES: dict[str, tuple[str, str]] = {
+    # three columns: the per-record overhead (source block, offsets, envelope) dominates
+    "narrow": (
+        "id bigserial PRIMARY KEY, name text NOT NULL, qty integer",
+        "'item ' || (i % 5000), i % 100",
+    ),
+    # numbers of every kind: an unconstrained numeric (VariableScaleDecimal structs, no fast
+    # path: each goes to its Python parser), real, smallint, a nullable bool, timestamp(3)
+    "numeric": (
+        "id bigserial PRIMARY KEY, price numeric(18,4), ratio numeric, score real, "
+        "small smallint, big bigint, flag boolean, day date, at timestamp(3)",
+        "(i % 100000) * 0.0125, (i % 7777) / 13.0, (i % 1000) / 8.0, i % 30000, "
+        "i::bigint * 7919, CASE WHEN i % 3 = 0 THEN NULL ELSE i % 2 = 0 END, "
+        "DATE '2000-01-01' + (i % 9000), TIMESTAMP '2020-01-01 00:00:00' + i * INTERVAL '7 ms'",
+    ),
+    # long unicode text, a uuid, json and a text array with quoted elements
+    "text": (
+        "id bigserial PRIMARY KEY, ref uuid, title varchar(200), body text, meta json, "
+        "labels text[]",
+        "md5(i::text)::uuid, 'Überschrift Nr. ' || i, repeat('Grüße, 世界! ', 40 + i % 40), "
+        "json_build_object('n', i, 'tags', json_build_array('a b', i % 9)), "
+        "ARRAY['label ' || i % 11, 'with,comma', 'x\"y']",
+    ),
+}
+
+
+def _shape_sql(shape: str, table: str, first: int, count: int) -> str:
+    if shape == "varied":
+        return _rows_sql(table, first, count)
+    columns, select = OTHER_SHAPES[shape]
+    names = ", ".join(c.split()[0] for c in columns.split(", ")[1:])
+    return (f"INSERT INTO {table} ({names}) SELECT {select} "
+            f"FROM generate_series({first}, {first + count - 1}) i")  # fmt: skip
+
+
 @contextmanager
 def _pg(dsn: str) -> Iterator[Any]:
     import psycopg
@@ -117,11 +154,13 @@ def _pg(dsn: str) -> Iterator[Any]:
         yield conn
 
 
-def _fill(dsn: str, table: str, rows: int, say: Callable[[str], None]) -> None:
+def _fill(
+    dsn: str, table: str, rows: int, say: Callable[[str], None], shape: str = "varied"
+) -> None:
     started = time.monotonic()
     with _pg(dsn) as conn:
         for first in range(1, rows + 1, BATCH_ROWS):
-            conn.execute(_rows_sql(table, first, min(BATCH_ROWS, rows - first + 1)))
+            conn.execute(_shape_sql(shape, table, first, min(BATCH_ROWS, rows - first + 1)))
             if (first // BATCH_ROWS) % 20 == 19:
                 say(f"  {first + BATCH_ROWS - 1:,} of {rows:,} rows")
     say(f"wrote {rows:,} rows into {table} in {time.monotonic() - started:.1f} s")
@@ -196,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--phase", choices=["snapshot", "streaming", "both"], default="both")
     ap.add_argument("--unwrap", action="store_true", help="add ExtractNewRecordState (Java SMT)")
     ap.add_argument(
+        "--shape",
+        choices=["varied", *OTHER_SHAPES],
+        default="varied",
+        help="the table's columns (varied: the goals' table; narrow, numeric, text)",
+    )
+    ap.add_argument(
         "--runtimes",
         default="native,java",
         help="comma-separated, from native, plugin-host, java (native,java)",
@@ -233,12 +278,13 @@ def main(argv: list[str] | None = None) -> int:
         tables = {p: f"bench_dbz_{p}_{tag}" for p in phases}
         with _pg(dsn) as conn:
             for table in tables.values():
-                conn.execute(f"CREATE TABLE {table} ({COLUMNS})")
+                columns = COLUMNS if args.shape == "varied" else OTHER_SHAPES[args.shape][0]
+                conn.execute(f"CREATE TABLE {table} ({columns})")
                 conn.execute(f"CREATE PUBLICATION {table}_pub FOR TABLE {table}")
         slots: list[str] = []
         try:
             if "snapshot" in tables:
-                _fill(dsn, tables["snapshot"], args.rows, say)
+                _fill(dsn, tables["snapshot"], args.rows, say, args.shape)
             if "streaming" in tables:
                 # every run's slot exists before the rows are written: each run streams them all
                 with _pg(dsn) as conn:
@@ -250,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
                                 (slot,),
                             )
                             slots.append(slot)
-                _fill(dsn, tables["streaming"], args.rows, say)
+                _fill(dsn, tables["streaming"], args.rows, say, args.shape)
             for round_no in range(args.repeat):
                 say(f"round {round_no + 1} of {args.repeat}")
                 order = runtimes if round_no % 2 == 0 else runtimes[::-1]

@@ -19,12 +19,12 @@ from kconnect.connectors.debezium.common.java_serialization import (
 )
 
 VECTORS = Path(__file__).parents[3] / "fixtures" / "debezium" / "java_serialized_keys.tsv"
-I, L = JavaInteger, JavaLong
+Int, Long = JavaInteger, JavaLong
 
 # the arrays the JDK wrote, in the file's order
 ARRAYS: list[list[object] | None] = [
-    [I(1)],
-    [I(1), L(2)],
+    [Int(1)],
+    [Int(1), Long(2)],
     ["abc"],
     [True],
     [1.5],
@@ -34,8 +34,8 @@ ARRAYS: list[list[object] | None] = [
     [Decimal("-123456789012345678901234.000100")],
     [Decimal("0")],
     [Decimal("12"), Decimal("-0.5")],
-    ["ü日本", I(7), L(8), False, None],
-    [I(-(2**31)), L(2**63 - 1)],
+    ["ü日本", Int(7), Long(8), False, None],
+    [Int(-(2**31)), Long(2**63 - 1)],
     None,
 ]
 
@@ -73,7 +73,7 @@ def test_read_back_with_the_java_types(index: int) -> None:
 
 
 def test_upper_case_hex_is_read() -> None:
-    assert from_hex(to_hex([I(5)]).upper()) == [5]
+    assert from_hex(to_hex([Int(5)]).upper()) == [5]
 
 
 def test_a_string_beyond_the_bmp_round_trips() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from kconnect.api import ConfigException
 from kconnect.connectors.debezium.postgres.config import PostgresConnectorConfig
-from kconnect.connectors.debezium.postgres.publication import PublicationMode
+from kconnect.connectors.debezium.postgres.publication import PublicationMode, TableId
 
 BASE = {
     "topic.prefix": "srv",
@@ -55,7 +55,12 @@ def test_debezium_defaults() -> None:
          "Must be larger than the maximum batch size"),
         ({"heartbeat.interval.ms": "-1"}, "heartbeat.interval.ms", "non-negative integer"),
         ({"time.precision.mode": "bogus"}, "time.precision.mode", "Value must be one of adaptive"),
-        ({"signal.data.collection": "public.signals"}, "signal.data.collection", "not supported"),
+        ({"signal.data.collection": "kcdb.public.signals"}, "signal.data.collection",
+         "must name one table as <schema>.<table>"),
+        ({"signal.data.collection": "signals"}, "signal.data.collection", "<schema>.<table>"),
+        ({"incremental.snapshot.chunk.size": "0"}, "incremental.snapshot.chunk.size", "positive"),
+        ({"signal.enabled.channels": "source,kafka"}, "signal.enabled.channels",
+         "not supported"),
         ({"message.key.columns": "nocolon"}, "message.key.columns", "has an invalid format"),
         ({"database.sslmode": "maybe"}, "database.sslmode", "Value must be one of disable"),
         ({"table.include.list": "a("}, "table.include.list", "invalid regular expression"),
@@ -145,3 +150,12 @@ def test_validate_reports_a_refused_key_under_its_own_name() -> None:
     errors = {v.name: v.error_messages for v in result.config_values() if v.error_messages}
     assert list(errors) == ["snapshot.locking.mode"]
     assert "plugin.java.preferred=true" in errors["snapshot.locking.mode"][0]
+
+
+def test_the_signal_table_is_captured_whatever_the_lists_say() -> None:
+    config = PostgresConnectorConfig({**BASE, "table.include.list": "public.orders",
+                                      "signal.data.collection": '"public"."Sig.nals"'})  # fmt: skip
+    assert config.signal_table == TableId("public", "Sig.nals")
+    assert config.table_filter.accepts(TableId("public", "Sig.nals"))
+    assert not config.table_filter.accepts(TableId("public", "other"))
+    assert config.incremental_chunk_size == 1024

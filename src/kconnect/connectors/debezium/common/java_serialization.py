@@ -278,11 +278,12 @@ class _Reader:
         for _ in range(self.unpack("H")):
             code = chr(self.unpack("B"))
             field_name = self.utf()
-            class_name = None
+            class_name: str | None = None
             if code in "L[":
-                class_name = self.object()
-                if not isinstance(class_name, str):
+                type_name = self.read_value()
+                if not isinstance(type_name, str):
                     raise JavaSerializationError("a field type name that is not a string")
+                class_name = type_name
             fields.append(_Field(code, field_name, class_name))
         if self.unpack("B") != _TC_ENDBLOCKDATA:
             raise JavaSerializationError(f"class annotations of {name} are not supported")
@@ -292,7 +293,7 @@ class _Reader:
         self.handles[slot] = desc
         return desc
 
-    def object(self) -> object:
+    def read_value(self) -> object:
         tag = self.unpack("B")
         if tag == _TC_NULL:
             return None
@@ -322,7 +323,7 @@ class _Reader:
         if desc.name == "[B":
             result = self.take(length)
         elif desc.name.startswith("[L"):
-            result = [self.object() for _ in range(length)]
+            result = [self.read_value() for _ in range(length)]
         else:
             raise JavaSerializationError(f"unsupported array class {desc.name}")
         self.handles[slot] = result
@@ -354,7 +355,7 @@ class _Reader:
             return self.unpack("B") != 0
         if code in formats:
             return self.unpack(formats[code])
-        return self.object()
+        return self.read_value()
 
     def _skip_annotations(self) -> None:
         while True:
@@ -366,7 +367,7 @@ class _Reader:
                 self.pos += 1
                 self.take(self.unpack("B"))
             else:
-                self.object()
+                self.read_value()
 
 
 def _materialise(name: str, fields: dict[str, Any]) -> object:
@@ -402,7 +403,7 @@ def read_object_array(data: bytes) -> list[object] | None:
         raise JavaSerializationError("not a Java serialization stream (no 0xACED0005 header)")
     reader = _Reader(data)
     reader.pos = len(_MAGIC)
-    value = reader.object()
+    value = reader.read_value()
     if value is not None and not isinstance(value, list):
         raise JavaSerializationError(f"expected an Object[], found {type(value).__name__}")
     return value

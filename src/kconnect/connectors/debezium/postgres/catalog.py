@@ -82,8 +82,12 @@ class TableFilter:
     schema_exclude: Sequence[str] = ()
     table_include: Sequence[str] = ()
     table_exclude: Sequence[str] = ()
+    #: ``signal.data.collection``'s table, captured whatever the lists say (as Debezium does)
+    signal_table: TableId | None = None
 
     def accepts(self, table: TableId) -> bool:
+        if table == self.signal_table:
+            return True
         if table.schema in SYSTEM_SCHEMAS or table.schema.startswith(("pg_temp", "pg_toast")):
             return False
         if table in SYSTEM_TABLES:

@@ -14,7 +14,7 @@ from typing import Any
 
 from kconnect.api import AbstractConfig, ConfigDef, ConfigException, ConfigType, Importance
 from kconnect.connectors.debezium.postgres.catalog import TableFilter
-from kconnect.connectors.debezium.postgres.publication import PublicationMode
+from kconnect.connectors.debezium.postgres.publication import PublicationMode, TableId
 from kconnect.connectors.debezium.postgres.snapshot_reader import SnapshotIsolation
 from kconnect.connectors.debezium.postgres.text_values import ValueOptions
 from kconnect.connectors.debezium.postgres.unsupported import refusal
@@ -174,6 +174,9 @@ CONFIG_DEF = (
     .define("signal.data.collection", ConfigType.STRING, None, None, Importance.LOW,
             "The name of the data collection that is used to send signals/commands to "
             "Debezium.", group=_ADVANCED, order_in_group=4)
+    .define("incremental.snapshot.chunk.size", ConfigType.INT, 1024, None, Importance.MEDIUM,
+            "The maximum size of chunk (number of documents/rows) for incremental snapshotting",
+            group=_ADVANCED, order_in_group=4)
     .define("max.batch.size", ConfigType.INT, 2048, None, Importance.MEDIUM,
             "Maximum size of each batch of source records. Defaults to 2048.",
             group=_ADVANCED, order_in_group=5)
@@ -273,6 +276,7 @@ class PostgresConnectorConfig(AbstractConfig):
         )
         table_include, table_exclude = self._exclusive("table.include.list", "table.exclude.list")
         self.table_filter = TableFilter(
+            signal_table=self._signal_table(),
             schema_include=schema_include,
             schema_exclude=schema_exclude,
             table_include=table_include,
@@ -304,11 +308,8 @@ class PostgresConnectorConfig(AbstractConfig):
         self.heartbeat_topic = f"{self._text('topic.heartbeat.prefix')}.{self.topic_prefix}"
         self.provide_transaction_metadata = bool(self.get("provide.transaction.metadata"))
         self.transaction_topic = self._text("topic.transaction")
-        for key in ("signal.data.collection",):
-            if self.get(key):
-                raise ConfigException(key, self.get(key),
-                                      "not supported by the native connector yet; run "
-                                      "Debezium's jar (plugin.java.preferred=true) for it")  # fmt: skip
+        self.signal_table = self._signal_table()
+        self.incremental_chunk_size = self._positive("incremental.snapshot.chunk.size")
         self.max_batch_size = self._positive("max.batch.size")
         self.max_queue_size = self._int("max.queue.size")
         if self.max_queue_size <= self.max_batch_size:
@@ -344,6 +345,21 @@ class PostgresConnectorConfig(AbstractConfig):
         if value < 0:  # Debezium's message, its grammar included
             raise ConfigException(key, value, "An non-negative integer is expected")
         return value
+
+    def _signal_table(self) -> TableId | None:
+        """``signal.data.collection``: the signal table, ``schema.table`` (each part may be
+        double-quoted)."""
+        value = self._opt("signal.data.collection")
+        if value is None or not value.strip():
+            return None
+        parts = _identifier_parts(value.strip())
+        if parts is None or len(parts) != 2 or not all(parts):
+            raise ConfigException(
+                "signal.data.collection", value,
+                "must name one table as <schema>.<table> (PostgreSQL's signals come from a "
+                "table of the connector's own database: leave the database name out)",
+            )  # fmt: skip
+        return TableId(parts[0], parts[1])
 
     def _positive(self, key: str) -> int:
         value = self._int(key)
@@ -417,3 +433,31 @@ class PostgresConnectorConfig(AbstractConfig):
             if re.fullmatch(pattern, table, re.IGNORECASE):
                 return columns
         return None
+
+
+def _identifier_parts(text: str) -> list[str] | None:
+    """``a.b`` / ``"a"."b.c"`` split into its unquoted parts (None when a quote is unbalanced)."""
+    parts: list[str] = []
+    current, quoted, i = "", False, 0
+    while i < len(text):
+        ch = text[i]
+        if quoted:
+            if ch == '"' and text[i + 1 : i + 2] == '"':
+                current += '"'
+                i += 1
+            elif ch == '"':
+                quoted = False
+            else:
+                current += ch
+        elif ch == '"':
+            quoted = True
+        elif ch == ".":
+            parts.append(current)
+            current = ""
+        else:
+            current += ch
+        i += 1
+    if quoted:
+        return None
+    parts.append(current)
+    return parts

@@ -12,7 +12,8 @@ key                                    value     meaning
 ``txId``                               int       transaction id
 ``lsn``                                int       LSN of the event
 ``xmin``                               int       slot xmin (``xmin.fetch.interval.ms`` > 0)
-``snapshot``                           str       ``"INITIAL"`` / ``"BLOCKING"`` while snapshotting
+``snapshot``                           str       ``"INITIAL"`` / ``"BLOCKING"`` while snapshotting,
+                                                 ``"INCREMENTAL"`` on incremental snapshot reads
 ``last_snapshot_record``               bool      while snapshotting: the snapshot's last record
 ``snapshot_completed``                 bool      while snapshotting: the snapshot is done
 ``lsn_proc``                           int       last completely processed LSN
@@ -20,6 +21,8 @@ key                                    value     meaning
 ``messageType``                        str       ``BEGIN`` ``INSERT`` ``UPDATE`` ``DELETE`` …
 ``transaction_id``                     str       with transaction metadata, inside a transaction
 ``transaction_data_collection_order_`` int       events so far per table (suffix: ``schema.table``)
+``incremental_snapshot_*``             str       an incremental snapshot's state while it runs
+                                                 (:mod:`~kconnect.connectors.debezium.common.incremental_snapshot_state`)
 =====================================  ========  ==============================================
 
 Resuming streams from ``lsn_proc`` (else ``lsn``); flushing the slot confirms ``lsn_commit``
@@ -51,7 +54,7 @@ MESSAGE_TYPES = frozenset(
     {"INSERT", "UPDATE", "DELETE", "TRUNCATE", "MESSAGE", "BEGIN", "COMMIT", "NOOP"}
 )
 #: ``SnapshotType`` names, the values of ``snapshot``.
-SNAPSHOT_TYPES = frozenset({"INITIAL", "BLOCKING"})
+SNAPSHOT_TYPES = frozenset({"INITIAL", "BLOCKING", "INCREMENTAL"})
 
 _TX_ORDER_PREFIX = "transaction_data_collection_order_"
 

@@ -91,14 +91,16 @@ def snapshot_position(conn: Any, slot_point: int | None) -> SnapshotPosition:
 
 
 def read_rows(
-    conn: Any, table: Table, columns: Sequence[str] | None = None
+    conn: Any, table: Table, columns: Sequence[str] | None = None, tail: str = ""
 ) -> Generator[tuple[str | None, ...], None, None]:
     """``table``'s rows in the snapshot, each a tuple of the ``columns``' text (None for NULL;
-    all columns, in table order, by default)."""
+    all columns, in table order, by default). ``tail``: SQL after the ``FROM`` (a ``WHERE``,
+    ``ORDER BY``, ``LIMIT``), literals inlined (COPY takes no parameters)."""
     names = [c.name for c in table.columns] if columns is None else list(columns)
     select = ", ".join(quote_identifier(n) for n in names)
+    query = f"SELECT {select} FROM {table.id.quoted()}{' ' + tail if tail else ''}"
     with (
         conn.cursor() as cur,
-        cur.copy(f"COPY (SELECT {select} FROM {table.id.quoted()}) TO STDOUT") as copy,
+        cur.copy(f"COPY ({query}) TO STDOUT") as copy,
     ):
         yield from copy.rows()

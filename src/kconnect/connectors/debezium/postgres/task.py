@@ -45,6 +45,9 @@ from typing import Any
 
 from kconnect.api import ConnectException, RecordMetadata, SourceRecord, SourceTask
 from kconnect.connectors.debezium.common.heartbeat import Heartbeat
+from kconnect.connectors.debezium.common.incremental_snapshot_state import (
+    IncrementalSnapshotState,
+)
 from kconnect.connectors.debezium.common.metrics import DebeziumMetrics, context_metrics
 from kconnect.connectors.debezium.common.transaction_metadata import (
     TRANSACTION_VALUE_SCHEMA,
@@ -53,6 +56,7 @@ from kconnect.connectors.debezium.common.transaction_metadata import (
 from kconnect.connectors.debezium.postgres.catalog import captured_tables, read_table
 from kconnect.connectors.debezium.postgres.change_events import ChangeEvents
 from kconnect.connectors.debezium.postgres.config import PostgresConnectorConfig
+from kconnect.connectors.debezium.postgres.incremental_snapshot import IncrementalSnapshot
 from kconnect.connectors.debezium.postgres.offsets import (
     PostgresOffset,
     load_offset,
@@ -133,6 +137,8 @@ class PostgresConnectorTask(SourceTask):
         self._returned = self._acked = self._committed_count = 0
         self._at_boundary = True  # the last message read ended a transaction (or none yet)
         self._reconnect_at = 0.0
+        self._incremental: IncrementalSnapshot | None = None  # with signal.data.collection
+        self._incremental_started = False
 
     def version(self) -> str:
         return DEBEZIUM_VERSION
@@ -182,6 +188,10 @@ class PostgresConnectorTask(SourceTask):
             self._stream_from = max(self._stream_from, offset.start_lsn or 0)
         if snapshot:
             self._snapshot = self._snapshot_records(exported, slot_point)
+        if config.signal_table is not None:
+            self._incremental = self._incremental_snapshot(
+                stored if stored and not snapshot else None
+            )
         log.info("Debezium PostgreSQL (native) %s: %d tables, snapshot %s, streaming from %s",
                  config.topic_prefix, len(self._tables), "yes" if snapshot else "no",
                  self._stream_from)  # fmt: skip
@@ -258,6 +268,32 @@ class PostgresConnectorTask(SourceTask):
         self._snapshot_conn = None
         if not self._stream_from:
             self._stream_from = position.lsn
+
+    def _incremental_snapshot(self, stored: Mapping[str, Any] | None) -> IncrementalSnapshot:
+        """The incremental snapshots' runner, with the state the stored offset kept."""
+        import psycopg
+
+        config = self._config
+        assert config is not None and config.signal_table is not None
+        assert self._context is not None and self._source is not None
+        options = snapshot_value_options(config.value_options)
+
+        def connect() -> Any:
+            return psycopg.connect(config.conninfo(), autocommit=False,
+                                   **self._settings("Debezium General"))  # fmt: skip
+
+        def schema_of(conn: Any, table_id: TableId) -> TableSchema | None:
+            try:
+                return self._schema(read_table(conn, table_id), options)
+            except LookupError:
+                return None
+
+        return IncrementalSnapshot(
+            config.signal_table, config.incremental_chunk_size,
+            connect=connect, schema_of=schema_of, captured=lambda: self._tables,
+            context=self._context, source=self._source, metrics=self._metrics,
+            state=IncrementalSnapshotState.restore(stored) if stored else None,
+        )  # fmt: skip
 
     def _schema(self, table: Any, options: Any) -> TableSchema:
         config = self._config
@@ -403,6 +439,9 @@ class PostgresConnectorTask(SourceTask):
         self._streaming = True
         if self._metrics is not None:
             self._metrics.streaming_connected(True)
+        if self._incremental is not None and not self._incremental_started:
+            self._incremental_started = True
+            self._incremental.start()  # a snapshot restored from the offset goes on
 
     def _describe(self, relation: Relation) -> TableSchema | None:
         table_id = TableId(relation.namespace, relation.name)
@@ -447,8 +486,13 @@ class PostgresConnectorTask(SourceTask):
                 records = changes.on_message(lsn, decoded)
             self._at_boundary = isinstance(decoded, Commit)
             if records:
+                if self._incremental is not None:  # signals, the window, the offsets' state
+                    start = len(batch)
+                    self._incremental.process(records, batch)
+                    records = batch[start:]
+                else:
+                    batch.extend(records)
                 metrics.streaming.seen(_op(r) for r in records)
-                batch.extend(records)
             if isinstance(decoded, Commit):
                 metrics.streaming_transaction_committed(
                     pg_time_to_epoch_us(decoded.commit_time_us) // 1000
@@ -485,7 +529,10 @@ class PostgresConnectorTask(SourceTask):
             return
         if config.heartbeat_action_query:
             self._general.execute(config.heartbeat_action_query)
-        record = heartbeat.record(source_partition(config.topic_prefix), changes.current_offset())
+        offset = changes.current_offset()
+        if self._incremental is not None:
+            self._incremental.stamp(offset)
+        record = heartbeat.record(source_partition(config.topic_prefix), offset)
         if record is not None:
             batch.append(record)
 
@@ -516,6 +563,8 @@ class PostgresConnectorTask(SourceTask):
                 except Exception as e:  # closing a broken connection
                     log.debug("Closing a connection failed: %s", e)
         self._repl = self._snapshot_conn = None
+        if self._incremental is not None:
+            self._incremental.close()
         if not keep_general:
             self._general = None
 

@@ -77,7 +77,6 @@ TUNING_KEYS = frozenset(
         "slot.max.retries",
         "slot.retry.delay.ms",
         "max.queue.size.in.bytes",
-        "incremental.snapshot.chunk.size",
         "query.fetch.size",
         "lsn.flush.timeout.ms",
         "lsn.flush.timeout.action",

@@ -279,3 +279,59 @@ def test_additional_conditions_filter_the_rows(setup: _Setup) -> None:
         ]
         == "(n >= 50 AND n <> 70)"
     )
+
+
+def test_a_table_whose_sql_fails_is_skipped_and_the_next_is_read(setup: _Setup) -> None:
+    setup.sql(f"CREATE TABLE {setup.other}_k (id int PRIMARY KEY)",
+              f"INSERT INTO {setup.other}_k VALUES (1), (2)")  # fmt: skip
+    try:
+        task = _start(setup, **{"table.include.list": f"public.{setup.table},"
+                                                      f"public.{setup.other}_k"})  # fmt: skip
+        try:
+            _streaming(task, setup)
+            setup.signal("execute-snapshot", {
+                "data-collections": [f"public.{setup.table}", f"public.{setup.other}_k"],
+                "additional-conditions": [{"data-collection": f"public.{setup.table}",
+                                           "filter": "no_such_column = 1"}],
+            })  # fmt: skip
+            records = _poll_until(task, setup, lambda out: any(
+                r.topic.endswith(f"{setup.other}_k") for r in out))  # fmt: skip
+            _quiet(task, records)
+        finally:
+            task.stop()
+        assert _reads(records, setup) == []
+        assert [r.key.get("id") for r in records if r.topic.endswith(f"{setup.other}_k")] == [1, 2]
+    finally:
+        setup.sql(f"DROP TABLE IF EXISTS {setup.other}_k")
+
+
+def test_a_connection_lost_mid_chunk_reads_the_chunk_again_and_loses_nothing(
+    setup: _Setup, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    chunk = incremental_snapshot.IncrementalSnapshot._chunk
+    killed: list[int] = []
+
+    def chunk_after_a_kill(self: Any, conn: Any, *args: Any) -> Any:
+        if len(killed) < 1 and self.state.chunk_end is not None:  # the second chunk, once
+            pid = conn.info.backend_pid
+            killed.append(pid)
+            # the task's stream and the chunk's session go, as in a database restart
+            setup.sql(
+                f"SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots "
+                f"WHERE slot_name = '{setup.slot}'",
+                f"SELECT pg_terminate_backend({pid})",
+            )
+        return chunk(self, conn, *args)
+
+    monkeypatch.setattr(incremental_snapshot.IncrementalSnapshot, "_chunk", chunk_after_a_kill)
+    task = _start(setup, **{"retriable.restart.connector.wait.ms": "200"})
+    try:
+        _streaming(task, setup)
+        setup.signal("execute-snapshot", {"data-collections": [f"public.{setup.table}"]})
+        records = _poll_until(task, setup, lambda out: len(_reads(out, setup)) >= 10)
+        _quiet(task, records)
+    finally:
+        task.stop()
+    assert killed
+    assert "the connection to PostgreSQL was lost" in caplog.text
+    assert _reads(records, setup) == list(range(1, 11))

@@ -247,9 +247,13 @@ class IncrementalSnapshot:
         signal = signal_of(value)
         if signal is None:
             return 0
+        import psycopg
+
         before = len(out)
         try:
             self._on_signal(signal, record, out)
+        except psycopg.OperationalError:
+            raise  # the connection is lost: the task reconnects (retry_interrupted_chunk)
         except Exception as e:  # a failed action is logged and dropped, as Debezium does
             log.warning("Action %s failed. The signal %s may not have been processed. (%s)",
                         signal.type, signal, e)  # fmt: skip
@@ -372,6 +376,8 @@ class IncrementalSnapshot:
 
     def read_chunk(self) -> None:
         """Read the next chunk between an open and a close watermark (see the module)."""
+        import psycopg
+
         self._apply_stops()
         state = self.state
         if not state.running:
@@ -382,62 +388,99 @@ class IncrementalSnapshot:
             log.info("Incremental snapshot was paused.")
             return
         conn = self._connection()
-        conn.commit()
-        chunk_id = state.start_chunk()
+        conn.rollback()
+        while state.running and not state.paused:
+            chunk_id = state.start_chunk()
+            self._window = _Window()
+            self._open_ns = time.time_ns()
+            current = state.current
+            try:
+                self._insert_watermark(conn, f"{chunk_id}-open", WINDOW_OPEN,
+                                       {"openWindowTimestamp": _instant(self._open_ns)})  # fmt: skip
+                conn.commit()
+                self._fill_window(conn)
+                closing = {"openWindowTimestamp": _instant(self._open_ns),
+                           "closeWindowTimestamp": _instant(time.time_ns())}  # fmt: skip
+                self._insert_watermark(conn, f"{chunk_id}-close", WINDOW_CLOSE, closing)
+                conn.commit()
+                return
+            except psycopg.OperationalError:
+                raise  # the connection is lost: the task reconnects and restores from offsets
+            except psycopg.Error as e:  # a watermark could not be written (permissions...)
+                log.warning("SQL error while executing incremental snapshot for table '%s', "
+                            "skipping and continuing streaming: %s",
+                            current.id if current else None, " ".join(str(e).split()))  # fmt: skip
+                conn.rollback()
+                state.chunk_id, self._window = None, _Window()
+                if current is not None and state.current is current:
+                    self._next_collection()
+
+    def reset(self, state: IncrementalSnapshotState) -> None:
+        """Start again from ``state`` (what the offset of the last record delivered says), as a
+        restarted task would: after a lost connection, the stream is read again from there."""
+        self.state = state
         self._window = _Window()
-        self._open_ns = time.time_ns()
-        self._insert_watermark(conn, f"{chunk_id}-open", WINDOW_OPEN,
-                               {"openWindowTimestamp": _instant(self._open_ns)})  # fmt: skip
-        conn.commit()
-        try:
-            self._fill_window(conn)
-        finally:
-            closing = {"openWindowTimestamp": _instant(self._open_ns),
-                       "closeWindowTimestamp": _instant(time.time_ns())}  # fmt: skip
-            self._insert_watermark(conn, f"{chunk_id}-close", WINDOW_CLOSE, closing)
-            conn.commit()
+        self._stops.clear()
+        self.close()
 
     def _fill_window(self, conn: Any) -> None:
+        import psycopg
+
         state = self.state
         while state.running:
             current = state.current
             assert current is not None
-            table = self._table(conn, current)
-            if table is None:
+            try:
+                if self._read_table_chunk(conn, current):
+                    return
+            except psycopg.OperationalError:
+                raise
+            except psycopg.Error as e:  # the table's SQL failed (an additional condition...)
+                log.error("Snapshotting of table %s failed. Skipping it: %s", current.id,
+                          " ".join(str(e).split()))  # fmt: skip
+                conn.rollback()
                 self._next_collection()
-                continue
-            key_columns = self._key_columns(table, current)
-            if key_columns is None:
-                self._next_collection()
-                continue
-            if state.maximum_key is None:
-                maximum = self._maximum_key(conn, table, key_columns, current)
-                if maximum is None:
-                    log.info("No maximum key returned by the query, incremental snapshotting "
-                             "of table '%s' finished as it is empty", current.id)  # fmt: skip
-                    self._next_collection(done=True)
-                    continue
-                state.maximum_key = maximum
-                log.info("Incremental snapshot for table '%s' will end at position %s",
-                         current.id, maximum)  # fmt: skip
-            rows = self._chunk(conn, table, key_columns, current)
-            if not rows:
-                log.info("No data returned by the query, incremental snapshotting of table "
-                         "'%s' finished", current.id)  # fmt: skip
+
+    def _read_table_chunk(self, conn: Any, current: DataCollection) -> bool:
+        """Read the current table's next chunk into the window: True when it has rows; False
+        when the table is done or skipped (the queue moved on)."""
+        state = self.state
+        table = self._table(conn, current)
+        if table is None:
+            self._next_collection()
+            return False
+        key_columns = self._key_columns(table, current)
+        if key_columns is None:
+            self._next_collection()
+            return False
+        if state.maximum_key is None:
+            maximum = self._maximum_key(conn, table, key_columns, current)
+            if maximum is None:
+                log.info("No maximum key returned by the query, incremental snapshotting "
+                         "of table '%s' finished as it is empty", current.id)  # fmt: skip
                 self._next_collection(done=True)
-                continue
-            self._window.table = table
-            indexes = [self._index(table, c) for c in key_columns]
-            types = [self._type(table, c) for c in key_columns]
-            position: list[object] = []
-            for row in rows:
-                position = [key_value(row[i], t) for i, t in zip(indexes, types, strict=True)]
-                values = table.row(row)
-                self._window.rows[_hashable(table.key(values))] = (position, values)
-            state.chunk_end = position
-            if self._metrics is not None:
-                self._metrics.rows_scanned(current.id, len(rows))
-            return
+                return False
+            state.maximum_key = maximum
+            log.info("Incremental snapshot for table '%s' will end at position %s",
+                     current.id, maximum)  # fmt: skip
+        rows = self._chunk(conn, table, key_columns, current)
+        if not rows:
+            log.info("No data returned by the query, incremental snapshotting of table "
+                     "'%s' finished", current.id)  # fmt: skip
+            self._next_collection(done=True)
+            return False
+        self._window.table = table
+        indexes = [self._index(table, c) for c in key_columns]
+        types = [self._type(table, c) for c in key_columns]
+        position: list[object] = []
+        for row in rows:
+            position = [key_value(row[i], t) for i, t in zip(indexes, types, strict=True)]
+            values = table.row(row)
+            self._window.rows[_hashable(table.key(values))] = (position, values)
+        state.chunk_end = position
+        if self._metrics is not None:
+            self._metrics.rows_scanned(current.id, len(rows))
+        return True
 
     def _next_collection(self, *, done: bool = False) -> None:
         if done and self._metrics is not None:

@@ -15,6 +15,12 @@ before the offset's ``lsn_commit``, and, of the transaction the offset is in (it
 changes up to its ``lsn_proc``. Heartbeats (``heartbeat.interval.ms``) carry the stream's
 position; ``heartbeat.action.query`` runs with each.
 
+**Incremental snapshots** (``signal.data.collection``): every batch read from the stream goes
+through :class:`~kconnect.connectors.debezium.postgres.incremental_snapshot.IncrementalSnapshot`
+(signals followed, chunks read between watermarks, their ``op=r`` records added, the snapshot's
+state put in each offset); a snapshot the stored offset says is in progress reads its next
+chunk when streaming starts.
+
 **A lost connection** while streaming (the server restarted or failed over, the walsender was
 terminated, the network broke): the connections are closed and opened again after
 ``retriable.restart.connector.wait.ms``, as often as ``errors.max.retries`` allows (-1: no
@@ -139,6 +145,7 @@ class PostgresConnectorTask(SourceTask):
         self._reconnect_at = 0.0
         self._incremental: IncrementalSnapshot | None = None  # with signal.data.collection
         self._incremental_started = False
+        self._incremental_stored: dict[str, Any] | None = None  # the offset it started from
 
     def version(self) -> str:
         return DEBEZIUM_VERSION
@@ -189,9 +196,8 @@ class PostgresConnectorTask(SourceTask):
         if snapshot:
             self._snapshot = self._snapshot_records(exported, slot_point)
         if config.signal_table is not None:
-            self._incremental = self._incremental_snapshot(
-                stored if stored and not snapshot else None
-            )
+            self._incremental_stored = dict(stored) if stored and not snapshot else None
+            self._incremental = self._incremental_snapshot(self._incremental_stored)
         log.info("Debezium PostgreSQL (native) %s: %d tables, snapshot %s, streaming from %s",
                  config.topic_prefix, len(self._tables), "yes" if snapshot else "no",
                  self._stream_from)  # fmt: skip
@@ -367,6 +373,10 @@ class PostgresConnectorTask(SourceTask):
             ) from error
         if self._last_returned is not None:
             self._resume = load_offset(self._last_returned)
+        if self._incremental is not None:  # as a restart: the state of the last record returned
+            stored = self._last_returned or self._incremental_stored
+            self._incremental.reset(IncrementalSnapshotState.restore(stored or {}))
+            self._incremental_started = False
         self._reconnect_at = time.monotonic() + config.retriable_restart_wait_s
         where = self._resume.start_lsn if self._resume is not None else self._stream_from
         reason = " ".join(str(error).split())
@@ -441,7 +451,7 @@ class PostgresConnectorTask(SourceTask):
             self._metrics.streaming_connected(True)
         if self._incremental is not None and not self._incremental_started:
             self._incremental_started = True
-            self._incremental.start()  # a snapshot restored from the offset goes on
+            self._incremental.start()  # one restored from the offset (or a reconnect) goes on
 
     def _describe(self, relation: Relation) -> TableSchema | None:
         table_id = TableId(relation.namespace, relation.name)

@@ -335,3 +335,17 @@ def test_a_connection_lost_mid_chunk_reads_the_chunk_again_and_loses_nothing(
     assert killed
     assert "the connection to PostgreSQL was lost" in caplog.text
     assert _reads(records, setup) == list(range(1, 11))
+
+
+def test_signals_are_read_when_creates_are_skipped(setup: _Setup) -> None:
+    task = _start(setup, **{"skipped.operations": "c"})
+    try:
+        _streaming(task, setup)
+        setup.sql(f"INSERT INTO {setup.table} VALUES (11, 'skipped', 0)")
+        setup.signal("execute-snapshot", {"data-collections": [f"public.{setup.table}"]})
+        records = _poll_until(task, setup, lambda out: len(_reads(out, setup)) >= 11)
+        _quiet(task, records)
+    finally:
+        task.stop()
+    assert _reads(records, setup) == list(range(1, 12))
+    assert not [r for r in records if r.value is not None and r.value.get("op") == "c"]

@@ -78,7 +78,9 @@ class ChangeEvents:
     ``transaction_topic``: with ``provide.transaction.metadata``, where BEGIN and END go (each
     change then has its ``transaction`` block); ``resumed_transaction``: the transaction id and
     per-table counts of the offset the stream resumes from, when it stopped inside one;
-    ``start_lsn``: where the stream starts (the processed position before its first message)."""
+    ``start_lsn``: where the stream starts (the processed position before its first message);
+    ``signal_topic``: the signal table's topic, whose inserts give records even when ``c`` is
+    among ``skipped.operations`` (they are signals; the caller drops the records)."""
 
     def __init__(
         self,
@@ -92,11 +94,15 @@ class ChangeEvents:
         transaction_topic: str | None = None,
         resumed_transaction: tuple[str, Mapping[str, int]] | None = None,
         start_lsn: int | None = None,
+        signal_topic: str | None = None,
     ) -> None:
         self._context = context
         self._source = source
         self._describe = describe
         self._skipped = skipped_operations
+        # the signal table's inserts are read as signals even when "c" is skipped (the caller
+        # drops their records once read)
+        self._signal_topic = signal_topic
         self._tombstones = tombstones_on_delete
         self._tables: dict[int, TableSchema | None] = {}
         self._partition = source_partition(context.prefix)
@@ -127,7 +133,7 @@ class ChangeEvents:
         tag = payload[0]
         self._last = (lsn, _CHANGE_TYPES[tag])
         table = self._tables.get(relation_id)
-        if table is None or _CHANGE_OPS[tag] in self._skipped:
+        if table is None or (_CHANGE_OPS[tag] in self._skipped and not self._signal(table, tag)):
             return []
         parsed = table.change(payload)
         if parsed is None:
@@ -152,7 +158,7 @@ class ChangeEvents:
             if table is None:
                 return []
             if isinstance(message, Insert):
-                if "c" in self._skipped:
+                if "c" in self._skipped and not self._signal(table, _INSERT):
                     return []
                 return self._insert(lsn, table, table.row(row_of(message.new_tuple)))
             if isinstance(message, Update):
@@ -180,6 +186,9 @@ class ChangeEvents:
             self._source.origin = message.name
             self._source.origin_lsn = message.commit_lsn
         return []
+
+    def _signal(self, table: TableSchema, tag: int) -> bool:
+        return tag == _INSERT and table.topic == self._signal_topic
 
     # -- one record kind each -------------------------------------------------------------------
 

@@ -121,6 +121,11 @@ def key_text(value: object) -> str | None:
     return str(value)
 
 
+def _op(record: SourceRecord) -> object:
+    value = record.value
+    return value.get("op") if isinstance(value, Struct) else None
+
+
 def _hashable(key: Struct | None) -> object:
     if key is None:
         return None
@@ -176,6 +181,7 @@ class IncrementalSnapshot:
         source: SourceInfo,
         metrics: DebeziumMetrics | None = None,
         state: IncrementalSnapshotState | None = None,
+        skip_creates: bool = False,
     ) -> None:
         self.signal_table = signal_table
         self.signal_topic = f"{context.prefix}.{signal_table}"
@@ -192,6 +198,7 @@ class IncrementalSnapshot:
         self._stops: list[list[str]] = []
         self._open_ns = 0
         self._headers = context_headers(context)
+        self._skip_creates = skip_creates  # "c" in skipped.operations: signals read, not sent
 
     # -- the stream's records -------------------------------------------------------------------
 
@@ -216,6 +223,8 @@ class IncrementalSnapshot:
             emitted = 0
             if record.topic == self.signal_topic:
                 emitted = self._on_signal_record(record, out)
+                if self._skip_creates and _op(record) == "c":
+                    continue
             elif self.state.window_open and self._window.rows and record.key is not None:
                 table = self._window.table
                 if table is not None and record.topic == table.topic:

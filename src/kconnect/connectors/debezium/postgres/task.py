@@ -299,6 +299,7 @@ class PostgresConnectorTask(SourceTask):
             connect=connect, schema_of=schema_of, captured=lambda: self._tables,
             context=self._context, source=self._source, metrics=self._metrics,
             state=IncrementalSnapshotState.restore(stored) if stored else None,
+            skip_creates="c" in config.skipped_operations,
         )  # fmt: skip
 
     def _schema(self, table: Any, options: Any) -> TableSchema:
@@ -442,6 +443,7 @@ class PostgresConnectorTask(SourceTask):
             if config.provide_transaction_metadata else None,
             resumed_transaction=resumed_tx,
             start_lsn=self._stream_from or None,
+            signal_topic=self._incremental.signal_topic if self._incremental else None,
         )  # fmt: skip
         options = {"proto_version": "1",
                    "publication_names": publications_option([config.publication_name])}  # fmt: skip

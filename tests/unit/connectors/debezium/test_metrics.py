@@ -96,3 +96,17 @@ def test_without_a_metrics_context_it_still_counts() -> None:
     dbz = DebeziumMetrics(None, "postgres", "pg", queue_capacity=10)
     dbz.streaming.seen(["c"])
     assert dbz.streaming.total == 1
+
+
+def test_an_incremental_snapshot_paused_and_resumed() -> None:
+    registry, _, dbz = _metrics()
+    dbz.snapshot_started(["public.a"])
+    dbz.snapshot_paused(True)
+    s = _samples(registry)
+    assert s[M + "SnapshotPaused" + SNAP] == 1
+    dbz._paused_since_ms -= 2_500  # paused 2.5 s ago
+    assert _samples(registry)[M + "SnapshotPausedDurationInSeconds" + SNAP] == 2
+    dbz.snapshot_paused(False)
+    s = _samples(registry)
+    assert s[M + "SnapshotPaused" + SNAP] == 0
+    assert s[M + "SnapshotPausedDurationInSeconds" + SNAP] == 2

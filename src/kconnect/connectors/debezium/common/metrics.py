@@ -121,6 +121,7 @@ class DebeziumMetrics:
         self.snapshot_skipped = False
         self._snapshot_started_ms = 0
         self._snapshot_ended_ms = 0
+        self._paused_ms = self._paused_since_ms = 0  # incremental snapshots' pauses
         self._rows: dict[str, int] = {}
         # streaming
         self.connected = False
@@ -135,12 +136,12 @@ class DebeziumMetrics:
             "TotalTableCount": lambda: self.total_tables,
             "RemainingTableCount": lambda: self.remaining_tables,
             "SnapshotRunning": lambda: self.snapshot_running,
-            "SnapshotPaused": lambda: False,
+            "SnapshotPaused": lambda: self._paused_since_ms > 0,
             "SnapshotCompleted": lambda: self.snapshot_completed,
             "SnapshotAborted": lambda: self.snapshot_aborted,
             "SnapshotSkipped": lambda: self.snapshot_skipped,
             "SnapshotDurationInSeconds": self._snapshot_seconds,
-            "SnapshotPausedDurationInSeconds": lambda: 0,
+            "SnapshotPausedDurationInSeconds": self._paused_seconds,
         })  # fmt: skip
         self._gauges("streaming", {
             "Connected": lambda: self.connected,
@@ -196,10 +197,25 @@ class DebeziumMetrics:
         self.snapshot_running = True
         self.snapshot_completed = self.snapshot_aborted = self.snapshot_skipped = False
         self._snapshot_started_ms, self._snapshot_ended_ms = _now_ms(), 0
+        self._paused_ms = self._paused_since_ms = 0
         for name in names:
             self._rows[name] = 0
             if self._metrics is not None:
                 self._gauges("snapshot", {"RowsScanned": self._rows_of(name)}, key=name)
+
+    def snapshot_paused(self, paused: bool) -> None:
+        """An incremental snapshot was paused or resumed (``pause-snapshot`` / ``resume-snapshot``
+        signals)."""
+        now = _now_ms()
+        if paused and not self._paused_since_ms:
+            self._paused_since_ms = now
+        elif not paused and self._paused_since_ms:
+            self._paused_ms += now - self._paused_since_ms
+            self._paused_since_ms = 0
+
+    def _paused_seconds(self) -> int:
+        running = _now_ms() - self._paused_since_ms if self._paused_since_ms else 0
+        return (self._paused_ms + running) // 1000
 
     def _rows_of(self, table: str) -> Callable[[], int]:
         return lambda: self._rows[table]

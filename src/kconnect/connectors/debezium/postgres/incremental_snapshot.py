@@ -297,10 +297,14 @@ class IncrementalSnapshot:
             if self.state.running and not self.state.paused:
                 log.info("Pausing incremental snapshot")
                 self.state.paused = True
+                if self._metrics is not None:
+                    self._metrics.snapshot_paused(True)
         elif signal.type == RESUME_SNAPSHOT:
             if self.state.running and self.state.paused:
                 log.info("Resuming incremental snapshot")
                 self.state.paused = False
+                if self._metrics is not None:
+                    self._metrics.snapshot_paused(False)
                 self.read_chunk()
         elif signal.type == LOG:
             message = data.get("message")

@@ -174,7 +174,8 @@ def _native_run(
             else:
                 options = snapshot_value_options(options)
             schema = build_table_schema(table, config.topic_prefix, options,
-                                        keep_column=config.keep_column)  # fmt: skip
+                                        keep_column=config.keep_column,
+                                        mappers=config.column_mappers)  # fmt: skip
             if not compiled:
                 object.__setattr__(schema, "_decoder", None)
             return schema
@@ -303,6 +304,19 @@ def test_snapshot_under_other_modes_equals_debeziums(
         [r for r in fixture_tables["connectors"]["modes"]["records"]
          if r["key"]["payload"]["id"] != _OUT_OF_PYTHON_RANGE_ID]
     )  # fmt: skip
+    problems = _differences(native, expected)
+    assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "reference"])
+def test_column_masks_and_truncations_equal_debeziums(
+    pg_dsn: str, fixture_tables: dict[str, Any], compiled: bool
+) -> None:
+    """``column.truncate.to.4.chars``, ``column.mask.with.6.chars`` and SHA-256 and MD5 (v2)
+    hashes on columns of many types, a key column among them: the value fields' parameters
+    and values, and the keys left as they are, as Debezium wrote them."""
+    native = _as_fixture(_native_run(pg_dsn, fixture_tables, "masking", False, compiled))
+    expected = _expected(fixture_tables["connectors"]["masking"]["records"])
     problems = _differences(native, expected)
     assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:40])
 

@@ -35,6 +35,7 @@ def test_versions_and_statements(fixture: dict[str, Any]) -> None:
         "nanos",
         "isostring",
         "incremental",
+        "masking",
     }
 
 

@@ -89,8 +89,6 @@ def test_lists_columns_and_keys() -> None:
 @pytest.mark.parametrize(
     ("key", "value"),
     [
-        ("column.mask.with.12.chars", "public.t.card"),
-        ("column.truncate.to.20.chars", "public.t.note"),
         ("snapshot.locking.mode", "shared"),
         ("include.unknown.datatypes", "true"),
         ("topic.delimiter", "_"),
@@ -159,3 +157,20 @@ def test_the_signal_table_is_captured_whatever_the_lists_say() -> None:
     assert config.table_filter.accepts(TableId("public", "Sig.nals"))
     assert not config.table_filter.accepts(TableId("public", "other"))
     assert config.incremental_chunk_size == 1024
+
+
+def test_column_masks_and_truncations_are_read_and_bad_ones_refused() -> None:
+    config = PostgresConnectorConfig({**BASE, "column.mask.with.6.chars": r"public\.t\.card",
+                                      "column.truncate.to.4.chars": "public.t.note,public.t.c.*",
+                                      "column.mask.hash.SHA-256.with.salt.s": "public.t.ssn"})  # fmt: skip
+    mappers = config.column_mappers
+    assert mappers.mapper_for("PUBLIC.T.CARD") is not None
+    assert getattr(mappers.mapper_for("public.t.card"), "kind", None) == "truncate"  # first wins
+    assert getattr(mappers.mapper_for("public.t.ssn"), "kind", None) == "hash"
+    assert mappers.mapper_for("public.t.other") is None
+    for key, says in [("column.mask.hash.SHA-999.with.salt.x", "unknown hash algorithm"),
+                      ("column.mask.with.chars", "not a column mask or truncation setting"),
+                      ("column.truncate.to.5.chars", "invalid regular expression")]:  # fmt: skip
+        with pytest.raises(ConfigException) as raised:
+            PostgresConnectorConfig({**BASE, key: "a(" if "truncate" in key else "public.t.x"})
+        assert raised.value.config_name == key and says in str(raised.value)

@@ -31,6 +31,7 @@ __all__ = [
     "from_hex",
     "read_object_array",
     "to_hex",
+    "write_object",
     "write_object_array",
 ]
 
@@ -217,6 +218,13 @@ def write_object_array(values: Sequence[object] | None) -> bytes:
     w.pack("I", len(values))
     for v in values:
         w.value(v)
+    return bytes(w.out)
+
+
+def write_object(value: object) -> bytes:
+    """One value as ``ObjectOutputStream.writeObject`` writes it (a String: ``TC_STRING``)."""
+    w = _Writer()
+    w.value(value)
     return bytes(w.out)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal as _decimal
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,9 +217,12 @@ def _type_zero(schema: Schema) -> Any:
     }.get(kind)  # fmt: skip
 
 
-def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
+def map_column(
+    column: Column, options: ValueOptions, parameters: Mapping[str, str] | None = None
+) -> ColumnMapping | None:
     """``column``'s field as Debezium builds it, or None when Debezium drops the column (a type
-    it has no mapping for). The field carries the column's default (:func:`_default`)."""
+    it has no mapping for). The field carries the column's default (:func:`_default`), and
+    ``parameters`` (a column mapper's: ``masked``, ``truncateLength``) after its own."""
     type_name = column.base_type_name
     is_array = type_name.startswith("_")
     labels = column.enum_labels
@@ -235,6 +238,8 @@ def map_column(column: Column, options: ValueOptions) -> ColumnMapping | None:
             if element is None:
                 return None
             built = element
+        for name, value in (parameters or {}).items():
+            built = built.parameter(name, value)
         return built.optional() if column.nullable else built
 
     first = field()

@@ -14,6 +14,7 @@ from typing import Any
 
 from kconnect.api import AbstractConfig, ConfigDef, ConfigException, ConfigType, Importance
 from kconnect.connectors.debezium.postgres.catalog import TableFilter
+from kconnect.connectors.debezium.postgres.column_mappers import ColumnMappers
 from kconnect.connectors.debezium.postgres.publication import PublicationMode, TableId
 from kconnect.connectors.debezium.postgres.snapshot_reader import SnapshotIsolation
 from kconnect.connectors.debezium.postgres.text_values import ValueOptions
@@ -286,6 +287,7 @@ class PostgresConnectorConfig(AbstractConfig):
             "column.include.list", "column.exclude.list"
         )
         self.key_columns = self._key_columns()
+        self.column_mappers = ColumnMappers.from_config(props)
         self.tombstones_on_delete = bool(self.get("tombstones.on.delete"))
         self.skipped_operations = self._skipped()
         self.value_options = ValueOptions(

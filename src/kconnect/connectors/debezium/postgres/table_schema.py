@@ -24,6 +24,7 @@ from kconnect._hot_path import native
 from kconnect.api import Schema, SchemaBuilder, Struct
 from kconnect.connectors.debezium.common.envelope import envelope_schema, envelope_schema_name
 from kconnect.connectors.debezium.postgres.catalog import Table
+from kconnect.connectors.debezium.postgres.column_mappers import ColumnMappers
 from kconnect.connectors.debezium.postgres.column_mapping import (
     UNCHANGED_TOAST,
     ColumnMapping,
@@ -74,6 +75,8 @@ class TableSchema:
     envelope_schema: Schema
     fields: tuple[tuple[int, ColumnMapping], ...]
     key_fields: tuple[tuple[int, ColumnMapping], ...]
+    #: column masks and truncations: (position in the value struct, what they do to a value)
+    value_mappers: tuple[tuple[int, Callable[[Any], Any]], ...] = ()
     _plan: tuple[tuple[Callable[[str], Any], Any], ...] = field(
         init=False, repr=False, compare=False
     )
@@ -129,7 +132,10 @@ class TableSchema:
         """The value struct of a row. Each value comes from its field's own parser, so the
         struct is built without per-field checks (``Struct.trusted``); the oracle test
         compares every field with Debezium's."""
-        return Struct.trusted(self.value_schema, self._value_of(row))
+        values = self._value_of(row)
+        for index, mapper in self.value_mappers:
+            values[index] = mapper(values[index])
+        return Struct.trusted(self.value_schema, values)
 
     def key(self, row: Row) -> Struct | None:
         """The key struct of a row (None when the table has no key)."""
@@ -164,26 +170,42 @@ def build_table_schema(
     *,
     keep_column: Callable[[str], bool] | None = None,
     key_columns: Sequence[str] | None = None,
+    mappers: ColumnMappers | None = None,
 ) -> TableSchema:
     """The table's record schemas. ``keep_column`` decides on ``schema.table.column`` names
     (``column.include.list``/``exclude.list``); ``key_columns`` replaces the table's own key
-    (``message.key.columns``). Columns of types Debezium has no mapping for are left out."""
+    (``message.key.columns``); ``mappers`` mask and truncate value fields (``column.mask.*``,
+    ``column.truncate.*``; keys keep the real values). Columns of types Debezium has no mapping
+    for are left out."""
     topic = topic_name(prefix, table.id.schema, table.id.table)
     mapped: list[tuple[int, ColumnMapping]] = []
+    plain: dict[str, tuple[int, ColumnMapping]] = {}  # the key's fields: never masked
+    value_mappers: list[tuple[int, Callable[[Any], Any]]] = []
     for i, column in enumerate(table.columns):
         if keep_column is not None and not keep_column(f"{table.id}.{column.name}"):
             continue
         mapping = map_column(column, options)
-        if mapping is not None:
-            mapped.append((i, mapping))
+        if mapping is None:
+            continue
+        plain[column.name] = (i, mapping)
+        mapper = mappers.mapper_for(f"{table.id}.{column.name}") if mappers else None
+        if mapper is not None:
+            parameters = mapper.parameters(column)
+            if parameters:
+                altered = map_column(column, options, parameters)
+                assert altered is not None
+                mapping = altered
+            function = mapper.value_function(column)
+            if function is not None:
+                value_mappers.append((len(mapped), function))
+        mapped.append((i, mapping))
     value_builder = SchemaBuilder.struct().name(f"{topic}.Value").optional()
     for _, mapping in mapped:
         value_builder.field(mapping.column.name, mapping.schema)
     value_schema = value_builder.build()
 
-    by_name = {m.column.name: (i, m) for i, m in mapped}
     names = table.key_columns if key_columns is None else tuple(key_columns)
-    key_fields = tuple(by_name[n] for n in names if n in by_name)
+    key_fields = tuple(plain[n] for n in names if n in plain)
     key_schema: Schema | None = None
     if key_fields:
         key_builder = SchemaBuilder.struct().name(f"{topic}.Key")
@@ -191,4 +213,5 @@ def build_table_schema(
             key_builder.field(mapping.column.name, mapping.schema)
         key_schema = key_builder.build()
     envelope = envelope_schema(envelope_schema_name(topic), value_schema, SOURCE_SCHEMA)
-    return TableSchema(table, topic, key_schema, value_schema, envelope, tuple(mapped), key_fields)
+    return TableSchema(table, topic, key_schema, value_schema, envelope, tuple(mapped), key_fields,
+                       tuple(value_mappers))  # fmt: skip

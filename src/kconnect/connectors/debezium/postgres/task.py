@@ -307,7 +307,8 @@ class PostgresConnectorTask(SourceTask):
         assert config is not None
         return build_table_schema(table, config.topic_prefix, options,
                                   keep_column=config.keep_column,
-                                  key_columns=config.key_columns_of(str(table.id)))  # fmt: skip
+                                  key_columns=config.key_columns_of(str(table.id)),
+                                  mappers=config.column_mappers)  # fmt: skip
 
     # -- poll -----------------------------------------------------------------------------------
 

@@ -62,9 +62,8 @@ UNSUPPORTED_DEFAULTS: Mapping[str, str | None] = {
     "read.only": "false",
 }
 
-#: Families of unsupported keys (``column.mask.with.12.chars``, ``column.truncate.to.20.chars``,
-#: ``column.mask.hash.SHA-256.with.salt.x``).
-UNSUPPORTED_PREFIXES = ("column.mask.", "column.truncate.to.")
+#: Families of unsupported keys.
+UNSUPPORTED_PREFIXES: tuple[str, ...] = ()
 
 #: Debezium settings accepted and not used: they tune Debezium's own machinery (JDBC fetch size,
 #: retry pacing, timeouts) and do not change a record.

@@ -36,6 +36,7 @@ def test_versions_and_statements(fixture: dict[str, Any]) -> None:
         "isostring",
         "incremental",
         "masking",
+        "types",
     }
 
 

@@ -249,7 +249,7 @@ def _orders() -> Any:
         (
             col("id", "int4", nullable=False, position=1),
             col("note", "text", position=2),
-            col("doc", "tsvector", position=3),
+            col("doc", "box", position=3),
             col("total", "numeric", typmod=(8 << 16 | 2) + 4, position=4),
             col("label", "text", nullable=False, position=5),
         ),

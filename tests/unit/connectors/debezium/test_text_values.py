@@ -339,7 +339,7 @@ def test_value_parser_dispatch() -> None:
     assert tv.value_parser("interval", string_opts)("1 day") == "P0Y0M1DT0H0M0S"
     assert tv.value_parser("money", string_opts)("$1.50") == "1.50"
     assert tv.value_parser("money", tv.ValueOptions(money_fraction_digits=3))("$1.50") == D("1.500")
-    assert tv.value_parser("tsvector", opts) is None
+    assert tv.value_parser("box", opts) is None
     assert tv.value_parser("_point", opts) is None
 
 
@@ -378,3 +378,23 @@ def test_isostring_mode() -> None:
     assert tv.parse_timestamp("10000-01-01 00:00:00.999", 3, "isostring") == (
         "+10000-01-01T00:00:00.999Z"
     )
+
+
+def test_hstore_as_debeziums_json() -> None:
+    from kconnect.connectors.debezium.postgres.text_values.structured import (
+        hstore_json,
+        hstore_pairs,
+    )
+
+    text = '"a"=>"1", "n"=>NULL, "b c"=>"d \\"e\\" \\\\ f"'
+    assert hstore_pairs(text) == {"a": "1", "n": None, "b c": 'd "e" \\ f'}
+    assert hstore_json(text) == '{"a":"1","b c":"d \\"e\\" \\\\ f","n":null}'  # HashMap order
+    assert hstore_json("") == "{}"
+
+
+def test_bits_as_a_little_endian_bit_set() -> None:
+    from kconnect.connectors.debezium.common.semantic_types import bits_value
+
+    assert bits_value("10100101") == b"\xa5"
+    assert bits_value("1100000001") == b"\x01\x03"
+    assert bits_value("00000000") == b"" and bits_value("") == b""

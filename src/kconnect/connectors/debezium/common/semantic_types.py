@@ -34,6 +34,7 @@ Pure functions, safe from any thread.
 from __future__ import annotations
 
 import decimal as _decimal
+import struct as _struct
 from collections.abc import Sequence
 
 from kconnect.api import Schema, SchemaBuilder, Struct
@@ -62,6 +63,11 @@ __all__ = [
     "ZONED_TIME",
     "ZONED_TIMESTAMP",
     "bits_builder",
+    "bits_value",
+    "ltree_builder",
+    "point_builder",
+    "point_wkb",
+    "tsvector_builder",
     "civil_date",
     "date_builder",
     "enum_builder",
@@ -111,6 +117,9 @@ UUID = "io.debezium.data.Uuid"
 XML = "io.debezium.data.Xml"
 ENUM = "io.debezium.data.Enum"
 BITS = "io.debezium.data.Bits"
+LTREE = "io.debezium.data.Ltree"
+TSVECTOR = "io.debezium.data.Tsvector"
+POINT = "io.debezium.data.geometry.Point"
 VARIABLE_SCALE_DECIMAL = "io.debezium.data.VariableScaleDecimal"
 
 #: ``MicroDuration.DAYS_PER_MONTH_AVG``: 365.25 / 12, the month length intervals are counted in.
@@ -228,6 +237,41 @@ def enum_builder(allowed: str | Sequence[str]) -> SchemaBuilder:
 def bits_builder(length: int) -> SchemaBuilder:
     """``io.debezium.data.Bits`` with parameter ``length``: BYTES of a little-endian bit set."""
     return _named(SchemaBuilder.bytes(), BITS).parameter("length", str(length))
+
+
+def ltree_builder() -> SchemaBuilder:
+    """``io.debezium.data.Ltree``: STRING, PostgreSQL's label path text."""
+    return _named(SchemaBuilder.string(), LTREE)
+
+
+def tsvector_builder() -> SchemaBuilder:
+    """``io.debezium.data.Tsvector``: STRING, PostgreSQL's tsvector text."""
+    return _named(SchemaBuilder.string(), TSVECTOR)
+
+
+def point_builder() -> SchemaBuilder:
+    """``io.debezium.data.geometry.Point``: STRUCT ``x``, ``y`` FLOAT64, ``wkb`` BYTES (the
+    point as little-endian WKB), ``srid`` INT32 (null for PostgreSQL's own points)."""
+    return (
+        _named(SchemaBuilder.struct(), POINT)
+        .doc("Geometry (POINT)")
+        .field("x", Schema.FLOAT64_SCHEMA)
+        .field("y", Schema.FLOAT64_SCHEMA)
+        .field("wkb", Schema.OPTIONAL_BYTES_SCHEMA)
+        .field("srid", Schema.OPTIONAL_INT32_SCHEMA)
+    )
+
+
+def point_wkb(x: float, y: float) -> bytes:
+    """A point as little-endian WKB (byte order 1, geometry type 1, x, y)."""
+    return _struct.pack("<BIdd", 1, 1, x, y)
+
+
+def bits_value(text: str) -> bytes:
+    """A bit string (``10100101``, first character the highest bit) as ``java.util.BitSet``'s
+    ``toByteArray()``: little-endian, no trailing zero bytes (all zeros: no bytes)."""
+    n = int(text, 2) if text else 0
+    return n.to_bytes((n.bit_length() + 7) // 8, "little")
 
 
 def variable_scale_decimal_builder() -> SchemaBuilder:

@@ -137,7 +137,7 @@ SELECT a.attname, a.attnum, a.atttypid, t.typname, a.atttypmod, NOT a.attnotnull
        CASE WHEN t.typtype = 'd' THEN bt.typname ELSE t.typname END,
        CASE WHEN t.typtype = 'd' THEN bt.typelem ELSE t.typelem END,
        COALESCE((SELECT array_agg(e.enumlabel ORDER BY e.enumsortorder) FROM pg_enum e
-                 WHERE e.enumtypid = a.atttypid), '{}')
+                 WHERE e.enumtypid IN (a.atttypid, t.typelem)), '{}')
 FROM pg_attribute a
 JOIN pg_type t ON t.oid = a.atttypid
 LEFT JOIN pg_type bt ON bt.oid = t.typbasetype

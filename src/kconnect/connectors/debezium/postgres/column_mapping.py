@@ -45,6 +45,10 @@ _SEMANTIC_STRING_TYPES: dict[str, Callable[[], SchemaBuilder]] = {
     "jsonb": st.json_builder,
     "uuid": st.uuid_builder,
     "xml": st.xml_builder,
+    "hstore": st.json_builder,  # hstore.handling.mode=json
+    "ltree": st.ltree_builder,
+    "tsvector": st.tsvector_builder,
+    "point": st.point_builder,
 }
 _SIMPLE: dict[str, Callable[[], SchemaBuilder]] = {
     "bool": SchemaBuilder.bool,
@@ -120,6 +124,11 @@ def _element_builder(
     """The schema builder of a (non-array) type, None when Debezium has no mapping for it."""
     if enum_labels:
         return st.enum_builder(list(enum_labels))
+    if type_name == "bit":
+        return SchemaBuilder.bool() if type_modifier == 1 else st.bits_builder(type_modifier)
+    if type_name == "varbit":
+        # VERIFY against the jar (issue 35): an unlimited varbit's length
+        return st.bits_builder(type_modifier if type_modifier >= 0 else 2**31 - 1)
     if type_name in _SIMPLE:
         return _SIMPLE[type_name]()
     if type_name in _PLAIN_STRING_TYPES:
@@ -229,10 +238,14 @@ def map_column(
 
     def field() -> SchemaBuilder | None:
         if is_array:
-            builder = _element_builder(type_name[1:], column.type_modifier, options, ())
+            # money arrays: left out in the jar's records; point arrays: VERIFY against the jar
+            if type_name in ("_money", "_point"):
+                return None
+            builder = _element_builder(type_name[1:], column.type_modifier, options, labels)
             if builder is None:
                 return None
-            built = SchemaBuilder.array(builder.optional().build())
+            # an enum array's items are required in Debezium's schemas, other items optional
+            built = SchemaBuilder.array(builder.build() if labels else builder.optional().build())
         else:
             element = _element_builder(type_name, column.type_modifier, options, labels)
             if element is None:
@@ -252,6 +265,8 @@ def map_column(
         scale = None if declared is None else declared[1]
     elif type_name.lstrip("_") in ("time", "timestamp", "timestamptz", "timetz", "interval"):
         scale = time_scale(column.type_modifier)
+    elif type_name.lstrip("_") == "bit":
+        scale = column.type_modifier  # bit(1) is a boolean
     else:
         scale = None
     variable_scale = type_name.lstrip("_") == "numeric" and declared is None

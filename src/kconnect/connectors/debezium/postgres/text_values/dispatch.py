@@ -4,6 +4,7 @@ what its text is for the compiled row decoder (:func:`text_kind`)."""
 from __future__ import annotations
 
 from kconnect.api import Schema
+from kconnect.connectors.debezium.common import semantic_types as st
 from kconnect.connectors.debezium.postgres.text_values.arrays import array_parser
 from kconnect.connectors.debezium.postgres.text_values.intervals import interval_value
 from kconnect.connectors.debezium.postgres.text_values.options import TextParser, ValueOptions
@@ -16,6 +17,7 @@ from kconnect.connectors.debezium.postgres.text_values.scalars import (
     parse_money,
     parse_numeric,
 )
+from kconnect.connectors.debezium.postgres.text_values.structured import hstore_json, parse_point
 from kconnect.connectors.debezium.postgres.text_values.temporal import (
     parse_date,
     parse_time,
@@ -47,6 +49,7 @@ _STRING_TYPES = frozenset(
         "tstzrange",
         "daterange",
         "ltree",
+        "tsvector",
     }
 )
 
@@ -128,6 +131,8 @@ def value_parser(
     dropped)."""
     opts = options or ValueOptions()
     if type_name.startswith("_"):
+        if type_name in ("_point", "_money"):  # arrays Debezium leaves out
+            return None
         elem = value_parser(
             type_name[1:],
             opts,
@@ -165,5 +170,9 @@ def value_parser(
         "timestamptz": lambda t: parse_timestamptz(t, precision),
         "timetz": parse_timetz,
         "interval": lambda t: interval_value(t, opts.interval_handling_mode),
+        "bit": (lambda t: t == "1") if scale == 1 else st.bits_value,
+        "varbit": st.bits_value,
+        "hstore": hstore_json,
+        "point": lambda t: parse_point(t, schema),
     }
     return parsers.get(type_name)

@@ -182,6 +182,7 @@ class IncrementalSnapshot:
         metrics: DebeziumMetrics | None = None,
         state: IncrementalSnapshotState | None = None,
         skip_creates: bool = False,
+        blocking: Callable[[list[str], dict[str, str]], None] | None = None,
     ) -> None:
         self.signal_table = signal_table
         self.signal_topic = f"{context.prefix}.{signal_table}"
@@ -199,6 +200,8 @@ class IncrementalSnapshot:
         self._open_ns = 0
         self._headers = context_headers(context)
         self._skip_creates = skip_creates  # "c" in skipped.operations: signals read, not sent
+        # a blocking snapshot's request: the tables and their SELECT overrides, for the task
+        self._blocking = blocking
 
     # -- the stream's records -------------------------------------------------------------------
 
@@ -328,13 +331,16 @@ class IncrementalSnapshot:
                  "'%s' and surrogate key '%s'", request.type.upper(),
                  list(request.data_collections), list(request.additional_conditions),
                  request.surrogate_key or "PK of table will be used")  # fmt: skip
-        if request.type != "incremental":
-            log.warning("Action %s failed. The signal %s may not have been processed. (blocking "
-                        "snapshots are not supported by kconnect's native connector: run "
-                        "Debezium's jar with plugin.java.preferred=true for them)",
-                        signal.type, signal)  # fmt: skip
-            return
         names = expand_collections(request.data_collections, self._known())
+        if request.type == "blocking":
+            if self._blocking is None:
+                log.warning("Action %s failed. The signal %s may not have been processed.",
+                            signal.type, signal)  # fmt: skip
+                return
+            # a blocking snapshot's additional conditions are whole SELECT statements
+            selects = {pattern: statement for pattern, statement in request.additional_conditions}
+            self._blocking([n for n in names if n in self._known()], selects)
+            return
         if len(names) != len(request.data_collections):
             log.info("Data-collections to snapshot have been expanded from %s to %s",
                      list(request.data_collections), names)  # fmt: skip

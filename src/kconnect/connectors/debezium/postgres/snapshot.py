@@ -12,10 +12,12 @@ last one can be marked ``last`` even when the tables after it are empty.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kconnect.api import Headers, SourceRecord, Struct
+from kconnect.api.data.java_strings import in_hash_map_order
 from kconnect.connectors.debezium.common import envelope
 from kconnect.connectors.debezium.postgres.offsets import snapshot_offset, source_partition
 from kconnect.connectors.debezium.postgres.snapshot_reader import SnapshotPosition
@@ -72,15 +74,18 @@ def snapshot_records(
     source: SourceInfo,
     position: SnapshotPosition,
     context: RecordContext,
+    stream_offset: Mapping[str, Any] | None = None,
 ) -> Iterator[SourceRecord]:
     """The snapshot's records: ``rows(table)`` gives each table's rows (full rows, every column
     in table order, as text); ``source`` is updated as the tables go by. ``tables`` are built
-    with :func:`snapshot_value_options`."""
+    with :func:`snapshot_value_options`. ``stream_offset``: a blocking snapshot's (taken while
+    streaming), the offset of the signal that asked for it -- its records' offsets are that
+    one marked ``snapshot: BLOCKING``."""
     partition = source_partition(context.prefix)
     source.timestamp_ns = position.started_us * 1000
     source.tx_id = position.tx_id
     source.lsn = position.lsn
-    shared = _Shared(position, context)
+    shared = _Shared(position, context, stream_offset)
     pending: tuple[TableSchema, Row, SnapshotRecord] | None = None
     last_table = len(tables) - 1
     for t, table in enumerate(tables):
@@ -110,11 +115,21 @@ class _Shared:
     (and per time, transaction and LSNs, which do not change during a snapshot). Each record gets its own copy
     of each, so that no SMT or sink changing one changes another."""
 
-    __slots__ = ("_offset", "_position", "_sources", "headers")
+    __slots__ = ("_blocking", "_offset", "_position", "_sources", "headers")
 
-    def __init__(self, position: SnapshotPosition, context: RecordContext) -> None:
+    def __init__(
+        self,
+        position: SnapshotPosition,
+        context: RecordContext,
+        stream_offset: Mapping[str, Any] | None = None,
+    ) -> None:
         self._position = position
-        self._offset = snapshot_offset(position.lsn, position.tx_id, position.started_us)
+        self._blocking = stream_offset
+        self._offset = (
+            snapshot_offset(position.lsn, position.tx_id, position.started_us)
+            if stream_offset is None
+            else self._blocking_offset(last=False)
+        )
         self.headers = context_headers(context)
         self._sources: dict[tuple[object, ...], list[object]] = {}
 
@@ -127,9 +142,18 @@ class _Shared:
             values = self._sources[key] = source.values()
         return Struct.trusted(SOURCE_SCHEMA, values.copy())
 
+    def _blocking_offset(self, *, last: bool) -> dict[str, object]:
+        assert self._blocking is not None
+        return in_hash_map_order({
+            **self._blocking, "ts_usec": self._position.started_us, "snapshot": "BLOCKING",
+            "last_snapshot_record": last, "snapshot_completed": last,
+        })  # fmt: skip
+
     def offset(self, *, last: bool) -> dict[str, object]:
         if not last:
             return dict(self._offset)
+        if self._blocking is not None:
+            return self._blocking_offset(last=True)
         p = self._position
         return snapshot_offset(p.lsn, p.tx_id, p.started_us, last=True)
 

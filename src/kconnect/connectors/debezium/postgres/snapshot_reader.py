@@ -91,14 +91,20 @@ def snapshot_position(conn: Any, slot_point: int | None) -> SnapshotPosition:
 
 
 def read_rows(
-    conn: Any, table: Table, columns: Sequence[str] | None = None, tail: str = ""
+    conn: Any,
+    table: Table,
+    columns: Sequence[str] | None = None,
+    tail: str = "",
+    from_clause: str | None = None,
 ) -> Generator[tuple[str | None, ...], None, None]:
     """``table``'s rows in the snapshot, each a tuple of the ``columns``' text (None for NULL;
     all columns, in table order, by default). ``tail``: SQL after the ``FROM`` (a ``WHERE``,
-    ``ORDER BY``, ``LIMIT``), literals inlined (COPY takes no parameters)."""
+    ``ORDER BY``, ``LIMIT``), literals inlined (COPY takes no parameters); ``from_clause``
+    replaces ``FROM <table>`` (a sub-select whose columns are taken by name)."""
     names = [c.name for c in table.columns] if columns is None else list(columns)
     select = ", ".join(quote_identifier(n) for n in names)
-    query = f"SELECT {select} FROM {table.id.quoted()}{' ' + tail if tail else ''}"
+    source = from_clause if from_clause is not None else f"FROM {table.id.quoted()}"
+    query = f"SELECT {select} {source}{' ' + tail if tail else ''}"
     with (
         conn.cursor() as cur,
         cur.copy(f"COPY ({query}) TO STDOUT") as copy,

@@ -19,7 +19,8 @@ position; ``heartbeat.action.query`` runs with each.
 through :class:`~kconnect.connectors.debezium.postgres.incremental_snapshot.IncrementalSnapshot`
 (signals followed, chunks read between watermarks, their ``op=r`` records added, the snapshot's
 state put in each offset); a snapshot the stored offset says is in progress reads its next
-chunk when streaming starts.
+chunk when streaming starts. A blocking snapshot signal stops the batch after its record; the
+next polls return the snapshot of the signalled tables, then the stream goes on.
 
 **A lost connection** while streaming (the server restarted or failed over, the walsender was
 terminated, the network broke): the connections are closed and opened again after
@@ -43,6 +44,7 @@ holds no WAL, and a server shutting down is not kept waiting for its walsender.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 import uuid
@@ -94,6 +96,7 @@ from kconnect.connectors.debezium.postgres.snapshot import (
     snapshot_value_options,
 )
 from kconnect.connectors.debezium.postgres.snapshot_reader import (
+    SnapshotPosition,
     begin_snapshot,
     read_rows,
     snapshot_position,
@@ -146,6 +149,8 @@ class PostgresConnectorTask(SourceTask):
         self._incremental: IncrementalSnapshot | None = None  # with signal.data.collection
         self._incremental_started = False
         self._incremental_stored: dict[str, Any] | None = None  # the offset it started from
+        # a blocking snapshot asked for by a signal: (tables, SELECT overrides, its offset)
+        self._blocking: tuple[list[str], dict[str, str], dict[str, Any]] | None = None
 
     def version(self) -> str:
         return DEBEZIUM_VERSION
@@ -300,7 +305,72 @@ class PostgresConnectorTask(SourceTask):
             context=self._context, source=self._source, metrics=self._metrics,
             state=IncrementalSnapshotState.restore(stored) if stored else None,
             skip_creates="c" in config.skipped_operations,
+            blocking=self._request_blocking,
         )  # fmt: skip
+
+    def _request_blocking(self, tables: list[str], selects: dict[str, str]) -> None:
+        """A blocking snapshot was signalled: the stream stops after the signal's record (its
+        batch is returned), the tables are snapshotted, then the stream goes on."""
+        offset = self._changes.current_offset() if self._changes is not None else None
+        self._blocking = (tables, selects, dict(offset or {}))
+
+    def _blocking_snapshot(
+        self, tables: list[str], selects: dict[str, str], stream_offset: dict[str, Any]
+    ) -> Iterator[SourceRecord]:
+        """A blocking snapshot (``execute-snapshot`` with ``type: blocking``) of the captured
+        ``tables``, each read by its SELECT override when the signal gave one, on a new
+        snapshot transaction; its records carry the signal's position (``snapshot: BLOCKING``).
+        Changes made meanwhile are streamed after it, as with Debezium."""
+        import psycopg
+
+        config = self._config
+        assert config is not None and self._context is not None
+        ids = [t for t in self._tables if str(t) in tables]
+        ids.sort(key=lambda t: tables.index(str(t)))
+        log.info("Debezium PostgreSQL (native) %s: blocking snapshot of %s",
+                 config.topic_prefix, [str(t) for t in ids])  # fmt: skip
+        conn = self._snapshot_conn = psycopg.connect(
+            config.conninfo(),
+            password=config.password.value() if config.password else None,
+            application_name="Debezium General",
+        )
+        begin_snapshot(conn, None, config.snapshot_isolation)
+        # the signal's position; no transaction id is taken (its abort would write WAL)
+        lsn, tx_id = stream_offset.get("lsn"), stream_offset.get("txId")
+        position = SnapshotPosition(lsn if isinstance(lsn, int) else self._stream_from,
+                                    tx_id if isinstance(tx_id, int) else 0,
+                                    time.time_ns() // 1000)  # fmt: skip
+        source = SourceInfo(config.topic_prefix, config.dbname)
+        commit = stream_offset.get("lsn_commit")
+        source.last_commit_lsn = commit if isinstance(commit, int) else None
+        options = snapshot_value_options(config.value_options)
+        schemas = [self._schema(read_table(conn, t), options) for t in ids]
+        metrics = self._metrics
+        assert metrics is not None
+        metrics.snapshot_started(str(t) for t in ids)
+
+        def rows(ts: TableSchema) -> Iterator[Any]:
+            name = str(ts.table.id)
+            select = next((q for p, q in selects.items()
+                           if re.fullmatch(p, name, re.IGNORECASE)), None)  # fmt: skip
+            tail = "" if select is None else f"FROM ({select}) AS blocking_select"
+            reader = read_rows(conn, ts.table, from_clause=tail or None)
+            try:
+                for row in reader:
+                    metrics.rows_scanned(name, 1)
+                    yield row
+            finally:
+                reader.close()
+            metrics.table_done()
+
+        try:
+            yield from snapshot_records(schemas, rows, source, position, self._context,
+                                        stream_offset=stream_offset)  # fmt: skip
+            metrics.snapshot_ended(completed=True)
+        finally:
+            conn.rollback()
+            conn.close()
+            self._snapshot_conn = None
 
     def _schema(self, table: Any, options: Any) -> TableSchema:
         config = self._config
@@ -321,6 +391,10 @@ class PostgresConnectorTask(SourceTask):
     def _poll(self) -> Sequence[SourceRecord] | None:
         config = self._config
         assert config is not None
+        if self._blocking is not None and self._snapshot is None:
+            tables, selects, offset = self._blocking
+            self._blocking = None
+            self._snapshot = self._blocking_snapshot(tables, selects, offset)
         if self._snapshot is not None:
             batch = []
             for record in self._snapshot:
@@ -506,6 +580,8 @@ class PostgresConnectorTask(SourceTask):
                 else:
                     batch.extend(records)
                 metrics.streaming.seen(_op(r) for r in records)
+                if self._blocking is not None:  # the stream pauses for a blocking snapshot
+                    break
             if isinstance(decoded, Commit):
                 metrics.streaming_transaction_committed(
                     pg_time_to_epoch_us(decoded.commit_time_us) // 1000

@@ -28,6 +28,7 @@ from kconnect.testing.debezium import (
     drop_replication,
     end_offset,
     postgres_connector_config,
+    takeover_worker_props,
 )
 from kconnect.testing.java import java_plugin_path
 from kconnect.testing.java_worker import (
@@ -36,11 +37,9 @@ from kconnect.testing.java_worker import (
     KconnectWorker,
     WorkerProcess,
     connector_running,
-    distributed_props,
     eventually,
     put_connector,
 )
-from kconnect.testing.ports import free_port
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.java, pytest.mark.slow]
 
@@ -48,16 +47,7 @@ CHUNK = 100
 
 
 def _props(bootstrap: str, group: str, plugins: Path) -> dict[str, str]:
-    return distributed_props(bootstrap, group, {
-        "listeners": f"http://127.0.0.1:{free_port()}",
-        "offset.storage.partitions": "1",
-        "status.storage.partitions": "1",
-        "offset.flush.interval.ms": "500",
-        "session.timeout.ms": "6000",
-        "heartbeat.interval.ms": "1000",
-        "scheduled.rebalance.max.delay.ms": "2000",
-        "plugin.path": str(plugins),
-    })  # fmt: skip
+    return takeover_worker_props(bootstrap, group, str(plugins), offset_partitions=1)
 
 
 def _reads(bootstrap: str, topic: str) -> list[int]:

@@ -37,6 +37,7 @@ from kconnect.testing.debezium import (
     drop_replication,
     end_offset,
     postgres_connector_config,
+    takeover_worker_props,
     without_run_fields,
 )
 from kconnect.testing.java import java_plugin_path
@@ -46,12 +47,10 @@ from kconnect.testing.java_worker import (
     KconnectWorker,
     WorkerProcess,
     connector_running,
-    distributed_props,
     eventually,
     put_connector,
     standalone_pair,
 )
-from kconnect.testing.ports import free_port
 
 pytestmark = [pytest.mark.kafka, pytest.mark.postgres, pytest.mark.java, pytest.mark.slow]
 
@@ -187,16 +186,7 @@ def test_snapshot_and_streaming_topics_equal_kafka_connects(
 
 
 def _distributed_props(bootstrap: str, group: str, plugins: Path) -> dict[str, str]:
-    return distributed_props(bootstrap, group, {
-        "listeners": f"http://127.0.0.1:{free_port()}",
-        "offset.storage.partitions": "2",
-        "status.storage.partitions": "1",
-        "offset.flush.interval.ms": "500",
-        "session.timeout.ms": "6000",
-        "heartbeat.interval.ms": "1000",
-        "scheduled.rebalance.max.delay.ms": "2000",
-        "plugin.path": str(plugins),
-    })  # fmt: skip
+    return takeover_worker_props(bootstrap, group, str(plugins))
 
 
 def _insert(pg_dsn: str, table: str, names: list[str]) -> None:

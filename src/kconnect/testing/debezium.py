@@ -174,3 +174,24 @@ def end_offset(bootstrap: str, topic: str) -> int:
         return int(c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)[1])
     finally:
         c.close()
+
+
+def takeover_worker_props(
+    bootstrap: str, group: str, plugin_path: str, *, offset_partitions: int = 2
+) -> dict[str, str]:
+    """Distributed worker properties for the take-over tests, where a kconnect worker and a
+    Kafka Connect worker run the same connector in turn in group ``group``: a free REST port,
+    offsets flushed every 500 ms, short session and rebalance delays, ``plugin_path``."""
+    from kconnect.testing.java_worker import distributed_props
+    from kconnect.testing.ports import free_port
+
+    return distributed_props(bootstrap, group, {
+        "listeners": f"http://127.0.0.1:{free_port()}",
+        "offset.storage.partitions": str(offset_partitions),
+        "status.storage.partitions": "1",
+        "offset.flush.interval.ms": "500",
+        "session.timeout.ms": "6000",
+        "heartbeat.interval.ms": "1000",
+        "scheduled.rebalance.max.delay.ms": "2000",
+        "plugin.path": plugin_path,
+    })  # fmt: skip

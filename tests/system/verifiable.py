@@ -5,6 +5,7 @@ included (a Connect REST API turns them into strings)."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from tests.system.connect_service import ConnectServiceBase, stdout_json
@@ -52,12 +53,19 @@ class VerifiableSource(VerifiableConnector):
         )
 
 
+def _sink_name(stem: str) -> str:
+    """A sink connector's default name: its consumer group is ``connect-<name>`` on the shared
+    broker, so system test modules running side by side (ducktape runs one at a time) must not
+    share one -- a rebalance in one cluster would hold the other's sink."""
+    return f"{stem}-{uuid.uuid4().hex[:8]}"
+
+
 class VerifiableSink(VerifiableConnector):
     def __init__(
-        self, cc: ConnectServiceBase, name: str = "verifiable-sink", tasks: int = 1,
+        self, cc: ConnectServiceBase, name: str | None = None, tasks: int = 1,
         topics: list[str] | None = None,
     ) -> None:  # fmt: skip
-        self.cc, self.name, self.tasks = cc, name, tasks
+        self.cc, self.name, self.tasks = cc, name or _sink_name("verifiable-sink"), tasks
         self.topics = topics if topics is not None else ["verifiable"]
 
     def flushed_messages(self) -> list[dict[str, Any]]:
@@ -80,14 +88,14 @@ class VerifiableSink(VerifiableConnector):
 class MockSink:
     def __init__(
         self, cc: ConnectServiceBase, topics: list[str], mode: str | None = None,
-        delay_sec: int = 10, name: str = "mock-sink",
+        delay_sec: int = 10, name: str | None = None,
     ) -> None:  # fmt: skip
         self.cc, self.topics, self.mode, self.delay_sec, self.name = (
             cc,
             topics,
             mode,
             delay_sec,
-            name,
+            name or _sink_name("mock-sink"),
         )
         self.tasks = 1
 

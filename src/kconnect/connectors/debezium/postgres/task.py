@@ -32,9 +32,11 @@ A lost snapshot fails the task (the worker's automatic restart takes the snapsho
 **Commit**: ``commit_record`` remembers the last delivered record's offset; ``commit`` marks it
 committed; the next poll confirms its LSN to the slot (``lsn_commit``, else ``lsn_proc``;
 snapshot offsets never), so PostgreSQL keeps the WAL until the worker committed the records.
-Between transactions, once every record poll returned is committed, the whole stream received
-so far (keepalives' positions included) is confirmed: nothing in it is owed, an idle connector
-holds no WAL, and a server shutting down is not kept waiting for its walsender.
+When the server asks for a reply (it is shutting down and waits until its client confirmed
+everything sent), between transactions and with every record poll returned committed, the whole
+stream received so far is confirmed, so the server is not kept waiting; otherwise the slot never
+moves past the committed offset (Debezium's jar, taking the connector over, checks that its
+offset's WAL is still there). An idle connector's WAL goes with heartbeats, as with Debezium.
 
 **Stop** (:meth:`stop`, another thread): signals; the poll in progress returns within
 ``poll.interval.ms`` and the task thread closes the connections (dropping the slot with
@@ -548,11 +550,13 @@ class PostgresConnectorTask(SourceTask):
         if self._committed is not None and self._committed != self._flushed:
             repl.acknowledge(self._committed)
             self._flushed = self._committed
-        if self._at_boundary and self._committed_count == self._returned:
-            # between transactions with every record poll returned committed: nothing read so
-            # far is still owed, so the stream's end (keepalives included) is safe to confirm --
-            # the WAL an idle connector holds goes, and a shutting-down server's walsender,
-            # which waits until its client confirmed everything sent, can finish
+        if repl.reply_requested and self._at_boundary and self._committed_count == self._returned:
+            # a server shutting down waits until its client confirmed everything it sent;
+            # between transactions with every record poll returned committed nothing read so
+            # far is owed, so the stream's end (keepalives included) is confirmed -- only then:
+            # the slot must not move past the committed offset's position otherwise, or
+            # Debezium's jar, taking the connector over, finds its offset's WAL gone
+            repl.reply_requested = False
             repl.acknowledge(repl.received_lsn)
         batch: list[SourceRecord] = []
         while len(batch) < config.max_batch_size and not self._stopping.is_set():

@@ -154,6 +154,11 @@ class ReplicationConnection:
 
     # -- the stream -----------------------------------------------------------------------------
 
+    #: a keepalive asked for a reply since the caller last cleared this: the server is shutting
+    #: down and waits for the client to confirm everything sent (or it heard nothing from us
+    #: for half of ``wal_sender_timeout``)
+    reply_requested = False
+
     @property
     def received_lsn(self) -> int:
         """The end of the WAL received so far (data or keepalives)."""
@@ -223,6 +228,7 @@ class ReplicationConnection:
         if message.wal_end > self._received:
             self._received = message.wal_end
         if message.reply_requested:
+            self.reply_requested = True
             self._send_status()
         else:
             self._maybe_send_status()
